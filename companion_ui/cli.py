@@ -1,0 +1,242 @@
+"""`tabletop`: the one command-line entry point.
+
+Every subcommand imports what it needs lazily, so `tabletop --help` is instant and a missing optional part
+(a camera library, a speech engine) only matters to the subcommand that uses it. Errors a person can fix are
+printed as one line naming the problem, never as a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+EXIT_USAGE = 2
+
+
+class CliError(Exception):
+    """A problem with what the user asked for; printed as one line, exit status 2."""
+
+
+def parse_option(text: str) -> tuple[str, Any]:
+    """`key=value` with value read as a bool, an int or else a string (`--option rounds=2`)."""
+    if "=" not in text:
+        raise CliError(f"--option '{text}': expected KEY=VALUE, e.g. rounds=2 or long_game=true")
+    key, raw = (part.strip() for part in text.split("=", 1))
+    key = key.replace("-", "_")
+    lowered = raw.lower()
+    if lowered in {"true", "yes", "on"}:
+        return key, True
+    if lowered in {"false", "no", "off"}:
+        return key, False
+    try:
+        return key, int(raw)
+    except ValueError:
+        return key, raw
+
+
+def save_atomically(path: Path, data: object) -> None:
+    """Write JSON so that a crash mid-write leaves the previous file intact, never a half-written one."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w") as fh:
+            json.dump(data, fh)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def read_json(path: Path, what: str) -> Any:
+    try:
+        return json.loads(path.read_text())
+    except FileNotFoundError as err:
+        raise CliError(f"{what} '{path}': no such file") from err
+    except (OSError, UnicodeDecodeError) as err:
+        raise CliError(f"{what} '{path}': cannot read it ({err})") from err
+    except json.JSONDecodeError as err:
+        raise CliError(f"{what} '{path}': not JSON ({err.msg} at line {err.lineno})") from err
+
+
+# ----- tabletop games --------------------------------------------------------------------------------------------
+def cmd_games(args: argparse.Namespace) -> int:
+    from games import GAMES
+
+    for info in GAMES.values():
+        players = (
+            f"{info.min_players}" if info.min_players == info.max_players else f"{info.min_players}-{info.max_players}"
+        )
+        policies = ", ".join(["random", *info.policies])
+        print(f"{info.name:<14} {info.title} - {players} player(s); seat policies: {policies}")
+        for name, help_text in info.options.items():
+            print(f"{'':<16}--option {name}=...  {help_text}")
+    return 0
+
+
+# ----- tabletop play ---------------------------------------------------------------------------------------------
+def cmd_play(args: argparse.Namespace) -> int:
+    import games
+    from companion_ui.terminal import Seats, TerminalGame, auto_game, dumps
+
+    info = games.info(args.game)
+    if args.resume:
+        state = games.load(read_json(Path(args.resume), "--resume file"))
+        if state.name != info.name:
+            raise CliError(f"--resume file '{args.resume}' holds a {state.name} game, not {info.name}")
+    else:
+        options = dict(parse_option(o) for o in args.option)
+        state = games.create(args.game, players=args.players, seed=args.seed, **options)
+    seats = Seats.parse(args.seats, info, state.num_players, auto=args.auto)
+    rng = random.Random(args.seed)
+    if args.auto:
+        record = auto_game(state, seats, info, rng)
+        if args.save:
+            save_atomically(Path(args.save), state.to_dict())
+        if args.json:
+            print(dumps(record))
+        else:
+            for entry in record["actions"]:
+                print(f"Player {entry['player']}: {entry['action']}")
+                for event in entry["events"]:
+                    print(f"  {event['text']}")
+            print("Scores: " + ", ".join(f"Player {p}: {s}" for p, s in enumerate(record["scores"], 1)))
+        return 0
+    if args.json:
+        raise CliError("--json needs --auto (an interactive game prints as it goes)")
+    hint = _hint_for(info.name)
+    game = TerminalGame(state, seats, info, rng, read=input, out=sys.stdout, hint=hint)
+    if args.save:
+        path = Path(args.save)
+        game.on_change = lambda s: save_atomically(path, s.to_dict())
+    return game.run()
+
+
+def _hint_for(game: str) -> Any:
+    if game != "loot-the-loop":
+        return None
+
+    def hint(state: Any, player: int) -> str:
+        from games.loot_the_loop.solver import suggest
+
+        advice = suggest(state.view(player), random.Random(0))
+        return f"Hint: {advice.action} - {advice.reason}"
+
+    return hint
+
+
+# ----- tabletop hint ---------------------------------------------------------------------------------------------
+def cmd_hint(args: argparse.Namespace) -> int:
+    from games.loot_the_loop.engine import LootTheLoop
+    from games.loot_the_loop.solver import suggest
+
+    if args.state:
+        state = LootTheLoop.from_dict(read_json(Path(args.state), "--state file"))
+    elif args.deck is not None:
+        state = LootTheLoop.from_table(
+            deck=args.deck.split(),
+            notes=(args.notes or "").split(),
+            score_pile=(args.score or "").split(),
+            seed=args.seed,
+        )
+    else:
+        raise CliError("give the table: --deck 'TOP ... BOTTOM' (use ? for face-down cards), or --state FILE")
+    advice = suggest(state.view(0), random.Random(args.seed))
+    if args.json:
+        print(json.dumps({"action": str(advice.action), "reason": advice.reason, "value": advice.value}))
+    else:
+        print(state.describe(0))
+        print(f"Suggested: {advice.action}  ({advice.reason})")
+    return 0
+
+
+# ----- tabletop bench --------------------------------------------------------------------------------------------
+def cmd_bench(args: argparse.Namespace) -> int:
+    if args.target != "loot-the-loop":
+        raise CliError(f"unknown benchmark '{args.target}': expected loot-the-loop")
+    from games.loot_the_loop.bench import format_table, run_bench
+
+    result = run_bench(games=args.games, seed=args.seed, progress=not args.quiet)
+    print(format_table(result))
+    if args.json:
+        save_atomically(Path(args.json), result)
+        print(f"Wrote {args.json}")
+    return 0
+
+
+# ----- the parser ------------------------------------------------------------------------------------------------
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tabletop",
+        description="Tabletop Companion: referees card and board games on a real table.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+
+    p = sub.add_parser("games", help="list the games, their player counts, options and seat policies")
+    p.set_defaults(func=cmd_games)
+
+    p = sub.add_parser(
+        "play",
+        help="play a game in the terminal against random or solver seats (learn the rules)",
+        description="Play in the terminal. Seats are 'human' or a policy (random, solver, greedy: see "
+        "'tabletop games'). With --auto every seat is a policy and the whole game runs unattended.",
+    )
+    p.add_argument("game", help="loot-the-loop, loop or bag-o-loot")
+    p.add_argument("--players", type=int, help="number of players (default: the game's usual count)")
+    p.add_argument("--seed", type=int, default=0, help="shuffle seed; the same seed replays the same game")
+    p.add_argument("--seats", help="comma-separated, e.g. human,random,greedy (default: you, then random)")
+    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="a game option (repeatable)")
+    p.add_argument("--auto", action="store_true", help="no human seat: play the whole game unattended")
+    p.add_argument("--json", action="store_true", help="with --auto: print the game record and final state as JSON")
+    p.add_argument("--save", metavar="FILE", help="save the game after every action (resume it with --resume)")
+    p.add_argument("--resume", metavar="FILE", help="continue a game saved with --save")
+    p.set_defaults(func=cmd_play)
+
+    p = sub.add_parser(
+        "hint",
+        help="Loot the Loop: suggest the next action from the visible table",
+        description="Suggest a Loot the Loop action using only what the player may see. Describe the deck "
+        "from top to bottom with card codes (AS 10H QC JOKER) and ? for each face-down card.",
+    )
+    p.add_argument("--deck", help="the deck from top to bottom, e.g. '7H 2C ? ? KS ?'")
+    p.add_argument("--notes", help="cards in your notes, e.g. '5D 9S'")
+    p.add_argument("--score", help="cards in your score pile, e.g. 'AS 3C'")
+    p.add_argument("--state", metavar="FILE", help="a saved game (from 'tabletop play --save') instead of --deck")
+    p.add_argument("--seed", type=int, default=0, help="seed for the solver's sampling")
+    p.add_argument("--json", action="store_true", help="print the suggestion as JSON")
+    p.set_defaults(func=cmd_hint)
+
+    p = sub.add_parser("bench", help="benchmarks (loot-the-loop: solver vs random policy)")
+    p.add_argument("target", help="what to measure: loot-the-loop")
+    p.add_argument("--games", type=int, default=1000, help="seeded games per policy (default 1000)")
+    p.add_argument("--seed", type=int, default=0, help="first seed")
+    p.add_argument("--json", metavar="FILE", help="also write the results as JSON")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_bench)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from games import GameError
+
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except (CliError, GameError) as err:
+        print(f"tabletop {args.command}: error: {err}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("\nInterrupted.", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,113 @@
+"""The `tabletop` command as a person uses it: real subprocesses, real stdin/stdout."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import games
+
+CLI = [sys.executable, "-m", "companion_ui.cli"]
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def tabletop(*args: str, stdin: str = "", timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*CLI, *args], input=stdin, capture_output=True, text=True, timeout=timeout, cwd=ROOT, check=False
+    )
+
+
+def test_console_script_is_installed_and_lists_subcommands() -> None:
+    script = Path(sys.executable).parent / "tabletop"
+    assert script.exists(), "pip install -e . must install the 'tabletop' console script"
+    out = subprocess.run([str(script), "--help"], capture_output=True, text=True, check=True).stdout
+    for command in ("games", "play", "hint", "bench"):
+        assert command in out
+
+
+def test_games_lists_every_registered_game() -> None:
+    out = tabletop("games").stdout
+    for name in games.GAMES:
+        assert name in out
+
+
+@pytest.mark.parametrize(("game", "players"), [("loot-the-loop", 1), ("loop", 3), ("bag-o-loot", 2)])
+def test_auto_json_plays_a_whole_game_and_replays_exactly(game: str, players: int) -> None:
+    first = tabletop("play", game, "--players", str(players), "--seed", "11", "--auto", "--json")
+    assert first.returncode == 0, first.stderr
+    record = json.loads(first.stdout)
+    state = games.load(record["final_state"])
+    assert state.is_over
+    assert record["scores"] == state.scores()
+    assert record["winners"] == [p + 1 for p in state.winners()]
+    assert record["actions"] and record["actions"][-1]["events"][-1]["type"] == "GameOver"
+    again = tabletop("play", game, "--players", str(players), "--seed", "11", "--auto", "--json")
+    assert again.stdout == first.stdout, "the same seed must replay the same game"
+
+
+def test_auto_with_the_solver_seat() -> None:
+    done = tabletop("play", "loot-the-loop", "--seats", "solver", "--seed", "3", "--auto")
+    assert done.returncode == 0, done.stderr
+    assert "Scores: Player 1:" in done.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["play", "chess"], "unknown game 'chess'"),
+        (["play", "loop", "--players", "9"], "players must be 2-4, got 9"),
+        (["play", "bag-o-loot", "--option", "colour=red"], "unknown option(s) colour"),
+        (["play", "bag-o-loot", "--option", "rounds"], "expected KEY=VALUE"),
+        (["play", "loop", "--seats", "human,alien"], "unknown policy 'alien'"),
+        (["play", "loop", "--auto", "--seats", "human"], "no seat may be 'human'"),
+        (["play", "loop", "--json"], "--json needs --auto"),
+        (["play", "loop", "--resume", "/nonexistent/save.json"], "no such file"),
+        (["bench", "chess"], "unknown benchmark 'chess'"),
+    ],
+)
+def test_bad_requests_get_one_clear_line(args: list[str], message: str) -> None:
+    done = tabletop(*args)
+    assert done.returncode == 2
+    assert message in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_interactive_game_explains_illegal_moves_and_stops_at_end_of_input() -> None:
+    script = "help\nfly away\n99\nexplore 99\nundo\nquit\n"
+    done = tabletop("play", "loot-the-loop", "--seed", "4", stdin=script)
+    out = done.stdout
+    assert "undo   take back the last action" in out
+    assert "Not an action:" in out
+    assert "No action number 99" in out
+    assert "Illegal:" in out
+    assert "nothing to undo" in out
+    assert "Stopped. The game was not finished." in out
+    assert done.returncode == 1
+    closed = tabletop("play", "loop", "--players", "2", "--seed", "4", stdin="")
+    assert closed.returncode == 1 and "Traceback" not in closed.stderr
+
+
+def test_interactive_moves_take_effect_and_are_saved_for_resume(tmp_path: Path) -> None:
+    save = tmp_path / "game.json"
+    done = tabletop("play", "loot-the-loop", "--seed", "4", "--save", str(save), stdin="1\n1\nquit\n")
+    assert done.returncode == 1
+    saved = games.load(json.loads(save.read_text()))
+    assert saved.history_length == 2, "both moves must have been applied and saved"
+    resumed = tabletop("play", "loot-the-loop", "--resume", str(save), "--seats", "solver", "--auto", "--json")
+    assert resumed.returncode == 0, resumed.stderr
+    final = games.load(json.loads(resumed.stdout)["final_state"])
+    assert final.is_over
+
+
+def test_resume_refuses_a_save_of_another_game(tmp_path: Path) -> None:
+    save = tmp_path / "loop.json"
+    save.write_text(json.dumps(games.create("loop", players=2, seed=1).to_dict()))
+    done = tabletop("play", "bag-o-loot", "--resume", str(save))
+    assert done.returncode == 2 and "holds a loop game, not bag-o-loot" in done.stderr
+    save.write_text("{not json")
+    done = tabletop("play", "loop", "--resume", str(save))
+    assert done.returncode == 2 and "not JSON" in done.stderr
