@@ -132,6 +132,20 @@ def _hint_for(game: str) -> Any:
 
 
 # ----- tabletop hint ---------------------------------------------------------------------------------------------
+def expand_deck(text: str) -> list[str]:
+    """Deck tokens top first; `?x16` stands for 16 face-down cards (the way the table is printed back)."""
+    cards: list[str] = []
+    for token in text.split():
+        if token.startswith("?x"):
+            count = token[2:]
+            if not count.isdigit() or int(count) < 1:
+                raise CliError(f"--deck token '{token}': expected ?xN with N a positive number, e.g. ?x16")
+            cards += ["?"] * int(count)
+        else:
+            cards.append(token)
+    return cards
+
+
 def cmd_hint(args: argparse.Namespace) -> int:
     from games.loot_the_loop.engine import LootTheLoop
     from games.loot_the_loop.solver import suggest
@@ -140,7 +154,7 @@ def cmd_hint(args: argparse.Namespace) -> int:
         state = LootTheLoop.from_dict(read_json(Path(args.state), "--state file"))
     elif args.deck is not None:
         state = LootTheLoop.from_table(
-            deck=args.deck.split(),
+            deck=expand_deck(args.deck),
             notes=(args.notes or "").split(),
             score_pile=(args.score or "").split(),
             seed=args.seed,
@@ -205,7 +219,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Suggest a Loot the Loop action using only what the player may see. Describe the deck "
         "from top to bottom with card codes (AS 10H QC JOKER) and ? for each face-down card.",
     )
-    p.add_argument("--deck", help="the deck from top to bottom, e.g. '7H 2C ? ? KS ?'")
+    p.add_argument("--deck", help="the deck from top to bottom, e.g. '7H 2C ?x16 KS ?' (?xN: N face-down cards)")
     p.add_argument("--notes", help="cards in your notes, e.g. '5D 9S'")
     p.add_argument("--score", help="cards in your score pile, e.g. 'AS 3C'")
     p.add_argument("--state", metavar="FILE", help="a saved game (from 'tabletop play --save') instead of --deck")
@@ -236,6 +250,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("\nInterrupted.", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # The reader went away (`tabletop ... | head`): not an error worth a traceback.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
 
 
 if __name__ == "__main__":

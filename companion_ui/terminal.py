@@ -116,9 +116,17 @@ class TerminalGame:
         return 0
 
     def _act(self, player: int, action: Action) -> None:
-        """Apply, announce, and save: the one place a move takes effect."""
+        """Apply, announce, and save: the one place a move takes effect.
+
+        A machine seat's action text can hold what the human may not see (the cards a LOOP player sets aside,
+        the face-down card of a bluffed Bag-O-Loot), so for those seats only the events, which are public
+        announcements, are printed.
+        """
         events: Sequence[Event] = self.state.apply(action)
-        self.say(f"{seat_name(player)}: {action}")
+        if self.seats.kinds[player] == HUMAN:
+            self.say(f"{seat_name(player)}: {action}")
+        elif not events:
+            self.say(f"{seat_name(player)} has acted.")
         for event in events:
             self.say(f"  {event.text}")
         self._changed()
@@ -160,7 +168,7 @@ class TerminalGame:
     def _prompt(self, player: int, out_of_turn: bool = False) -> bool | None:
         """Ask a human for an action. True: acted; False: let an out-of-turn chance pass; None: quit."""
         actions = self.state.legal_actions(player)
-        listing = "  ".join(f"[{i}] {a}" for i, a in enumerate(actions, 1))
+        listing = numbered(actions)
         if out_of_turn:
             self.say(f"{seat_name(player)}, you may act out of turn (Enter to let it pass): {listing}")
         else:
@@ -228,6 +236,14 @@ class TerminalGame:
             return self.read(prompt).strip()
         except EOFError:
             return None
+
+
+def numbered(actions: Sequence[Action], most: int = 24) -> str:
+    """`[1] look  [2] mark ...`; a long list is cut short (the numbers still work, and so does typing)."""
+    shown = "  ".join(f"[{i}] {a}" for i, a in enumerate(actions[:most], 1))
+    if len(actions) > most:
+        shown += f"  ... and {len(actions) - most} more: type one, e.g. '{actions[-1]}'"
+    return shown
 
 
 def dumps(record: JSON) -> str:

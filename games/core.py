@@ -6,7 +6,8 @@ that the tracker, the UI and the tests can treat them alike:
 * `apply` validates first and mutates second; if anything goes wrong while mutating, the state is restored,
   so a bad frame or a wrong click can never leave a half-applied move behind.
 * undo is a stack of snapshots of the game-specific state, kept in `to_dict` too, so a game saved after a
-  crash can still be undone.
+  crash can still be undone. Snapshots are canonical JSON strings: immutable, so saving a long game copies
+  references instead of deep-copying hundreds of nested dicts, and equal states compare equal.
 * chance comes from `(seed, number of draws so far)`, never from a live RNG object, so a state is plain data
   and a seeded game replays exactly.
 
@@ -123,6 +124,18 @@ def require(data: JSON, key: str, kind: type | tuple[type, ...], where: str) -> 
     return value
 
 
+def _check_snapshot(snapshot: object, where: str) -> None:
+    """An undo snapshot must be a JSON string holding `chance_draws` and `core`; checked at load, not at undo."""
+    if not isinstance(snapshot, str):
+        raise BadState(f"{where}: expected a JSON string (an undo snapshot), got {type(snapshot).__name__}")
+    try:
+        data = json.loads(snapshot)
+    except json.JSONDecodeError as err:
+        raise BadState(f"{where}: not valid JSON ({err.msg})") from err
+    require(data, "chance_draws", int, where)
+    require(data, "core", dict, where)
+
+
 def _kind_name(kind: type | tuple[type, ...]) -> str:
     kinds = kind if isinstance(kind, tuple) else (kind,)
     return " or ".join(k.__name__ for k in kinds)
@@ -142,7 +155,7 @@ class GameState(ABC):
         self.seed = seed
         self.options: JSON = dict(options or {})
         self.chance_draws = 0
-        self._history: list[JSON] = []
+        self._history: list[str] = []
 
     # ----- what each game supplies -------------------------------------------------------------------------
     @property
@@ -254,12 +267,15 @@ class GameState(ABC):
         self.chance_draws += 1
         return rng
 
-    def _snapshot(self) -> JSON:
-        return {"chance_draws": self.chance_draws, "core": copy.deepcopy(self._core())}
+    def _snapshot(self) -> str:
+        return json.dumps(
+            {"chance_draws": self.chance_draws, "core": self._core()}, sort_keys=True, separators=(",", ":")
+        )
 
-    def _restore(self, snapshot: JSON) -> None:
-        self.chance_draws = snapshot["chance_draws"]
-        self._load(copy.deepcopy(snapshot["core"]))
+    def _restore(self, snapshot: str) -> None:
+        data = json.loads(snapshot)
+        self.chance_draws = data["chance_draws"]
+        self._load(data["core"])
 
     def to_dict(self) -> JSON:
         """Everything, hidden cards and undo history included, as JSON-safe data."""
@@ -271,7 +287,7 @@ class GameState(ABC):
             "options": copy.deepcopy(self.options),
             "chance_draws": self.chance_draws,
             "state": copy.deepcopy(self._core()),
-            "history": copy.deepcopy(self._history),
+            "history": list(self._history),
         }
 
     @classmethod
@@ -293,10 +309,9 @@ class GameState(ABC):
         state.chance_draws = require(data, "chance_draws", int, "state")
         history = require(data, "history", list, "state")
         for i, snap in enumerate(history):
-            require(snap, "core", dict, f"state.history[{i}]")
-            require(snap, "chance_draws", int, f"state.history[{i}]")
+            _check_snapshot(snap, f"state.history[{i}]")
         state._load(copy.deepcopy(require(data, "state", dict, "state")))
-        state._history = copy.deepcopy(history)
+        state._history = list(history)
         return state
 
     def clone(self) -> Self:

@@ -91,9 +91,17 @@ def test_interactive_game_explains_illegal_moves_and_stops_at_end_of_input() -> 
     assert closed.returncode == 1 and "Traceback" not in closed.stderr
 
 
+def survives_two_first_moves(seed: int) -> bool:
+    state = games.create("loot-the-loop", seed=seed)
+    for _ in range(2):
+        state.apply(state.legal_actions()[0])
+    return not state.is_over
+
+
 def test_interactive_moves_take_effect_and_are_saved_for_resume(tmp_path: Path) -> None:
     save = tmp_path / "game.json"
-    done = tabletop("play", "loot-the-loop", "--seed", "4", "--save", str(save), stdin="1\n1\nquit\n")
+    seed = next(s for s in range(100) if survives_two_first_moves(s))
+    done = tabletop("play", "loot-the-loop", "--seed", str(seed), "--save", str(save), stdin="1\n1\nquit\n")
     assert done.returncode == 1
     saved = games.load(json.loads(save.read_text()))
     assert saved.history_length == 2, "both moves must have been applied and saved"
@@ -111,3 +119,45 @@ def test_resume_refuses_a_save_of_another_game(tmp_path: Path) -> None:
     save.write_text("{not json")
     done = tabletop("play", "loop", "--resume", str(save))
     assert done.returncode == 2 and "not JSON" in done.stderr
+
+
+def test_hint_from_an_observed_table_uses_only_the_visible_cards() -> None:
+    deck = "AC 8S ?x16 4C QD ?x16 10H 10D ?x15"
+    done = tabletop("hint", "--deck", deck, "--json")
+    assert done.returncode == 0, done.stderr
+    advice = json.loads(done.stdout)
+    assert advice["action"] == "explore 8", "8S is the only face-up trinket on top: exploring by 8 is the only move"
+    text = tabletop("hint", "--deck", deck).stdout
+    assert "Suggested: explore 8" in text
+
+
+def test_hint_from_a_saved_game(tmp_path: Path) -> None:
+    state = games.create("loot-the-loop", seed=2)
+    state.apply("order 3 1 2")
+    save = tmp_path / "ltl.json"
+    save.write_text(json.dumps(state.to_dict()))
+    advice = json.loads(tabletop("hint", "--state", str(save), "--json").stdout)
+    assert advice["action"] in {str(a) for a in state.legal_actions()}
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ([], "give the table"),
+        (["--deck", "AC 8S ?x0"], "expected ?xN"),
+        (["--deck", "AC ZZ ?x51"], "'ZZ' is not a card code"),
+        (["--deck", "AC 8S ? ?"], "the table must hold all 53 cards"),
+        (["--deck", "AC AC ?x51"], "seen twice"),
+        (["--deck", "?x50", "--notes", "5D 6D 7D 8D"], "at most 3 notes"),
+    ],
+)
+def test_hint_bad_tables_are_named(args: list[str], message: str) -> None:
+    done = tabletop("hint", *args)
+    assert done.returncode == 2 and message in done.stderr, done.stderr
+
+
+def test_a_machine_seats_hidden_choices_are_not_shown_to_the_human() -> None:
+    # Player 1 (random) sets aside two cards face down before the human at seat 2 is asked anything.
+    done = tabletop("play", "loop", "--players", "2", "--seats", "random,human", "--seed", "1", stdin="quit\n")
+    assert "sets aside 2 cards face down" in done.stdout
+    assert "Player 1: setaside" not in done.stdout

@@ -184,7 +184,9 @@ def test_no_actions_after_game_over() -> None:
         (lambda d: d.update(game="chess"), "expected 'race', got 'chess'"),
         (lambda d: d.update(format=99), "state.format: expected 1"),
         (lambda d: d["state"].pop("pile"), "missing field 'pile'"),
-        (lambda d: d.update(history=[{"core": {}}]), "state.history[0]: missing field 'chance_draws'"),
+        (lambda d: d.update(history=['{"core": {}}']), "state.history[0]: missing field 'chance_draws'"),
+        (lambda d: d.update(history=[{"core": {}}]), "state.history[0]: expected a JSON string"),
+        (lambda d: d.update(history=["{oops"]), "state.history[0]: not valid JSON"),
     ],
 )
 def test_from_dict_names_the_bad_field(edit, message: str) -> None:
