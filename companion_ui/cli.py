@@ -174,6 +174,8 @@ def cmd_hint(args: argparse.Namespace) -> int:
 def cmd_bench(args: argparse.Namespace) -> int:
     if args.target != "loot-the-loop":
         raise CliError(f"unknown benchmark '{args.target}': expected loot-the-loop")
+    if args.games < 1:
+        raise CliError(f"--games must be at least 1, got {args.games}")
     from games.loot_the_loop.bench import format_table, run_bench
 
     result = run_bench(games=args.games, seed=args.seed, progress=not args.quiet)

@@ -67,6 +67,7 @@ def test_auto_with_the_solver_seat() -> None:
         (["play", "loop", "--json"], "--json needs --auto"),
         (["play", "loop", "--resume", "/nonexistent/save.json"], "no such file"),
         (["bench", "chess"], "unknown benchmark 'chess'"),
+        (["bench", "loot-the-loop", "--games", "0"], "--games must be at least 1"),
     ],
 )
 def test_bad_requests_get_one_clear_line(args: list[str], message: str) -> None:
@@ -161,3 +162,13 @@ def test_a_machine_seats_hidden_choices_are_not_shown_to_the_human() -> None:
     done = tabletop("play", "loop", "--players", "2", "--seats", "random,human", "--seed", "1", stdin="quit\n")
     assert "sets aside 2 cards face down" in done.stdout
     assert "Player 1: setaside" not in done.stdout
+
+
+def test_bench_prints_both_policies_side_by_side(tmp_path: Path) -> None:
+    out = tmp_path / "bench.json"
+    done = tabletop("bench", "loot-the-loop", "--games", "5", "--seed", "100", "--quiet", "--json", str(out))
+    assert done.returncode == 0, done.stderr
+    assert "solver" in done.stdout and "random" in done.stdout
+    result = json.loads(out.read_text())
+    assert result["games"] == 5 and set(result["policies"]) == {"solver", "random"}
+    assert sum(result["policies"]["solver"]["results"].values()) == 5
