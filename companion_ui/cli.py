@@ -186,6 +186,35 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+# ----- tabletop foo ----------------------------------------------------------------------------------------------
+def cmd_foo(args: argparse.Namespace) -> int:
+    import games
+    from companion_ui.foo_session import FooSession, start_table
+    from companion_ui.speech import Speaker
+
+    if args.resume:
+        table = games.load(read_json(Path(args.resume), "--resume file"))
+        if table.name != "the-loop":
+            raise CliError(f"--resume file '{args.resume}' holds a {table.name} game, not the-loop")
+    else:
+        table = start_table(args.scenario, args.difficulty, args.seed, args.agents)
+    save = Path(args.save) if args.save else None
+    speaker = None if args.no_speech else Speaker(rate=args.rate, voice=args.voice, notice=print)
+    session = FooSession(
+        table,
+        read=input,
+        out=sys.stdout,
+        speaker=speaker,
+        on_change=(lambda s: save_atomically(save, s.to_dict())) if save else None,
+    )
+    try:
+        return session.run(auto=args.auto)
+    finally:
+        if speaker is not None:
+            speaker.wait_idle(timeout=15)  # let the last announcement (often the ending) be heard
+            speaker.close()
+
+
 # ----- the parser ------------------------------------------------------------------------------------------------
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
@@ -228,6 +257,25 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, help="seed for the solver's sampling")
     p.add_argument("--json", action="store_true", help="print the suggestion as JSON")
     p.set_defaults(func=cmd_hint)
+
+    p = sub.add_parser(
+        "foo",
+        help="The LOOP: run Dr. Foo's turns for a physical table, printing and speaking what to do",
+        description="The assistant plays Dr. Foo: it draws his Faux card, says where he travels and how many rift "
+        "cubes to drop, asks where they landed (Enter simulates the chutes), takes the agents' changes to the "
+        "board, and checks vortexes and defeat.",
+    )
+    p.add_argument("--scenario", default="basic", help="a shipped scenario name or a scenario JSON file")
+    p.add_argument("--difficulty", default="normal", help="easy, normal or hard")
+    p.add_argument("--agents", type=int, default=2, help="number of agents at the table (2-4)")
+    p.add_argument("--seed", type=int, default=0, help="seed for Dr. Foo's decks and the clone bag")
+    p.add_argument("--auto", action="store_true", help="nobody at the table: simulate every landing, no agent moves")
+    p.add_argument("--no-speech", action="store_true", help="print only; do not speak")
+    p.add_argument("--rate", type=int, help="speech rate in words per minute")
+    p.add_argument("--voice", help="espeak-ng voice id (e.g. en-gb)")
+    p.add_argument("--save", metavar="FILE", help="save the game after every step (resume with --resume)")
+    p.add_argument("--resume", metavar="FILE", help="carry on a game saved with --save")
+    p.set_defaults(func=cmd_foo)
 
     p = sub.add_parser("bench", help="benchmarks (loot-the-loop: solver vs random policy)")
     p.add_argument("target", help="what to measure: loot-the-loop")

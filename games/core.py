@@ -81,8 +81,10 @@ class Event:
     """Something that happened, as data, with one English sentence for announcements.
 
     Subclasses are dataclasses whose fields are JSON-safe; `text` is a property so the sentence always
-    matches the data.
+    matches the data. `urgent` events (a loss, a vortex) may interrupt other announcements.
     """
+
+    urgent: ClassVar[bool] = False
 
     @property
     def text(self) -> str:  # pragma: no cover - every concrete event overrides this
@@ -337,6 +339,7 @@ def seat_name(player: int) -> str:
 class GameOver(Event):
     """The last event of every game. `winners` are 0-based players; `scores` follow the game's own rule text."""
 
+    urgent: ClassVar[bool] = True
     winners: tuple[int, ...]
     scores: tuple[int, ...]
     reason: str = ""

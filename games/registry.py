@@ -119,3 +119,31 @@ register(
         policies={"greedy": "games.bag_o_loot.policy:greedy_policy"},
     )
 )
+register(
+    GameInfo(
+        name="loot-roll",
+        title="Loot Roll",
+        min_players=2,
+        max_players=6,
+        default_players=3,
+        engine="games.loot_roll.engine:LootRoll",
+        options={"catalogue": "path of a card catalogue JSON file (default: the shipped starter catalogue)"},
+        policies={"simple": "games.loot_roll.policy:simple_policy"},
+    )
+)
+register(
+    GameInfo(
+        name="the-loop",
+        title="The LOOP (cooperative; the assistant runs Dr. Foo)",
+        min_players=2,
+        max_players=4,
+        default_players=2,
+        engine="games.the_loop.engine:TheLoop",
+        options={
+            "scenario": "a shipped scenario name (basic) or a scenario JSON file (default basic)",
+            "difficulty": "easy, normal or hard (default normal)",
+            "catalogue": "path of an agents/artifacts/missions catalogue JSON file (default: the starter set)",
+        },
+        policies={"simple": "games.the_loop.policy:simple_policy"},
+    )
+)

@@ -3,6 +3,23 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
+
+# Debian packages: espeak-ng speaks, alsa-utils (aplay) plays. Installed when we may (root with apt-get),
+# otherwise named once; everything else works without them, with announcements as text.
+APT_PACKAGES="espeak-ng alsa-utils"
+missing=""
+for pkg in $APT_PACKAGES; do
+  dpkg -s "$pkg" >/dev/null 2>&1 || missing="$missing $pkg"
+done
+if [ -n "$missing" ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "setup: installing Debian packages:$missing"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get install -y -q $missing >/dev/null 2>&1 || { apt-get update -q >/dev/null && apt-get install -y -q $missing >/dev/null; }
+  else
+    echo "setup: for speech, install the Debian packages:$missing (sudo apt-get install$missing); continuing without them."
+  fi
+fi
 if ! command -v "$PY" >/dev/null 2>&1; then
   echo "setup: no '$PY' found. Install Python 3.11 or newer (Debian: apt-get install python3 python3-venv)." >&2
   exit 1

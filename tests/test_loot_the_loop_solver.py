@@ -68,6 +68,39 @@ def test_solver_only_makes_progress_after_idling():
     assert solver.suggest(view, random.Random(0)).action.startswith("explore")
 
 
+def escape_table(seed: int = 0) -> LootTheLoop:
+    """Both explores (3 and 5) land on a face-up trap, returning the 4C only leads back here, and one mark leaves a
+    3H whose explore lands on the QS: only mark, mark (uncovering a face-down card to look at) avoids a trap."""
+    deck = ["5H", "3H", None, "KS", "QS", "JS", *[None] * 46]
+    return LootTheLoop.from_table(deck, notes=("4C",), seed=seed)
+
+
+def test_solver_escapes_a_trap_with_a_two_step_mark_sequence_at_the_idle_limit():
+    view = escape_table().view(0)
+    view["idle"] = solver.IDLE_LIMIT
+    pos = solver.position(view)
+    assert not any(solver.is_progress(pos, m) for m in solver.moves(pos))
+    assert solver.escape(pos, 1, solver.Search(), 1) is None
+    hint = solver.suggest(view, random.Random(0))
+    assert hint.action == "mark" and hint.reason == solver.ESCAPE_REASON
+
+
+def test_solver_escape_never_peeks_at_face_down_cards():
+    one, two = escape_table(seed=1), escape_table(seed=2)
+    assert one.deck != two.deck
+    views = [one.view(0), two.view(0)]
+    for view in views:
+        view["idle"] = solver.IDLE_LIMIT
+    hints = [solver.suggest(view, random.Random(0)) for view in views]
+    assert hints[0] == hints[1] and hints[0].reason == solver.ESCAPE_REASON
+
+
+def test_solver_escape_search_stops_at_the_idle_budget():
+    view = escape_table().view(0)
+    view["idle"] = solver.IDLE_LIMIT + solver.ESCAPE_DEPTH - 1
+    assert solver.suggest(view, random.Random(0)).action.startswith("explore")
+
+
 def test_solver_picks_a_legal_pile_order_and_moves():
     state = LootTheLoop(seed=11)
     hint = solver.suggest(state.view(0), random.Random(0))

@@ -1,0 +1,337 @@
+"""Spoken announcements: pyttsx3 + espeak-ng, never blocking the caller.
+
+Why it is built this way:
+
+* pyttsx3 has traps ("run loop already started", hangs after the first utterance, files left empty when driven
+  from a thread, and it prints "Audio saved to ..." on stdout). So it runs alone in a worker *process* that
+  only turns text into WAV files: its stdout is silenced, and a hung synthesis is killed and restarted
+  instead of freezing the game.
+* A player thread in this process takes announcements from a priority queue and plays each WAV with `aplay`,
+  so `say()` only enqueues and returns at once: the frame loop is never held up by speech.
+* An urgent announcement (a loss, a vortex) cuts the one playing short if that one is less urgent.
+* The same sentence said again within a few seconds is dropped (the tracker may report an event twice).
+* With no speech engine or no sound card the product says so once and carries on with text.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import enum
+import itertools
+import json
+import os
+import queue
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import wave
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+SYNTH_TIMEOUT_S = 10.0
+DEDUPE_WINDOW_S = 5.0
+
+
+class Priority(enum.IntEnum):
+    """Lower is more urgent (queue order)."""
+
+    URGENT = 0
+    NORMAL = 1
+    CHATTER = 2
+
+
+@dataclass(frozen=True, order=True)
+class Announcement:
+    priority: Priority
+    order: int
+    text: str = field(compare=False)
+
+
+@dataclass(frozen=True)
+class Spoken:
+    """A record of one announcement that was synthesised (for the page, the log and tests)."""
+
+    text: str
+    priority: Priority
+    wav: str | None
+    seconds: float
+    played: bool
+    interrupted: bool
+
+
+def wav_seconds(path: str | os.PathLike[str]) -> float:
+    """Duration of a WAV file; 0.0 for an empty or unreadable one (espeak sometimes writes only a header)."""
+    try:
+        with wave.open(str(path), "rb") as fh:
+            rate = fh.getframerate()
+            return fh.getnframes() / rate if rate else 0.0
+    except (OSError, EOFError, wave.Error):
+        return 0.0
+
+
+def _worker_main(voice: str | None, rate: int | None) -> int:
+    """The worker process: JSON lines in on stdin, JSON lines out on the original stdout.
+
+    pyttsx3 runs on this process's main thread, where it behaves, and its own prints go to /dev/null.
+    """
+    replies = os.fdopen(os.dup(1), "w", buffering=1)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    try:
+        import pyttsx3
+
+        engine = pyttsx3.init()
+        if voice:
+            engine.setProperty("voice", voice)
+        if rate:
+            engine.setProperty("rate", rate)
+    except Exception as err:  # any failure here means: no speech on this machine
+        replies.write(json.dumps({"error": f"{type(err).__name__}: {err}"}) + "\n")
+        return 1
+    replies.write(json.dumps({"ready": True}) + "\n")
+    for line in sys.stdin:
+        request = json.loads(line)
+        text, path = request["text"], request["path"]
+        for _ in range(2):  # an empty file is retried once
+            engine.save_to_file(text, path)
+            engine.runAndWait()
+            if wav_seconds(path) > 0:
+                break
+        ok = wav_seconds(path) > 0
+        replies.write(json.dumps({"done": path} if ok else {"error": f"espeak wrote no audio for {text!r}"}) + "\n")
+    return 0
+
+
+class Synthesiser:
+    """The parent's handle on the worker process; restarts it once if it hangs or dies."""
+
+    def __init__(self, voice: str | None = None, rate: int | None = None) -> None:
+        self.voice = voice
+        self.rate = rate
+        self._proc: subprocess.Popen[str] | None = None
+        self._replies: queue.Queue[dict[str, object]] = queue.Queue()
+
+    def start(self) -> None:
+        command = [sys.executable, "-m", "companion_ui.speech"]
+        if self.voice:
+            command += ["--voice", self.voice]
+        if self.rate:
+            command += ["--rate", str(self.rate)]
+        self._proc = subprocess.Popen(
+            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
+        )
+        self._replies = queue.Queue()
+        threading.Thread(target=self._read, args=(self._proc, self._replies), daemon=True).start()
+        reply = self._receive()
+        if "ready" not in reply:
+            self.close()
+            raise RuntimeError(str(reply.get("error", "speech engine failed to start")))
+
+    @staticmethod
+    def _read(proc: subprocess.Popen[str], replies: queue.Queue[dict[str, object]]) -> None:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            with contextlib.suppress(json.JSONDecodeError):
+                replies.put(json.loads(line))
+        replies.put({"error": "speech engine process ended"})
+
+    def _receive(self) -> dict[str, object]:
+        try:
+            return self._replies.get(timeout=SYNTH_TIMEOUT_S)
+        except queue.Empty as err:
+            raise TimeoutError(f"speech engine did not answer within {SYNTH_TIMEOUT_S:.0f} s") from err
+
+    def synthesise(self, text: str, path: str) -> None:
+        """Write `text` as speech to `path`, restarting a hung or dead worker once."""
+        for attempt in range(2):
+            try:
+                if self._proc is None or self._proc.poll() is not None:
+                    self.start()
+                assert self._proc is not None and self._proc.stdin is not None
+                self._proc.stdin.write(json.dumps({"text": text, "path": path}) + "\n")
+                self._proc.stdin.flush()
+                reply = self._receive()
+                if "done" in reply:
+                    return
+                raise RuntimeError(str(reply.get("error")))
+            except (TimeoutError, RuntimeError, OSError):
+                self.close()
+                if attempt == 1:
+                    raise
+
+    def close(self) -> None:
+        proc, self._proc = self._proc, None
+        if proc is None:
+            return
+        with contextlib.suppress(OSError):
+            assert proc.stdin is not None
+            proc.stdin.close()
+        try:
+            proc.wait(timeout=2)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+class Speaker:
+    """Say things aloud without ever blocking the caller.
+
+    `play=False` synthesises without playing (tests, a machine with no sound card); `keep_dir` keeps the WAV
+    files there instead of deleting them after playing. `notice` receives the one-time messages about missing
+    speech or audio (default: print).
+    """
+
+    def __init__(
+        self,
+        *,
+        enabled: bool = True,
+        voice: str | None = None,
+        rate: int | None = None,
+        play: bool = True,
+        keep_dir: str | os.PathLike[str] | None = None,
+        dedupe_seconds: float = DEDUPE_WINDOW_S,
+        notice: Callable[[str], None] = print,
+    ) -> None:
+        self.enabled = enabled
+        self.play = play and shutil.which("aplay") is not None
+        self.muted = False
+        self.dedupe_seconds = dedupe_seconds
+        self.notice = notice
+        self.history: deque[Spoken] = deque(maxlen=200)
+        self.status = "speech on" if enabled else "speech off (--no-speech)"
+        self._keep = Path(keep_dir) if keep_dir is not None else None
+        self._dir = self._keep or Path(tempfile.mkdtemp(prefix="tabletop-speech-"))
+        self._dir.mkdir(parents=True, exist_ok=True)
+        self._queue: queue.PriorityQueue[Announcement] = queue.PriorityQueue()
+        self._order = itertools.count()
+        self._last_said: dict[str, float] = {}
+        self._lock = threading.Lock()
+        self._playing: tuple[Priority, subprocess.Popen[bytes]] | None = None
+        self._busy = threading.Event()
+        self._synth = Synthesiser(voice, rate)
+        self._told: set[str] = set()
+        self._thread: threading.Thread | None = None
+        self._closed = False
+        if play and not self.play:
+            self._tell_once("audio", "No 'aplay' found (Debian package alsa-utils): announcements are text only.")
+
+    def say(self, text: str, priority: Priority = Priority.NORMAL) -> bool:
+        """Queue `text`; True if it will be spoken, False if dropped (muted, off, or said just now)."""
+        text = " ".join(text.split())
+        if not text or not self.enabled or self.muted or self._closed:
+            return False
+        now = time.monotonic()
+        with self._lock:
+            last = self._last_said.get(text)
+            if last is not None and now - last < self.dedupe_seconds:
+                return False
+            self._last_said[text] = now
+            self._busy.set()
+            self._queue.put(Announcement(priority, next(self._order), text))
+            playing = self._playing
+        if playing is not None and priority < playing[0]:
+            playing[1].terminate()  # the urgent one goes next; the cut one is not repeated
+        self._ensure_thread()
+        return True
+
+    def wait_idle(self, timeout: float = 30.0) -> bool:
+        """Block until everything queued has been handled (for tests and shutdown)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self._queue.empty() and not self._busy.is_set():
+                return True
+            time.sleep(0.02)
+        return False
+
+    def close(self) -> None:
+        self._closed = True
+        self._queue.put(Announcement(Priority.CHATTER, next(self._order), ""))
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+        self._synth.close()
+        if self._keep is None:
+            shutil.rmtree(self._dir, ignore_errors=True)
+
+    def __enter__(self) -> Speaker:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ----- the player thread ----------------------------------------------------------------------------------
+    def _ensure_thread(self) -> None:
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, name="speech", daemon=True)
+            self._thread.start()
+
+    def _run(self) -> None:
+        while True:
+            item = self._queue.get()
+            if self._closed:
+                self._busy.clear()
+                return
+            try:
+                self._speak(item)
+            finally:
+                if self._queue.empty():
+                    self._busy.clear()
+
+    def _speak(self, item: Announcement) -> None:
+        path = str(self._dir / f"say-{item.order:06d}.wav")
+        try:
+            self._synth.synthesise(item.text, path)
+        except Exception as err:  # no engine, engine crashed twice: text only from now on
+            self.enabled = False
+            self.status = f"speech off: {err}"
+            self._tell_once(
+                "engine",
+                f"Speech is off ({err}). Install Debian's espeak-ng and the Python package pyttsx3 to hear "
+                "announcements; they are shown as text meanwhile.",
+            )
+            return
+        played, interrupted = self._play(item.priority, path) if self.play else (False, False)
+        self.history.append(Spoken(item.text, item.priority, path, wav_seconds(path), played, interrupted))
+        if self._keep is None:
+            Path(path).unlink(missing_ok=True)
+
+    def _play(self, priority: Priority, path: str) -> tuple[bool, bool]:
+        proc = subprocess.Popen(["aplay", "-q", path], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        with self._lock:
+            self._playing = (priority, proc)
+        _, err = proc.communicate()
+        with self._lock:
+            self._playing = None
+        if proc.returncode == 0:
+            return True, False
+        if proc.returncode < 0:  # terminated by an urgent announcement
+            return False, True
+        detail = (err or b"").decode(errors="replace")
+        reason = "no sound card found" if "card" in detail else (detail.strip().splitlines() or ["aplay failed"])[-1]
+        self.play = False
+        self._tell_once("audio", f"No sound output ({reason}): announcements are text only.")
+        return False, False
+
+    def _tell_once(self, key: str, message: str) -> None:
+        if key not in self._told:
+            self._told.add(key)
+            self.notice(message)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry of the worker process (`python -m companion_ui.speech`); not a user command."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description="speech synthesis worker (internal)")
+    parser.add_argument("--voice")
+    parser.add_argument("--rate", type=int)
+    args = parser.parse_args(argv)
+    return _worker_main(args.voice, args.rate)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
