@@ -233,7 +233,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Play in the terminal. Seats are 'human' or a policy (random, solver, greedy: see "
         "'tabletop games'). With --auto every seat is a policy and the whole game runs unattended.",
     )
-    p.add_argument("game", help="loot-the-loop, loop or bag-o-loot")
+    p.add_argument(
+        "game", help="a game name (see 'tabletop games'): loot-the-loop, loop, bag-o-loot, loot-roll, the-loop"
+    )
     p.add_argument("--players", type=int, help="number of players (default: the game's usual count)")
     p.add_argument("--seed", type=int, default=0, help="shuffle seed; the same seed replays the same game")
     p.add_argument("--seats", help="comma-separated, e.g. human,random,greedy (default: you, then random)")
