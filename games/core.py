@@ -335,6 +335,13 @@ def seat_name(player: int) -> str:
     return f"Player {player + 1}"
 
 
+def parse_seat(word: str, text: str) -> int:
+    """A player number as a person types it ("2") -> the 0-based player; `text` is the whole action, for the error."""
+    if not (word.isascii() and word.isdigit() and int(word) >= 1):
+        raise BadAction(f"'{text}': expected a player number (1, 2, ...), got '{word}'")
+    return int(word) - 1
+
+
 @dataclass(frozen=True)
 class GameOver(Event):
     """The last event of every game. `winners` are 0-based players; `scores` follow the game's own rule text."""

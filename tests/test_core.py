@@ -22,6 +22,7 @@ from games.core import (
     NothingToUndo,
     Violation,
     chance_rng,
+    parse_seat,
     require,
 )
 from tests.invariants import assert_illegal_unchanged, check_protocol, random_game
@@ -245,3 +246,14 @@ def test_create_refuses_bad_requests_clearly(name: str, kwargs: dict, message: s
 def test_load_refuses_an_unknown_game() -> None:
     with pytest.raises(BadState, match=r"state\.game: expected one of"):
         games.load({"game": "chess"})
+
+
+@pytest.mark.parametrize(("word", "expected"), [("1", 0), ("4", 3), ("12", 11)])
+def test_parse_seat_turns_typed_numbers_into_players(word: str, expected: int) -> None:
+    assert parse_seat(word, f"holdup {word}") == expected
+
+
+@pytest.mark.parametrize("word", ["0", "-1", "two", "", "²", "1.5"])
+def test_parse_seat_refuses_what_is_not_a_player_number(word: str) -> None:
+    with pytest.raises(BadAction, match=re.escape(f"'holdup {word}': expected a player number (1, 2, ...), got")):
+        parse_seat(word, f"holdup {word}")

@@ -89,6 +89,7 @@ from games.core import (
     GameOver,
     GameState,
     Violation,
+    parse_seat,
     require,
     seat_name,
 )
@@ -149,6 +150,7 @@ def round_points(hand: int, collections: list[int], bags: int) -> tuple[int, int
 
 
 def _p(player: int) -> str:
+    """Short for seat_name: these event sentences name several players."""
     return seat_name(player)
 
 
@@ -483,19 +485,13 @@ def _card(word: str, text: str) -> str:
     return word
 
 
-def _seat(word: str, text: str) -> int:
-    if not (_digits(word) and int(word) >= 1):
-        raise BadAction(f"'{text}': expected a player number (1, 2, ...), got '{word}'")
-    return int(word) - 1
-
-
 def _parse_words(words: list[str], text: str) -> Action:
     head, args = words[0], words[1:]
     shape = [w if w in ("on", "from", "with", "of", "and", "by") else "_" for w in args]
     if head in ("draw", "knock", "penalty") and not args:
         return {"draw": Draw(), "knock": Knock(), "penalty": Penalty()}[head]
     if head == "holdup" and shape == ["_"]:
-        return Holdup(_seat(args[0], text))
+        return Holdup(parse_seat(args[0], text))
     if head == "open" and shape == ["_", "_"]:
         a, b = _card(args[0], text), _card(args[1], text)
         return Open(b, a) if a == LOOTER and b != LOOTER else Open(a, b)
@@ -507,20 +503,20 @@ def _parse_words(words: list[str], text: str) -> Action:
     if head == "steal" and shape[:3] == ["_", "from", "_"] and shape[3:] in ([], ["with", "_"]):
         n = _number(args[0], text)
         using = str(n) if len(args) == 3 else args[4].lower() if args[4].lower() == "set" else _card(args[4], text)
-        return Steal(n, _seat(args[2], text), using)
+        return Steal(n, parse_seat(args[2], text), using)
     if head == "bag" and shape == ["_", "with", "_"]:
         return MakeBag(_number(args[0], text), _card(args[2], text))
     if head == "bag" and shape == ["_", "from", "_", "with", "_"]:
-        return MakeBag(_number(args[0], text), _card(args[4], text), _seat(args[2], text))
+        return MakeBag(_number(args[0], text), _card(args[4], text), parse_seat(args[2], text))
     if head == "junk" and shape == ["_"]:
         return Junk(_number(args[0], text))
     if head == "challenge" and shape == ["by", "_"]:
-        return Challenge(_seat(args[1], text))
+        return Challenge(parse_seat(args[1], text))
     if head == "claim" and shape == ["_", "of", "_", "and", "_", "by", "_"]:
         n = _number(args[0], text)
-        return Claim(n, _seat(args[2], text), _seat(args[4], text), _seat(args[6], text))
+        return Claim(n, parse_seat(args[2], text), parse_seat(args[4], text), parse_seat(args[6], text))
     if head == "rob" and shape == ["_", "from", "_"]:
-        return Rob(_number(args[0], text), _seat(args[2], text))
+        return Rob(_number(args[0], text), parse_seat(args[2], text))
     raise BadAction(f"'{text}' is not a Bag-O-Loot action; expected one of: {GRAMMAR}")
 
 

@@ -93,6 +93,7 @@ from games.core import (
     GameOver,
     GameState,
     Violation,
+    parse_seat,
     require,
     seat_name,
 )
@@ -140,6 +141,7 @@ PHASE_WORDS = {
 
 
 def _p(player: int) -> str:
+    """Short for seat_name: these event sentences name several players."""
     return seat_name(player)
 
 
@@ -556,13 +558,6 @@ def _int(word: str, text: str, what: str) -> int:
     return int(word)
 
 
-def _seat(word: str, text: str) -> int:
-    n = _int(word, text, "a player number (1, 2, ...)")
-    if n < 1:
-        raise BadAction(f"'{text}': expected a player number (1, 2, ...), got '{word}'")
-    return n - 1
-
-
 def _parse_words(words: list[str], text: str) -> Action:
     head, args = words[0], words[1:]
     simple = {("explore",): Explore(), ("fight",): Fight(), ("fight", "boss"): Fight(True), ("done",): Done()}
@@ -577,9 +572,9 @@ def _parse_words(words: list[str], text: str) -> Action:
     if head == "play" and len(args) == 1:
         return Play(_id(args[0], text))
     if head == "play" and len(args) == 3 and args[1] == "on":
-        return Play(_id(args[0], text), _seat(args[2], text))
+        return Play(_id(args[0], text), parse_seat(args[2], text))
     if head == "roll" and len(args) == 2:
-        return Roll(_seat(args[0], text), _int(args[1], text, "the number the d20 shows (1-20)"))
+        return Roll(parse_seat(args[0], text), _int(args[1], text, "the number the d20 shows (1-20)"))
     if head == "buy" and len(args) >= 3 and args[1] == "with":
         return Buy(_id(args[0], text), tuple(sorted(_id(w, text) for w in args[2:])))
     raise BadAction(f"'{text}' is not a Loot Roll action; expected one of: {GRAMMAR}")
