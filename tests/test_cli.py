@@ -35,7 +35,9 @@ def test_games_lists_every_registered_game() -> None:
         assert name in out
 
 
-@pytest.mark.parametrize(("game", "players"), [("loot-the-loop", 1), ("loop", 3), ("bag-o-loot", 2)])
+@pytest.mark.parametrize(
+    ("game", "players"), [("loot-the-loop", 1), ("loop", 3), ("bag-o-loot", 2), ("loot-roll", 3), ("the-loop", 2)]
+)
 def test_auto_json_plays_a_whole_game_and_replays_exactly(game: str, players: int) -> None:
     first = tabletop("play", game, "--players", str(players), "--seed", "11", "--auto", "--json")
     assert first.returncode == 0, first.stderr
