@@ -1,0 +1,178 @@
+"""Deck directories: the one format every deck design comes in (Debian's decks, a player's own photographs).
+
+A deck directory holds one image per card, named by the card code:
+
+    AS.png 2S.png ... 10S.png JS.png QS.png KS.png   (suits S H D C)
+    JOKER.png                                        (JOKER2.png too, where a deck has a second joker)
+    BACK.png
+
+PNG or JPEG; every card the same size, portrait, roughly the 63 x 88 mm shape of a playing card. A file
+`deck.json` beside them may name the deck and its design family (decks sharing court art are one family,
+kept wholly in one of train / validation / test). Validation reports every problem with the file and what
+was expected, so a player photographing their own deck can fix it in one go.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
+SUITS = ("S", "H", "D", "C")
+FACE_CODES: tuple[str, ...] = tuple(rank + suit for suit in SUITS for rank in RANKS)
+JOKERS = ("JOKER", "JOKER2")
+BACK = "BACK"
+REQUIRED: tuple[str, ...] = (*FACE_CODES, "JOKER", BACK)
+EXTENSIONS = (".png", ".jpg", ".jpeg")
+ASPECT_RANGE = (1.25, 1.65)  # height / width; a poker card is 88 / 63 = 1.40, a bridge card 1.56
+SIZE_TOLERANCE = 0.02
+MIN_WIDTH = 60
+
+
+class DeckError(ValueError):
+    """A deck directory that cannot be used; the message lists every problem found."""
+
+
+@dataclass(frozen=True)
+class Deck:
+    """A validated deck directory. Images load on first use (a deck is 55 files; most scenes use a few)."""
+
+    name: str
+    family: str
+    path: Path
+    files: dict[str, Path] = field(repr=False)
+    size: tuple[int, int]  # width, height in pixels
+
+    @property
+    def codes(self) -> tuple[str, ...]:
+        """Every card this deck has a picture of, BACK excluded."""
+        return tuple(code for code in (*FACE_CODES, *JOKERS) if code in self.files)
+
+    def image(self, code: str) -> np.ndarray:
+        """The card as a BGRA image (opaque where the file has no alpha)."""
+        return self._images[code]
+
+    @cached_property
+    def _images(self) -> _LazyImages:
+        return _LazyImages(self.files)
+
+
+class _LazyImages(dict[str, np.ndarray]):
+    def __init__(self, files: dict[str, Path]) -> None:
+        super().__init__()
+        self._files = files
+
+    def __missing__(self, code: str) -> np.ndarray:
+        if code not in self._files:
+            raise KeyError(f"this deck has no image for '{code}'")
+        image = read_bgra(self._files[code])
+        self[code] = image
+        return image
+
+
+def read_bgra(path: Path) -> np.ndarray:
+    """Read an image as BGRA uint8, or raise DeckError naming the file."""
+    data = np.fromfile(str(path), dtype=np.uint8) if path.is_file() else np.empty(0, np.uint8)
+    image = cv2.imdecode(data, cv2.IMREAD_UNCHANGED) if data.size else None
+    if image is None:
+        raise DeckError(f"{path}: not an image (expected a PNG or JPEG picture of one card)")
+    if image.dtype != np.uint8:
+        image = (image / 257).astype(np.uint8) if image.dtype == np.uint16 else image.astype(np.uint8)
+    if image.ndim == 2:
+        image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGRA)
+    elif image.shape[2] == 3:
+        image = cv2.cvtColor(image, cv2.COLOR_BGR2BGRA)
+    return image
+
+
+def load_deck(path: str | Path) -> Deck:
+    """Validate a deck directory and return it; a DeckError lists every problem with its file."""
+    root = Path(path)
+    if not root.is_dir():
+        raise DeckError(f"{root}: not a directory (a deck directory holds AS.png ... KC.png, JOKER.png, BACK.png)")
+    files = _card_files(root)
+    problems: list[str] = []
+    missing = [code for code in REQUIRED if code not in files]
+    if missing:
+        problems.append(f"missing {_listing(missing)} (each card needs a file named by its code, e.g. QH.png)")
+    sizes: dict[str, tuple[int, int]] = {}
+    for code, file in files.items():
+        try:
+            image = read_bgra(file)
+        except DeckError as err:
+            problems.append(str(err).replace(f"{file}: ", f"{file.name}: "))
+            continue
+        sizes[code] = (image.shape[1], image.shape[0])
+    size = _common_size(sizes)
+    if size is not None:
+        problems += _size_problems(sizes, size, files)
+    if problems:
+        raise DeckError(f"deck '{root}': " + "; ".join(problems))
+    assert size is not None
+    name, family = _identity(root)
+    return Deck(name=name, family=family, path=root, files=files, size=size)
+
+
+def _card_files(root: Path) -> dict[str, Path]:
+    files: dict[str, Path] = {}
+    for file in sorted(root.iterdir()):
+        if file.suffix.lower() in EXTENSIONS:
+            code = file.stem.upper()
+            if code in (*FACE_CODES, *JOKERS, BACK) and code not in files:
+                files[code] = file
+    return files
+
+
+def _common_size(sizes: dict[str, tuple[int, int]]) -> tuple[int, int] | None:
+    if not sizes:
+        return None
+    values = sorted(sizes.values())
+    return values[len(values) // 2]
+
+
+def _size_problems(sizes: dict[str, tuple[int, int]], size: tuple[int, int], files: dict[str, Path]) -> list[str]:
+    width, height = size
+    problems = []
+    odd = [
+        f"{files[code].name} is {w}x{h}"
+        for code, (w, h) in sizes.items()
+        if abs(w - width) > SIZE_TOLERANCE * width or abs(h - height) > SIZE_TOLERANCE * height
+    ]
+    if odd:
+        problems.append(f"{_listing(odd)}, but the deck's cards are {width}x{height} (all cards must be one size)")
+    aspect = height / width
+    if not ASPECT_RANGE[0] <= aspect <= ASPECT_RANGE[1]:
+        problems.append(
+            f"cards are {width}x{height} (height/width {aspect:.2f}); expected portrait cards with height/width "
+            f"{ASPECT_RANGE[0]}-{ASPECT_RANGE[1]} (a poker card is 1.40): crop each photo to the card's edges"
+        )
+    if width < MIN_WIDTH:
+        problems.append(f"cards are only {width} pixels wide; expected at least {MIN_WIDTH} so the indices can be read")
+    return problems
+
+
+def _identity(root: Path) -> tuple[str, str]:
+    meta = root / "deck.json"
+    if not meta.is_file():
+        return root.name, root.name
+    try:
+        data = json.loads(meta.read_text())
+    except (OSError, json.JSONDecodeError) as err:
+        raise DeckError(f"{meta}: not readable JSON ({err})") from err
+    if not isinstance(data, dict):
+        raise DeckError(f"{meta}: expected an object with 'name' and 'family'")
+    name = data.get("name", root.name)
+    family = data.get("family", name)
+    if not isinstance(name, str) or not isinstance(family, str):
+        raise DeckError(f"{meta}: 'name' and 'family' must be strings")
+    return name, family
+
+
+def _listing(items: list[str], most: int = 8) -> str:
+    shown = ", ".join(items[:most])
+    return shown + (f" and {len(items) - most} more" if len(items) > most else "")
