@@ -215,6 +215,93 @@ def cmd_foo(args: argparse.Namespace) -> int:
             speaker.close()
 
 
+# ----- tabletop synth --------------------------------------------------------------------------------------------
+DEFAULT_DECKS = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "tabletop-companion" / "decks"
+
+
+def parse_size(text: str) -> tuple[int, int]:
+    """`1280x720` -> (1280, 720)."""
+    parts = text.lower().split("x")
+    if len(parts) != 2 or not all(p.isdigit() and int(p) >= 64 for p in parts):
+        raise CliError(f"--size '{text}': expected WIDTHxHEIGHT with both at least 64, e.g. 1280x720")
+    return int(parts[0]), int(parts[1])
+
+
+def _decks_for(args: argparse.Namespace) -> list[Any]:
+    from vision.synth.deckdir import DeckError, load_decks
+    from vision.synth.decks import split_families
+
+    try:
+        decks = load_decks(args.decks)
+    except DeckError as err:
+        raise CliError(str(err)) from err
+    if args.family_split:
+        decks = split_families(decks, seed=0)[args.family_split]
+        if not decks:
+            raise CliError(f"no deck family falls in the '{args.family_split}' split of {args.decks}")
+    return decks
+
+
+def cmd_synth_decks(args: argparse.Namespace) -> int:
+    from vision.synth.decks import MissingPackageError, deck_sheet, render_debian_decks
+
+    try:
+        decks = render_debian_decks(args.out, card_height=args.height, only=args.only or None, progress=not args.quiet)
+    except MissingPackageError as err:
+        raise CliError(str(err)) from err
+    if args.sheets:
+        for deck in decks:
+            deck_sheet(deck, Path(args.sheets) / f"{deck.name}.png")
+    families = sorted({d.family for d in decks})
+    print(f"{len(decks)} decks in {len(families)} design families under {args.out}")
+    return 0
+
+
+def cmd_synth_scenes(args: argparse.Namespace) -> int:
+    from vision.synth.export import generate_dataset
+
+    if args.n < 1:
+        raise CliError(f"--n must be at least 1, got {args.n}")
+    size = parse_size(args.size)
+    decks = _decks_for(args)
+    result = generate_dataset(
+        args.out,
+        args.n,
+        args.seed,
+        decks,
+        args.kind,
+        workers=args.workers,
+        progress=not args.quiet,
+        split=args.split,
+        size=size,
+    )
+    print(f"wrote {result['written']} scenes, kept {result['skipped']} already there, from {len(decks)} decks")
+    return 0
+
+
+def cmd_synth_sheet(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from vision.synth.backgrounds import load_table_textures
+    from vision.synth.scene import random_spec, render_scene
+    from vision.synth.sheet import contact_sheet, distribution_report
+
+    size = parse_size(args.size)
+    decks = _decks_for(args)
+    photos = load_table_textures()
+    scenes = []
+    for i in range(args.n):
+        rng = np.random.default_rng([args.seed, i])
+        index = int(rng.integers(0, len(decks)))
+        spec = random_spec(rng, len(decks), len(photos), size[0], size[1], codes=decks[index].codes, deck_index=index)
+        scenes.append(render_scene(spec, decks, photos))
+    contact_sheet(scenes, args.out)
+    print(f"Wrote {args.out}")
+    report = distribution_report(scenes)
+    print(json.dumps(report, indent=1))
+    return 0
+
+
 # ----- the parser ------------------------------------------------------------------------------------------------
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
@@ -278,6 +365,43 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--save", metavar="FILE", help="save the game after every step (resume with --resume)")
     p.add_argument("--resume", metavar="FILE", help="carry on a game saved with --save")
     p.set_defaults(func=cmd_foo)
+
+    p = sub.add_parser("synth", help="synthetic training data: render decks, scenes with labels, contact sheets")
+    synth = p.add_subparsers(dest="synth_command", metavar="WHAT")
+    synth.required = True
+    q = synth.add_parser("decks", help="render Debian's French-suited decks into deck directories (resumable)")
+    q.add_argument("--out", default=str(DEFAULT_DECKS), help=f"where the deck directories go (default {DEFAULT_DECKS})")
+    q.add_argument("--height", type=int, default=350, help="card height in pixels (default 350)")
+    q.add_argument("--only", nargs="+", metavar="NAME", help="only these decks (e.g. gnome-paris kde-dondorf)")
+    q.add_argument("--sheets", metavar="DIR", help="also write one contact sheet PNG per deck here")
+    q.add_argument("--quiet", action="store_true", help="no progress bar")
+    q.set_defaults(func=cmd_synth_decks)
+    for name, help_text, func in (
+        ("scenes", "render labelled table scenes and export them for YOLO training (resumable)", cmd_synth_scenes),
+        (
+            "sheet",
+            "a contact sheet of generated scenes with their labels drawn, and a distribution report",
+            cmd_synth_sheet,
+        ),
+    ):
+        q = synth.add_parser(name, help=help_text)
+        q.add_argument("--decks", default=str(DEFAULT_DECKS), help="a deck directory or a folder of them")
+        q.add_argument("--family-split", choices=("train", "val", "test"), help="only the decks of this family split")
+        q.add_argument("--seed", type=int, default=0, help="the same seed gives the same scenes")
+        q.add_argument("--size", default="1280x720", help="image size WIDTHxHEIGHT (default 1280x720)")
+        if name == "scenes":
+            q.add_argument("--out", required=True, help="output folder (YOLO layout)")
+            q.add_argument("--n", type=int, default=1000, help="number of scenes (default 1000)")
+            q.add_argument(
+                "--kind", choices=("detect", "obb", "cls"), default="detect", help="YOLO task (default detect)"
+            )
+            q.add_argument("--split", default="train", help="split name to write (default train)")
+            q.add_argument("--workers", type=int, default=2, help="processes (default 2)")
+            q.add_argument("--quiet", action="store_true", help="no progress bar")
+        else:
+            q.add_argument("--out", required=True, help="the PNG to write")
+            q.add_argument("--n", type=int, default=8, help="number of scenes on the sheet (default 8)")
+        q.set_defaults(func=func)
 
     p = sub.add_parser("bench", help="benchmarks (loot-the-loop: solver vs random policy)")
     p.add_argument("target", help="what to measure: loot-the-loop")

@@ -174,3 +174,36 @@ def test_bench_prints_both_policies_side_by_side(tmp_path: Path) -> None:
     result = json.loads(out.read_text())
     assert result["games"] == 5 and set(result["policies"]) == {"solver", "random"}
     assert sum(result["policies"]["solver"]["results"].values()) == 5
+
+
+def test_synth_scenes_and_sheet_from_a_deck_directory(tmp_path: Path) -> None:
+    from vision.synth.export import write_procedural_deck
+
+    write_procedural_deck(tmp_path / "decks" / "plain")
+    out = tmp_path / "ds"
+    args = ["synth", "scenes", "--decks", str(tmp_path / "decks"), "--out", str(out), "--n", "3", "--size", "320x240"]
+    done = tabletop(*args, "--quiet")
+    assert done.returncode == 0, done.stderr
+    assert "wrote 3 scenes" in done.stdout
+    assert len(list((out / "images" / "train").glob("*.jpg"))) == 3
+    again = tabletop(*args, "--quiet")
+    assert "wrote 0 scenes, kept 3 already there" in again.stdout
+    sheet = tmp_path / "sheet.png"
+    done = tabletop(
+        "synth", "sheet", "--decks", str(tmp_path / "decks"), "--out", str(sheet), "--n", "2", "--size", "320x240"
+    )
+    assert done.returncode == 0 and sheet.stat().st_size > 1000
+    assert json.loads(done.stdout.split("\n", 1)[1])["camera_height_mm"]["n"] == 2
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["synth", "scenes", "--decks", "/nonexistent", "--out", "x"], "not a directory"),
+        (["synth", "scenes", "--out", "x", "--size", "12x4"], "expected WIDTHxHEIGHT"),
+        (["synth", "scenes", "--out", "x", "--n", "0"], "--n must be at least 1"),
+    ],
+)
+def test_synth_bad_requests(args: list[str], message: str, tmp_path: Path) -> None:
+    done = tabletop(*[a if a != "x" else str(tmp_path / "x") for a in args])
+    assert done.returncode == 2 and message in done.stderr, done.stderr

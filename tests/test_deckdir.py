@@ -9,7 +9,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.synth.deckdir import FACE_CODES, REQUIRED, DeckError, load_deck
+from vision.synth.deckdir import FACE_CODES, REQUIRED, DeckError, load_deck, load_decks
 
 
 def write_deck(root: Path, size: tuple[int, int] = (100, 140), codes: tuple[str, ...] = REQUIRED) -> Path:
@@ -22,7 +22,7 @@ def write_deck(root: Path, size: tuple[int, int] = (100, 140), codes: tuple[str,
 
 
 def test_a_complete_deck_loads_with_its_identity(tmp_path: Path) -> None:
-    root = write_deck(tmp_path / "my-deck", codes=(*REQUIRED, "JOKER2"))
+    root = write_deck(tmp_path / "my-deck", codes=(*REQUIRED, "JOKER", "JOKER2"))
     (root / "deck.json").write_text(json.dumps({"name": "Grandma's deck", "family": "bicycle"}))
     deck = load_deck(root)
     assert (deck.name, deck.family, deck.size) == ("Grandma's deck", "bicycle", (100, 140))
@@ -75,5 +75,20 @@ def test_not_a_directory_and_bad_metadata(tmp_path: Path) -> None:
 
 def test_asking_for_a_card_the_deck_lacks(tmp_path: Path) -> None:
     deck = load_deck(write_deck(tmp_path / "d"))
-    with pytest.raises(KeyError, match="no image for 'JOKER2'"):
-        deck.image("JOKER2")
+    assert "JOKER" not in deck.codes, "a deck without a joker is valid; it simply has none"
+    with pytest.raises(KeyError, match="no image for 'JOKER'"):
+        deck.image("JOKER")
+
+
+def test_load_decks_takes_one_deck_or_a_folder_of_them(tmp_path: Path) -> None:
+    write_deck(tmp_path / "many" / "b")
+    write_deck(tmp_path / "many" / "a")
+    (tmp_path / "many" / ".tmp-partial").mkdir()
+    assert [d.name for d in load_decks(tmp_path / "many")] == ["a", "b"]
+    assert [d.name for d in load_decks(tmp_path / "many" / "a")] == ["a"]
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(DeckError, match="holds no deck directories"):
+        load_decks(tmp_path / "empty")
+    (tmp_path / "many" / "broken").mkdir()
+    with pytest.raises(DeckError, match="missing AS"):
+        load_decks(tmp_path / "many")

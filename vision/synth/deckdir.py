@@ -3,8 +3,11 @@
 A deck directory holds one image per card, named by the card code:
 
     AS.png 2S.png ... 10S.png JS.png QS.png KS.png   (suits S H D C)
-    JOKER.png                                        (JOKER2.png too, where a deck has a second joker)
+    JOKER.png                                        (optional; JOKER2.png too, where a deck has a second)
     BACK.png
+
+The joker is optional because some real deck designs have none; they still teach the recogniser 52 faces and a
+back. A game that needs the joker (Loot the Loop) checks `"JOKER" in deck.codes` itself.
 
 PNG or JPEG; every card the same size, portrait, roughly the 63 x 88 mm shape of a playing card. A file
 `deck.json` beside them may name the deck and its design family (decks sharing court art are one family,
@@ -27,9 +30,9 @@ SUITS = ("S", "H", "D", "C")
 FACE_CODES: tuple[str, ...] = tuple(rank + suit for suit in SUITS for rank in RANKS)
 JOKERS = ("JOKER", "JOKER2")
 BACK = "BACK"
-REQUIRED: tuple[str, ...] = (*FACE_CODES, "JOKER", BACK)
+REQUIRED: tuple[str, ...] = (*FACE_CODES, BACK)
 EXTENSIONS = (".png", ".jpg", ".jpeg")
-ASPECT_RANGE = (1.25, 1.65)  # height / width; a poker card is 88 / 63 = 1.40, a bridge card 1.56
+ASPECT_RANGE = (1.25, 1.70)  # height / width; a poker card is 88 / 63 = 1.40, a bridge card 1.56
 SIZE_TOLERANCE = 0.02
 MIN_WIDTH = 60
 
@@ -94,7 +97,7 @@ def load_deck(path: str | Path) -> Deck:
     """Validate a deck directory and return it; a DeckError lists every problem with its file."""
     root = Path(path)
     if not root.is_dir():
-        raise DeckError(f"{root}: not a directory (a deck directory holds AS.png ... KC.png, JOKER.png, BACK.png)")
+        raise DeckError(f"{root}: not a directory (a deck directory holds AS.png ... KC.png, BACK.png, JOKER.png)")
     files = _card_files(root)
     problems: list[str] = []
     missing = [code for code in REQUIRED if code not in files]
@@ -176,3 +179,16 @@ def _identity(root: Path) -> tuple[str, str]:
 def _listing(items: list[str], most: int = 8) -> str:
     shown = ", ".join(items[:most])
     return shown + (f" and {len(items) - most} more" if len(items) > most else "")
+
+
+def load_decks(path: str | Path) -> list[Deck]:
+    """A deck directory, or a folder of them (every subfolder must be a valid deck; hidden ones are skipped)."""
+    root = Path(path)
+    if not root.is_dir():
+        raise DeckError(f"{root}: not a directory (give a deck directory or a folder of deck directories)")
+    if any(root.glob("*.png")) or any(root.glob("*.jpg")):
+        return [load_deck(root)]
+    folders = sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith("."))
+    if not folders:
+        raise DeckError(f"{root}: holds no deck directories (render some with 'tabletop synth decks')")
+    return [load_deck(folder) for folder in folders]
