@@ -335,6 +335,11 @@ def seat_name(player: int) -> str:
     return f"Player {player + 1}"
 
 
+def plural(n: int, word: str) -> str:
+    """ "1 card", "3 cards": announcements are spoken, so counts must read naturally."""
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
 def parse_seat(word: str, text: str) -> int:
     """A player number as a person types it ("2") -> the 0-based player; `text` is the whole action, for the error."""
     if not (word.isascii() and word.isdigit() and int(word) >= 1):

@@ -23,6 +23,7 @@ from games.core import (
     Violation,
     chance_rng,
     parse_seat,
+    plural,
     require,
 )
 from tests.invariants import assert_illegal_unchanged, check_protocol, random_game
@@ -257,3 +258,7 @@ def test_parse_seat_turns_typed_numbers_into_players(word: str, expected: int) -
 def test_parse_seat_refuses_what_is_not_a_player_number(word: str) -> None:
     with pytest.raises(BadAction, match=re.escape(f"'holdup {word}': expected a player number (1, 2, ...), got")):
         parse_seat(word, f"holdup {word}")
+
+
+def test_plural_reads_naturally() -> None:
+    assert [plural(n, "card") for n in (0, 1, 2)] == ["0 cards", "1 card", "2 cards"]

@@ -90,6 +90,7 @@ from games.core import (
     GameState,
     Violation,
     parse_seat,
+    plural,
     require,
     seat_name,
 )
@@ -152,10 +153,6 @@ def round_points(hand: int, collections: list[int], bags: int) -> tuple[int, int
 def _p(player: int) -> str:
     """Short for seat_name: these event sentences name several players."""
     return seat_name(player)
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
 # ----- actions -----------------------------------------------------------------------------------------------
@@ -300,7 +297,7 @@ class HoldupResult(Event):
 
     @property
     def text(self) -> str:
-        who = f"{_p(self.player)} holds up {_p(self.target)}, who has {_plural(self.hand, 'card')}"
+        who = f"{_p(self.player)} holds up {_p(self.target)}, who has {plural(self.hand, 'card')}"
         if self.taken:
             return f"{who}, and takes {self.taken} of them at random."
         return f"{who}, not more than eight, so {_p(self.player)}'s turn is over."
@@ -458,8 +455,8 @@ class RoundScored(Event):
     @property
     def text(self) -> str:
         return (
-            f"Round {self.round}: {_p(self.player)} holds {_plural(self.hand, 'card')}, removes "
-            f"{_plural(self.removed, 'stash card')}, keeps {_plural(self.bags, 'Bag-O-Loot')} and scores "
+            f"Round {self.round}: {_p(self.player)} holds {plural(self.hand, 'card')}, removes "
+            f"{plural(self.removed, 'stash card')}, keeps {plural(self.bags, 'Bag-O-Loot')} and scores "
             f"{self.points} (total {self.total})."
         )
 
@@ -1101,7 +1098,7 @@ class BagOLoot(GameState):
             self.splits = []
             best = max(self.totals)
             winners = tuple(p for p, t in enumerate(self.totals) if t == best)
-            reason = f"All {_plural(self.round, 'round')} played"
+            reason = f"All {plural(self.round, 'round')} played"
             return [*events, GameOver(winners, tuple(self.totals), reason)]
         return [*events, self._start_round(self.round + 1, (self.dealer + 1) % self.num_players)]
 

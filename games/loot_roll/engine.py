@@ -152,10 +152,6 @@ def _names(names: tuple[str, ...] | list[str]) -> str:
     return ", ".join(names[:-1]) + " and " + names[-1]
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
-
-
 # ----- actions -----------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Explore(Action):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from games.core import Event, seat_name
+from games.core import Event, plural, seat_name
 from games.the_loop.eras import CODES, era_title
 
 NUMBER_WORDS = ("No", "One", "Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine", "Ten")
@@ -13,10 +13,6 @@ NUMBER_WORDS = ("No", "One", "Two", "Three", "Four", "Five", "Six", "Seven", "Ei
 
 def _e(code: str) -> str:
     return era_title(CODES.index(code))
-
-
-def _n(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
 def clone_name(code: str) -> str:
@@ -108,7 +104,7 @@ class RevealInstruction(Event):
 
     @property
     def text(self) -> str:
-        cards = _n(self.count, "artifact")
+        cards = plural(self.count, "artifact")
         if self.purpose == "reward":
             return f"Attendance reward: reveal {cards} from the Huge Deck; each agent keeps one, destroy the rest."
         where = "its Origin Era" if self.count == 1 else "their Origin Eras"
@@ -121,7 +117,7 @@ class HugeDeckReshuffled(Event):
 
     @property
     def text(self) -> str:
-        return f"The Huge Deck ran out: {_n(self.cards, 'destroyed artifact')} are shuffled into a new Huge Deck."
+        return f"The Huge Deck ran out: {plural(self.cards, 'destroyed artifact')} are shuffled into a new Huge Deck."
 
 
 @dataclass(frozen=True)
@@ -132,7 +128,7 @@ class FooTravels(Event):
 
     @property
     def text(self) -> str:
-        return f"Dr. Foo travels to {_e(self.era)}. Drop {_n(self.drop, 'rift cube')}."
+        return f"Dr. Foo travels to {_e(self.era)}. Drop {plural(self.drop, 'rift cube')}."
 
 
 @dataclass(frozen=True)
@@ -248,7 +244,7 @@ class AgentMoved(Event):
 
     @property
     def text(self) -> str:
-        how = "using the free move" if self.cost == 0 else f"for {_n(self.cost, 'energy cube')}"
+        how = "using the free move" if self.cost == 0 else f"for {plural(self.cost, 'energy cube')}"
         return f"{seat_name(self.player)} moves from {_e(self.source)} to {_e(self.era)}, {how}."
 
 
@@ -274,7 +270,7 @@ class CubesChanged(Event):
     def text(self) -> str:
         kind = "energy cube" if self.colour == "green" else "rift cube"
         verb = "added to" if self.change > 0 else "removed from"
-        return f"{_n(abs(self.change), kind)} {verb} {_e(self.era)}."
+        return f"{plural(abs(self.change), kind)} {verb} {_e(self.era)}."
 
 
 @dataclass(frozen=True)
@@ -284,7 +280,7 @@ class CardsDrawn(Event):
 
     @property
     def text(self) -> str:
-        return f"{seat_name(self.player)} draws {_n(self.count, 'card')}."
+        return f"{seat_name(self.player)} draws {plural(self.count, 'card')}."
 
 
 @dataclass(frozen=True)
@@ -312,7 +308,7 @@ class Looped(Event):
     def text(self) -> str:
         return (
             f"{seat_name(self.player)} does a LOOP in the {self.dimension} dimension for "
-            f"{_n(self.cost, 'energy cube')}, readying {', '.join(self.readied)}."
+            f"{plural(self.cost, 'energy cube')}, readying {', '.join(self.readied)}."
         )
 
 
