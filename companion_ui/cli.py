@@ -302,6 +302,30 @@ def cmd_synth_sheet(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_synth_game(args: argparse.Namespace) -> int:
+    from companion_ui.synth_game import render_game_video
+    from vision.synth.deckdir import DeckError
+
+    if args.max_actions is not None and args.max_actions < 1:
+        raise CliError(f"--max-actions must be at least 1, got {args.max_actions}")
+    try:
+        meta = render_game_video(
+            game=args.game,
+            seed=args.seed,
+            deck_dir=args.deck,
+            out_dir=args.out,
+            policy=args.policy,
+            fps=args.fps,
+            size=parse_size(args.size),
+            max_actions=args.max_actions,
+            progress=not args.quiet,
+        )
+    except (DeckError, ValueError) as err:
+        raise CliError(str(err)) from err
+    print(f"Wrote {args.out}: {meta['frames']} frames, final score {meta.get('final_score')}")
+    return 0
+
+
 # ----- the parser ------------------------------------------------------------------------------------------------
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
@@ -376,6 +400,17 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--sheets", metavar="DIR", help="also write one contact sheet PNG per deck here")
     q.add_argument("--quiet", action="store_true", help="no progress bar")
     q.set_defaults(func=cmd_synth_decks)
+    q = synth.add_parser("game", help="a whole game rendered as video, with actions and per-frame ground truth")
+    q.add_argument("--game", default="loot-the-loop", help="the game to play (loot-the-loop)")
+    q.add_argument("--seed", type=int, default=0, help="the deal and the look of the video")
+    q.add_argument("--deck", required=True, help="a deck directory (any design; it needs a JOKER)")
+    q.add_argument("--out", required=True, help="output folder: video.mp4, actions.json, states.jsonl, meta.json")
+    q.add_argument("--policy", default="solver", help="who plays: solver or random (default solver)")
+    q.add_argument("--fps", type=int, default=30, help="frames per second (default 30)")
+    q.add_argument("--size", default="1280x720", help="image size WIDTHxHEIGHT (default 1280x720)")
+    q.add_argument("--max-actions", type=int, help="stop after this many actions (a short clip)")
+    q.add_argument("--quiet", action="store_true", help="no progress bar")
+    q.set_defaults(func=cmd_synth_game)
     for name, help_text, func in (
         ("scenes", "render labelled table scenes and export them for YOLO training (resumable)", cmd_synth_scenes),
         (

@@ -207,3 +207,20 @@ def test_synth_scenes_and_sheet_from_a_deck_directory(tmp_path: Path) -> None:
 def test_synth_bad_requests(args: list[str], message: str, tmp_path: Path) -> None:
     done = tabletop(*[a if a != "x" else str(tmp_path / "x") for a in args])
     assert done.returncode == 2 and message in done.stderr, done.stderr
+
+
+def test_synth_game_writes_a_clip_with_ground_truth(tmp_path: Path) -> None:
+    from vision.synth.export import write_procedural_deck
+
+    write_procedural_deck(tmp_path / "deck")
+    out = tmp_path / "clip"
+    args = ["synth", "game", "--deck", str(tmp_path / "deck"), "--out", str(out), "--seed", "4"]
+    done = tabletop(*args, "--max-actions", "2", "--size", "320x180", "--fps", "10", "--quiet")
+    assert done.returncode == 0, done.stderr
+    actions = json.loads((out / "actions.json").read_text())
+    assert len(actions) == 2 and actions[0]["action"].startswith("order ")
+    assert all(a["start_frame"] < a["end_frame"] for a in actions)
+    meta = json.loads((out / "meta.json").read_text())
+    assert len((out / "states.jsonl").read_text().splitlines()) == meta["frames"]
+    bad = tabletop("synth", "game", "--deck", str(tmp_path / "deck"), "--out", str(out), "--game", "loop")
+    assert bad.returncode == 2 and "loot-the-loop" in bad.stderr

@@ -150,7 +150,7 @@ def finish(image: np.ndarray, glossy: np.ndarray, params: EffectParams, seed: in
         image = 255.0 * (image / 255.0) ** np.float32(1.0 / params.gamma)
     image = _blur(image, params)
     if params.noise_sigma > 0:
-        image = _add_noise(image, params.noise_sigma, seed)
+        image = add_noise(image, params.noise_sigma, seed)
     frame = np.clip(image + 0.5, 0, 255).astype(np.uint8)
     if params.jpeg_quality > 0:
         ok, data = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, params.jpeg_quality])
@@ -173,7 +173,7 @@ def _blur(image: np.ndarray, params: EffectParams) -> np.ndarray:
     return image
 
 
-def _add_noise(image: np.ndarray, sigma: float, seed: int) -> np.ndarray:
+def add_noise(image: np.ndarray, sigma: float, seed: int) -> np.ndarray:
     """Read noise plus shot noise, drawn at half resolution and upsampled: demosaicing correlates neighbouring
     pixels, so real sensor noise is blotchy rather than per-pixel, and this is four times cheaper."""
     h, w = image.shape[:2]
