@@ -65,6 +65,16 @@ def read_json(path: Path, what: str) -> Any:
         raise CliError(f"{what} '{path}': not JSON ({err.msg} at line {err.lineno})") from err
 
 
+def load_saved(path: str, game: str, what: str = "--resume file") -> Any:
+    """A game saved with --save, refused clearly if unreadable or if it holds another game."""
+    import games
+
+    state = games.load(read_json(Path(path), what))
+    if state.name != game:
+        raise CliError(f"{what} '{path}' holds a {state.name} game, not {game}")
+    return state
+
+
 # ----- tabletop games --------------------------------------------------------------------------------------------
 def cmd_games(args: argparse.Namespace) -> int:
     from games import GAMES
@@ -87,9 +97,7 @@ def cmd_play(args: argparse.Namespace) -> int:
 
     info = games.info(args.game)
     if args.resume:
-        state = games.load(read_json(Path(args.resume), "--resume file"))
-        if state.name != info.name:
-            raise CliError(f"--resume file '{args.resume}' holds a {state.name} game, not {info.name}")
+        state = load_saved(args.resume, info.name)
     else:
         options = dict(parse_option(o) for o in args.option)
         state = games.create(args.game, players=args.players, seed=args.seed, **options)
@@ -151,7 +159,7 @@ def cmd_hint(args: argparse.Namespace) -> int:
     from games.loot_the_loop.solver import suggest
 
     if args.state:
-        state = LootTheLoop.from_dict(read_json(Path(args.state), "--state file"))
+        state = load_saved(args.state, LootTheLoop.name, "--state file")
     elif args.deck is not None:
         state = LootTheLoop.from_table(
             deck=expand_deck(args.deck),
@@ -188,14 +196,11 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 # ----- tabletop foo ----------------------------------------------------------------------------------------------
 def cmd_foo(args: argparse.Namespace) -> int:
-    import games
     from companion_ui.foo_session import FooSession, start_table
     from companion_ui.speech import Speaker
 
     if args.resume:
-        table = games.load(read_json(Path(args.resume), "--resume file"))
-        if table.name != "the-loop":
-            raise CliError(f"--resume file '{args.resume}' holds a {table.name} game, not the-loop")
+        table = load_saved(args.resume, "the-loop")
     else:
         table = start_table(args.scenario, args.difficulty, args.seed, args.agents)
     save = Path(args.save) if args.save else None
@@ -280,25 +285,17 @@ def cmd_synth_scenes(args: argparse.Namespace) -> int:
 
 
 def cmd_synth_sheet(args: argparse.Namespace) -> int:
-    import numpy as np
-
     from vision.synth.backgrounds import load_table_textures
-    from vision.synth.scene import random_spec, render_scene
+    from vision.synth.export import scene_for
     from vision.synth.sheet import contact_sheet, distribution_report
 
     size = parse_size(args.size)
     decks = _decks_for(args)
     photos = load_table_textures()
-    scenes = []
-    for i in range(args.n):
-        rng = np.random.default_rng([args.seed, i])
-        index = int(rng.integers(0, len(decks)))
-        spec = random_spec(rng, len(decks), len(photos), size[0], size[1], codes=decks[index].codes, deck_index=index)
-        scenes.append(render_scene(spec, decks, photos))
+    scenes = [scene_for(i, args.seed, decks, photos, size) for i in range(args.n)]
     contact_sheet(scenes, args.out)
     print(f"Wrote {args.out}")
-    report = distribution_report(scenes)
-    print(json.dumps(report, indent=1))
+    print(json.dumps(distribution_report(scenes), indent=1))
     return 0
 
 
