@@ -54,6 +54,14 @@ def save_atomically(path: Path, data: object) -> None:
         raise
 
 
+def autosave(path: str | None) -> Any:
+    """The on-change hook for --save: the whole game, written atomically after every action (None: no saving)."""
+    if not path:
+        return None
+    target = Path(path)
+    return lambda state: save_atomically(target, state.to_dict())
+
+
 def read_json(path: Path, what: str) -> Any:
     try:
         return json.loads(path.read_text())
@@ -119,10 +127,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     if args.json:
         raise CliError("--json needs --auto (an interactive game prints as it goes)")
     hint = _hint_for(info.name)
-    game = TerminalGame(state, seats, info, rng, read=input, out=sys.stdout, hint=hint)
-    if args.save:
-        path = Path(args.save)
-        game.on_change = lambda s: save_atomically(path, s.to_dict())
+    game = TerminalGame(state, seats, info, rng, read=input, out=sys.stdout, hint=hint, on_change=autosave(args.save))
     return game.run()
 
 
@@ -203,14 +208,13 @@ def cmd_foo(args: argparse.Namespace) -> int:
         table = load_saved(args.resume, "the-loop")
     else:
         table = start_table(args.scenario, args.difficulty, args.seed, args.agents)
-    save = Path(args.save) if args.save else None
     speaker = None if args.no_speech else Speaker(rate=args.rate, voice=args.voice, notice=print)
     session = FooSession(
         table,
         read=input,
         out=sys.stdout,
         speaker=speaker,
-        on_change=(lambda s: save_atomically(save, s.to_dict())) if save else None,
+        on_change=autosave(args.save),
     )
     try:
         return session.run(auto=args.auto)

@@ -10,8 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TextIO
 
+from companion_ui.console import Console
 from companion_ui.speech import Priority, Speaker
-from games import GameError, GameState, NothingToUndo
+from games import GameError, GameState
 from games.core import Event
 
 HELP = """During the agents' turn, type the changes they make to the board:
@@ -22,7 +23,7 @@ HELP = """During the agents' turn, type the changes they make to the board:
   undo    take back the last change                         quit    stop (the game is saved with --save)"""
 
 
-class FooSession:
+class FooSession(Console):
     """A read-eval loop; input, output and speech are injected so tests drive it with real parts."""
 
     def __init__(
@@ -33,44 +34,41 @@ class FooSession:
         speaker: Speaker | None,
         on_change: Callable[[GameState], None] | None = None,
     ) -> None:
-        self.table = table
-        self.read = read
-        self.out = out
+        super().__init__(table, read, out, on_change)
         self.speaker = speaker
-        self.on_change = on_change
 
     def run(self, auto: bool = False) -> int:
         from games.the_loop import foo
 
-        self._print(self.table.describe(None))
-        while not self.table.is_over:
-            if foo.awaiting_landing(self.table):
+        self.say(self.state.describe(None))
+        while not self.state.is_over:
+            if foo.awaiting_landing(self.state):
                 landing = None if auto else self._ask_landing()
                 if landing is False:
                     return self._stopped()
-                self._announce(foo.land(self.table, landing or None))
-            elif foo.awaiting_foo(self.table):
-                self._announce(foo.foo_turn(self.table))
+                self._announce(foo.land(self.state, landing or None))
+            elif foo.awaiting_foo(self.state):
+                self._announce(foo.foo_turn(self.state))
             else:
                 finished = True if auto else self._agents_turn()
                 if finished is None:
                     return self._stopped()
-                if finished and not self.table.is_over:
-                    self._announce(foo.end_agents_turn(self.table))
-        self._print(self.table.describe(None))
+                if finished and not self.state.is_over:
+                    self._announce(foo.end_agents_turn(self.state))
+        self.say(self.state.describe(None))
         return 0
 
     def _stopped(self) -> int:
-        self._print("Stopped. The game was not finished.")
+        self.say("Stopped. The game was not finished.")
         return 1
 
     def _ask_landing(self) -> tuple[int, int, int] | bool | None:
         """The observed landing (previous, Dr. Foo's, next), None to simulate it, False to quit."""
         from games.the_loop import foo
 
-        drop = foo.pending_drop(self.table)
+        drop = foo.pending_drop(self.state)
         while True:
-            text = self._input(
+            text = self.ask(
                 f"Where did the {drop} rift cubes land? Previous, Dr. Foo's and next Era, e.g. "
                 f"'{_example_split(drop)}' (Enter: simulate the chutes)> "
             )
@@ -80,11 +78,11 @@ class FooSession:
                 return None
             parts = text.replace(",", " ").split()
             if len(parts) != 3 or not all(p.isdigit() for p in parts):
-                self._print("Type three whole numbers: previous Era, Dr. Foo's Era, next Era.")
+                self.say("Type three whole numbers: previous Era, Dr. Foo's Era, next Era.")
                 continue
             counts = (int(parts[0]), int(parts[1]), int(parts[2]))
             if sum(counts) != drop:
-                self._print(f"Those add up to {sum(counts)}, but {drop} cubes were dropped.")
+                self.say(f"Those add up to {sum(counts)}, but {drop} cubes were dropped.")
                 continue
             return counts
 
@@ -93,56 +91,34 @@ class FooSession:
         start of the agents' turn (to Dr. Foo's landing), so the main loop asks for that again."""
         from games.the_loop import foo
 
-        self._print("Agents' turn. Type the changes to the board as you make them, then 'done' ('help' lists them).")
-        while not self.table.is_over:
-            text = self._input("agents> ")
+        self.say("Agents' turn. Type the changes to the board as you make them, then 'done' ('help' lists them).")
+        while not self.state.is_over:
+            text = self.ask("agents> ")
             if text is None or text == "quit":
                 return None
             if text == "done":
                 return True
             if text == "help":
-                self._print(HELP)
+                self.say(HELP)
             elif text == "board":
-                self._print(self.table.describe(None))
+                self.say(self.state.describe(None))
             elif text == "undo":
-                self._undo()
-                if foo.awaiting_landing(self.table) or foo.awaiting_foo(self.table):
+                self.undo()
+                if foo.awaiting_landing(self.state) or foo.awaiting_foo(self.state):
                     return False
             elif text:
                 try:
-                    self._announce(foo.enter(self.table, text))
+                    self._announce(foo.enter(self.state, text))
                 except GameError as err:
-                    self._print(f"Not taken: {getattr(err, 'reason', err)}")
+                    self.say(f"Not taken: {getattr(err, 'reason', err)}")
         return True
-
-    def _undo(self) -> None:
-        try:
-            self.table.undo()
-        except NothingToUndo as err:
-            self._print(str(err))
-            return
-        self._changed()
-        self._print("Undone.")
 
     def _announce(self, events: Sequence[Event]) -> None:
         for event in events:
-            self._print(event.text)
+            self.say(event.text)
             if self.speaker is not None:
                 self.speaker.say(event.text, Priority.URGENT if event.urgent else Priority.NORMAL)
-        self._changed()
-
-    def _changed(self) -> None:
-        if self.on_change is not None:
-            self.on_change(self.table)
-
-    def _print(self, text: str) -> None:
-        print(text, file=self.out, flush=True)
-
-    def _input(self, prompt: str) -> str | None:
-        try:
-            return self.read(prompt).strip()
-        except EOFError:
-            return None
+        self.changed()
 
 
 def _example_split(drop: int) -> str:

@@ -12,7 +12,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TextIO
 
-from games import GameError, GameState, IllegalMove, NothingToUndo, seat_name
+from companion_ui.console import Console
+from games import GameError, GameState, IllegalMove, seat_name
 from games.core import JSON, Action, BadAction, Event
 from games.play import Step, play_out
 from games.registry import GameInfo, Policy
@@ -76,7 +77,7 @@ def game_record(state: GameState, seats: Seats, steps: Sequence[Step]) -> JSON:
     }
 
 
-class TerminalGame:
+class TerminalGame(Console):
     """A read-eval loop over one game. Input and output are injectable so tests can drive it."""
 
     def __init__(
@@ -88,20 +89,15 @@ class TerminalGame:
         read: Callable[[str], str],
         out: TextIO,
         hint: Callable[[GameState, int], str] | None = None,
+        on_change: Callable[[GameState], None] | None = None,
     ) -> None:
-        self.state = state
+        super().__init__(state, read, out, on_change)
         self.seats = seats
         self.game = game
         self.rng = rng
-        self.read = read
-        self.out = out
         self.hint = hint
         self.policies: Mapping[int, Policy] = seats.policies(game)
-        self.on_change: Callable[[GameState], None] | None = None
         self._declined: set[tuple[int, int, tuple[str, ...]]] = set()
-
-    def say(self, text: str = "") -> None:
-        print(text, file=self.out, flush=True)
 
     def run(self) -> int:
         self.say(f"{self.game.title}: {self.state.num_players} player(s), seed {self.state.seed}. Type 'help'.")
@@ -129,11 +125,7 @@ class TerminalGame:
             self.say(f"{seat_name(player)} has acted.")
         for event in events:
             self.say(f"  {event.text}")
-        self._changed()
-
-    def _changed(self) -> None:
-        if self.on_change is not None:
-            self.on_change(self.state)
+        self.changed()
 
     def _step(self) -> bool:
         """One action, asked in the shared driver's order: out-of-turn actors first, then the current player.
@@ -174,7 +166,7 @@ class TerminalGame:
         else:
             self.say(f"{seat_name(player)} to act: {listing}")
         while True:
-            text = self._input(f"{seat_name(player)}> ")
+            text = self.ask(f"{seat_name(player)}> ")
             if text is None or text == "quit":
                 return None
             if text == "" and out_of_turn:
@@ -193,13 +185,8 @@ class TerminalGame:
         elif text == "hint" and self.hint is not None:
             self.say(self.hint(self.state, player))
         elif text == "undo":
-            try:
-                self.state.undo()
-                self._changed()
-                self.say("Undone.")
+            if self.undo():
                 self.say(self.state.describe(player))
-            except NothingToUndo as err:
-                self.say(str(err))
         else:
             return False
         return True
@@ -230,12 +217,6 @@ class TerminalGame:
         if not self.state.is_over:
             self.say(self.state.describe(player))
         return True
-
-    def _input(self, prompt: str) -> str | None:
-        try:
-            return self.read(prompt).strip()
-        except EOFError:
-            return None
 
 
 def numbered(actions: Sequence[Action], most: int = 24) -> str:
