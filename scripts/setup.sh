@@ -6,8 +6,8 @@ PY=${PYTHON:-python3}
 
 # Debian packages: espeak-ng speaks, alsa-utils (aplay) plays; the card decks (gnome-cards-data,
 # kdegames-card-data-kf5, rendered with librsvg2-bin) and table photos (mate-backgrounds, gnubg-data) feed the
-# synthetic data engine. Installed when we may (root with apt-get), otherwise named once.
-APT_PACKAGES="espeak-ng alsa-utils gnome-cards-data kdegames-card-data-kf5 librsvg2-bin mate-backgrounds gnubg-data"
+# synthetic data engine, and the fonts (fonts-*) its procedural component art prints with. Installed when we may (root with apt-get), otherwise named once.
+APT_PACKAGES="espeak-ng alsa-utils gnome-cards-data kdegames-card-data-kf5 librsvg2-bin mate-backgrounds gnubg-data fonts-dejavu-core fonts-liberation2 fonts-freefont-ttf fonts-urw-base35"
 missing=""
 for pkg in $APT_PACKAGES; do
   dpkg -s "$pkg" >/dev/null 2>&1 || missing="$missing $pkg"
