@@ -102,9 +102,18 @@ def pose_matrix(x_mm: float, y_mm: float, rotation_deg: float) -> np.ndarray:
     return np.array([[c, -s, x_mm], [s, c, y_mm], [0.0, 0.0, 1.0]])
 
 
-def card_to_table(x_mm: float, y_mm: float, rotation_deg: float, card_w_px: int, card_h_px: int) -> np.ndarray:
+def card_to_table(
+    x_mm: float,
+    y_mm: float,
+    rotation_deg: float,
+    card_w_px: int,
+    card_h_px: int,
+    size_mm: tuple[float, float] = (CARD_W_MM, CARD_H_MM),
+) -> np.ndarray:
     """Homography from a card image's pixels (TL origin, as printed) to table millimetres. At rotation 0 the printed
-    top points away from the player (+y), so a player reading their own card sees it upright."""
-    scale = np.diag([CARD_W_MM / card_w_px, -CARD_H_MM / card_h_px, 1.0])
-    centre = translation(-CARD_W_MM / 2.0, CARD_H_MM / 2.0)
+    top points away from the player (+y), so a player reading their own card sees it upright. Any flat piece (a
+    tile, a token, a board) goes the same way with its own printed size."""
+    w_mm, h_mm = size_mm
+    scale = np.diag([w_mm / card_w_px, -h_mm / card_h_px, 1.0])
+    centre = translation(-w_mm / 2.0, h_mm / 2.0)
     return pose_matrix(x_mm, y_mm, rotation_deg) @ centre @ scale

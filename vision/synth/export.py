@@ -20,10 +20,12 @@ from tqdm import tqdm
 from vision.synth.backgrounds import TableTexture, load_table_textures
 from vision.synth.camera import CARD_H_MM, CARD_W_MM, DEFAULT_IMAGE_SIZE
 from vision.synth.deckdir import BACK, FACE_CODES, REQUIRED, Deck, load_deck
+from vision.synth.pieces import PieceSet, as_piece_set
 from vision.synth.scene import ObjectLabel, Scene, random_spec, render_scene
 
-CLASSES: tuple[str, ...] = (*FACE_CODES, "JOKER", BACK)
+CLASSES: tuple[str, ...] = (*FACE_CODES, "JOKER", BACK)  # standard cards: the classes every deck shares
 CLASS_ID = {code: i for i, code in enumerate(CLASSES)}
+Components = Deck | PieceSet
 KINDS = ("detect", "obb", "cls")
 OBB_MIN_VISIBLE = 0.3  # a card mostly under others has no meaningful oriented box to learn
 CLS_MIN_VISIBLE = 0.9  # crops must show the whole face, or the class is a guess
@@ -33,8 +35,28 @@ JPEG_QUALITY = 95
 _WORKER: dict[str, object] = {}
 
 
+def classes_for(components: Sequence[Components]) -> tuple[str, ...]:
+    """The class list of a data set: standard cards always get CLASSES; another game's classes are the labels its
+    piece sets print, in the generator's order, and every design must print the same ones (train and validation
+    are rendered from different designs and must agree on class numbers)."""
+    sets = [as_piece_set(c) for c in components]
+    if not sets:
+        raise ValueError("no decks or piece sets given")
+    if all(s.game == "loot-the-loop" for s in sets):
+        return CLASSES
+    first = list(dict.fromkeys(sets[0].label(name) for name in sets[0].pieces))
+    for other in sets[1:]:
+        labels = {other.label(name) for name in other.pieces}
+        if other.game != sets[0].game or labels != set(first):
+            raise ValueError(
+                f"piece set '{other.path}' ({other.game}) does not hold the same pieces as '{sets[0].path}' "
+                f"({sets[0].game}): one data set needs one game's components"
+            )
+    return tuple(first)
+
+
 def scene_for(
-    index: int, seed: int, decks: Sequence[Deck], backgrounds: Sequence[TableTexture], size: tuple[int, int]
+    index: int, seed: int, decks: Sequence[Components], backgrounds: Sequence[TableTexture], size: tuple[int, int]
 ) -> Scene:
     rng = np.random.default_rng([seed, index])
     deck_index = int(rng.integers(0, len(decks)))
@@ -44,7 +66,7 @@ def scene_for(
     return render_scene(spec, decks, backgrounds)
 
 
-def detect_lines(scene: Scene) -> list[str]:
+def detect_lines(scene: Scene, class_id: dict[str, int] = CLASS_ID) -> list[str]:
     """One box per visible corner index: the lesson from others' card detectors is that indices survive overlap
     and fanning, where whole cards do not."""
     w, h = scene.image.shape[1], scene.image.shape[0]
@@ -54,11 +76,13 @@ def detect_lines(scene: Scene) -> list[str]:
             if corner.visible and corner.box is not None:
                 x1, y1, x2, y2 = corner.box
                 cx, cy, bw, bh = (x1 + x2) / 2 / w, (y1 + y2) / 2 / h, (x2 - x1) / w, (y2 - y1) / h
-                lines.append(f"{CLASS_ID[card.code]} {cx:.6f} {cy:.6f} {bw:.6f} {bh:.6f}")
+                lines.append(f"{class_id[card.code]} {cx:.6f} {cy:.6f} {bw:.6f} {bh:.6f}")
     return lines
 
 
-def obb_lines(scene: Scene, min_visible: float = OBB_MIN_VISIBLE) -> list[str]:
+def obb_lines(
+    scene: Scene, min_visible: float = OBB_MIN_VISIBLE, class_id: dict[str, int] = CLASS_ID
+) -> list[str]:
     """Card quads in TL, TR, BR, BL order; a card crossing the frame edge gets the rotated box of its in-frame
     part, since YOLO-OBB coordinates must lie inside the image."""
     w, h = scene.image.shape[1], scene.image.shape[0]
@@ -74,7 +98,7 @@ def obb_lines(scene: Scene, min_visible: float = OBB_MIN_VISIBLE) -> list[str]:
                 continue
             quad = cv2.boxPoints(cv2.minAreaRect(inside))
         norm = np.clip(quad / [w, h], 0.0, 1.0)
-        lines.append(f"{CLASS_ID[card.code]} " + " ".join(f"{v:.6f}" for v in norm.ravel()))
+        lines.append(f"{class_id[card.code]} " + " ".join(f"{v:.6f}" for v in norm.ravel()))
     return lines
 
 
@@ -104,7 +128,9 @@ def _meta_path(out: Path, kind: str, split: str, stem: str) -> Path:
     return out / ("meta" if kind != "cls" else "meta_cls") / split / f"{stem}.json"
 
 
-def write_sample(scene: Scene, out: Path, kind: str, split: str, stem: str) -> int:
+def write_sample(
+    scene: Scene, out: Path, kind: str, split: str, stem: str, class_id: dict[str, int] = CLASS_ID
+) -> int:
     """Write one scene's files for `kind`; returns how many training samples (boxes or crops) it gave."""
     if kind == "cls":
         crops = [c for c in scene.cards() if c.face_up and c.visible_fraction >= CLS_MIN_VISIBLE]
@@ -114,7 +140,7 @@ def write_sample(scene: Scene, out: Path, kind: str, split: str, stem: str) -> i
             )
         count = len(crops)
     else:
-        lines = detect_lines(scene) if kind == "detect" else obb_lines(scene)
+        lines = detect_lines(scene, class_id) if kind == "detect" else obb_lines(scene, class_id=class_id)
         _write_atomic(out / "images" / split / f"{stem}.jpg", _encode(scene.image, ".jpg"))
         _write_atomic(out / "labels" / split / f"{stem}.txt", ("\n".join(lines) + "\n" if lines else "").encode())
         count = len(lines)
@@ -122,22 +148,24 @@ def write_sample(scene: Scene, out: Path, kind: str, split: str, stem: str) -> i
     return count
 
 
-def _init_worker(decks: Sequence[Deck], backgrounds: Sequence[TableTexture] | None) -> None:
+def _init_worker(decks: Sequence[Components], backgrounds: Sequence[TableTexture] | None) -> None:
     _WORKER["decks"] = list(decks)
+    _WORKER["class_id"] = {code: i for i, code in enumerate(classes_for(decks))}
     _WORKER["backgrounds"] = load_table_textures() if backgrounds is None else list(backgrounds)
 
 
 def _job(args: tuple[int, int, str, str, str, tuple[int, int]]) -> int:
     index, seed, out, kind, split, size = args
     scene = scene_for(index, seed, _WORKER["decks"], _WORKER["backgrounds"], size)  # type: ignore[arg-type]
-    return write_sample(scene, Path(out), kind, split, f"{seed}_{index:06d}")
+    class_id: dict[str, int] = _WORKER["class_id"]  # type: ignore[assignment]
+    return write_sample(scene, Path(out), kind, split, f"{seed}_{index:06d}", class_id)
 
 
 def generate_dataset(
     out_dir: str | Path,
     n: int,
     seed: int,
-    decks: Sequence[Deck],
+    decks: Sequence[Components],
     kind: str,
     workers: int = 2,
     progress: bool = True,
@@ -167,16 +195,16 @@ def generate_dataset(
                 samples += count
                 bar.update()
     bar.close()
-    write_data_yaml(out, kind)
+    write_data_yaml(out, kind, classes_for(decks))
     return {"written": len(jobs), "skipped": n - len(jobs), "samples": samples}
 
 
-def write_data_yaml(out: Path, kind: str) -> Path:
+def write_data_yaml(out: Path, kind: str, classes: Sequence[str] = CLASSES) -> Path:
     """Ultralytics needs a val entry; until a val split is generated it points at train."""
     base = "" if kind == "cls" else "images/"
     split_dir = out if kind == "cls" else out / "images"
     val = "val" if (split_dir / "val").is_dir() else "train"
-    names = "\n".join(f"  {i}: {code}" for i, code in enumerate(CLASSES))
+    names = "\n".join(f"  {i}: {code}" for i, code in enumerate(classes))
     text = f"path: {out.resolve()}\ntrain: {base}train\nval: {base}{val}\nnames:\n{names}\n"
     path = out / "data.yaml"
     path.parent.mkdir(parents=True, exist_ok=True)

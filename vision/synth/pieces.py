@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.synth.deckdir import BACK, Deck, DeckError, read_bgra
+from vision.synth.deckdir import BACK, JOKERS, Deck, DeckError, read_bgra
 
 FORMAT = 1
 KINDS = ("card", "tile", "token", "board")
@@ -39,7 +39,9 @@ ASPECT_TOLERANCE = 0.04
 MIN_PIXELS_PER_MM = 1.0
 CARD_W_MM = 63.0
 CARD_H_MM = 88.0
-STANDARD_INDEX = ((0.0, 0.0, 0.18, 0.25), (0.82, 0.75, 1.0, 1.0))  # a standard card's two corner indices
+# A standard card's two corner indices (rank over suit), top-left and its 180-degree twin; a back's corners are
+# labelled too, since a detector finds face-down cards by their corners as well.
+STANDARD_INDEX = ((0.0, 0.0, 0.18, 0.25), (0.82, 0.75, 1.0, 1.0))
 
 
 class PieceSetError(DeckError):
@@ -53,6 +55,7 @@ class PieceInfo:
     size_mm: tuple[float, float]  # printed width, height
     back: str | None  # picture name of the other side; None when there is no distinct back
     index: tuple[tuple[float, float, float, float], ...] = ()  # corner-index regions, fractions of the picture
+    label: str = ""  # the class a recogniser reports when it differs from the code (a second joker is a 'JOKER')
 
 
 @dataclass(frozen=True)
@@ -75,6 +78,11 @@ class PieceSet:
     def image(self, name: str) -> np.ndarray:
         """A picture (a piece's face or a back) as BGRA uint8."""
         return self._images[name]
+
+    def label(self, name: str) -> str:
+        """The class name for a picture: a piece's label, else its code; backs are their own class."""
+        info = self.pieces.get(name)
+        return (info.label or name) if info else name
 
     def side(self, code: str, face_up: bool) -> str:
         """The picture seen from above: the face, or the back when it is face down and has one."""
@@ -101,9 +109,25 @@ class _Pictures(dict[str, np.ndarray]):
 
 def from_deck(deck: Deck, game: str = "loot-the-loop") -> PieceSet:
     """A standard deck directory seen as a piece set: 63 x 88 mm cards sharing one back, indices in two corners."""
-    pieces = {code: PieceInfo(code, "card", (CARD_W_MM, CARD_H_MM), BACK, STANDARD_INDEX) for code in (*deck.codes,)}
-    pieces[BACK] = PieceInfo(BACK, "card", (CARD_W_MM, CARD_H_MM), None, ())
+    size = (CARD_W_MM, CARD_H_MM)
+    pieces = {
+        code: PieceInfo(code, "card", size, BACK, STANDARD_INDEX, "JOKER" if code in JOKERS else "")
+        for code in deck.codes
+    }
+    pieces[BACK] = PieceInfo(BACK, "card", size, None, STANDARD_INDEX)
     return PieceSet(deck.name, deck.family, game, deck.path, pieces, dict(deck.files))
+
+
+_ADAPTED: dict[Path, PieceSet] = {}
+
+
+def as_piece_set(components: Deck | PieceSet) -> PieceSet:
+    """Scenes take decks and piece sets alike; a deck is adapted once per process."""
+    if isinstance(components, PieceSet):
+        return components
+    if components.path not in _ADAPTED:
+        _ADAPTED[components.path] = from_deck(components)
+    return _ADAPTED[components.path]
 
 
 # ----------------------------------------------------------------------------------------------------- loading

@@ -27,13 +27,13 @@ from vision.synth.camera import (
     random_camera,
     translation,
 )
-from vision.synth.deckdir import BACK, FACE_CODES, Deck
+from vision.synth.deckdir import FACE_CODES, Deck
 from vision.synth.effects import EffectParams, cast_shadow, finish, random_effects
 from vision.synth.occluders import OBJECT_KINDS, OccluderSpec, Patch, random_occluder, render_occluder
+from vision.synth.pieces import PieceSet, as_piece_set
 
 DEFAULT_CODES: tuple[str, ...] = (*FACE_CODES, "JOKER")  # what every valid deck directory has
 LAYOUTS = ("scatter", "pile", "fan", "row")
-CORNER_SIZE = (0.18, 0.25)  # corner index area as a fraction of card width, height
 VISIBLE_THRESHOLD = 0.6
 MAX_CARDS = 25
 SUBPIXEL_BITS = 4
@@ -54,7 +54,7 @@ class CardSpec:
 class SceneSpec:
     seed: int
     camera: Camera
-    deck_index: int
+    deck_index: int  # which deck or piece set of the list given to render_scene
     layout: str  # the layouts used, joined by '+', for reports
     cards: tuple[CardSpec, ...]  # bottom to top
     occluders: tuple[OccluderSpec, ...]  # above all cards, in this order
@@ -74,15 +74,17 @@ class RegionLabel:
 
 @dataclass
 class ObjectLabel:
-    code: str  # card code ('AS'..'KC', 'JOKER'), 'BACK' for a face-down card, 'hand' or 'object'
+    code: str  # what shows: a card code ('AS'..'KC', 'JOKER', a game's piece code), its back's name when face down
+    # ('BACK', 'BACK_ARTIFACT'), 'hand' or 'object'
     face_up: bool
-    quad: list[list[float]]  # TL, TR, BR, BL of the card as printed (for hands and objects: their box)
+    quad: list[list[float]]  # TL, TR, BR, BL of the piece as printed (for hands and objects: their box)
     box: tuple[float, float, float, float] | None  # x1, y1, x2, y2 clipped to the frame; None when not in view
     visible_fraction: float  # visible pixels / all pixels of the object, frame edge and occlusion both counted
-    corners: list[RegionLabel]  # top-left index, then its 180-degree twin; empty for hands and objects
+    corners: list[RegionLabel]  # the printed index regions of the side that shows (standard cards: top-left, then its
+    # 180-degree twin); empty for hands, objects and index-less sides
     table_pose: tuple[float, float, float]  # x_mm, y_mm, rotation_deg
     z: int  # paint order, 0 = lowest
-    subtype: str = ""  # the card's identity under its back, or 'phone', 'cup', ...
+    subtype: str = ""  # the piece's identity under its back, or 'phone', 'cup', ...
 
 
 @dataclass
@@ -134,10 +136,12 @@ def random_spec(
     max_cards: int = MAX_CARDS,
     hand_rate: float = 0.4,
     deck_index: int | None = None,
+    piece_size_mm: tuple[float, float] = (CARD_W_MM, CARD_H_MM),
 ) -> SceneSpec:
     """Cards come in groups (a pile, a fan, a row, a scatter) placed by sampling image points and casting them onto
     the table, so groups land where the camera looks, some straddling the frame edge. Pass `deck_index` and that
-    deck's `codes` when decks differ in what they hold (not every design has a joker)."""
+    deck's `codes` when decks differ in what they hold (not every design has a joker), and the pieces' printed size
+    when they are not poker cards, so fans and rows are spaced for them."""
     camera = random_camera(rng, width, height)
     n_cards = int(rng.integers(1, max_cards + 1))
     chosen = [str(c) for c in rng.permutation(np.array(codes))[:n_cards]]
@@ -147,7 +151,7 @@ def random_spec(
         layout = str(rng.choice(LAYOUTS, p=[0.3, 0.2, 0.25, 0.25]))
         group = chosen[len(cards) : len(cards) + int(rng.integers(1, 10))]
         centre = _table_point(rng, camera, edge_rate=0.15)
-        cards += _group(rng, layout, group, centre, _view_width_mm(camera))
+        cards += _group(rng, layout, group, centre, _view_width_mm(camera), piece_size_mm)
         layouts.append(layout)
     occluders = _occluders(rng, camera, cards, hand_rate)
     return SceneSpec(
@@ -175,9 +179,15 @@ def _view_width_mm(camera: Camera) -> float:
 
 
 def _group(
-    rng: np.random.Generator, layout: str, codes: list[str], centre: tuple[float, float], view_mm: float
+    rng: np.random.Generator,
+    layout: str,
+    codes: list[str],
+    centre: tuple[float, float],
+    view_mm: float,
+    piece_size_mm: tuple[float, float] = (CARD_W_MM, CARD_H_MM),
 ) -> list[CardSpec]:
     k = len(codes)
+    size = max(piece_size_mm[0] / CARD_W_MM, piece_size_mm[1] / CARD_H_MM)  # spacings below are for poker cards
     base = float(rng.uniform(0, 360))
     if layout == "pile":
         messy = rng.random() < 0.3
@@ -207,8 +217,8 @@ def _group(
         CardSpec(
             code,
             bool(rng.random() >= face_down_rate),
-            centre[0] + float(dx),
-            centre[1] + float(dy),
+            centre[0] + float(dx) * size,
+            centre[1] + float(dy) * size,
             float(rot) % 360,
             bool(rng.random() < 0.6),
         )
@@ -284,9 +294,8 @@ class _Painted:
 
 def render_scene(
     spec: SceneSpec,
-    decks: Sequence[Deck],
+    decks: Sequence[Deck | PieceSet],
     backgrounds: Sequence[TableTexture] = (),
-    corner_size: tuple[float, float] = CORNER_SIZE,
     visible_threshold: float = VISIBLE_THRESHOLD,
 ) -> Scene:
     """Paint table, cards (bottom to top), clutter and hands, each after its own shadow, then apply the camera's
@@ -297,11 +306,11 @@ def render_scene(
     table_h = camera.table_to_image()
     canvas = render_table(spec.background, camera, list(backgrounds))
     ids = np.zeros((camera.height, camera.width), np.int16)  # 0 = table, i + 1 = object i
-    deck = decks[spec.deck_index % len(decks)]
+    pieces = as_piece_set(decks[spec.deck_index % len(decks)])
     painted: list[_Painted] = []
     for card in spec.cards:
-        patch, card_h = _card_patch(card, deck, table_h, frame)
-        px_per_mm = _px_per_mm(card_h)
+        patch, card_h = _card_patch(card, pieces, table_h, frame)
+        px_per_mm = _px_per_mm(card_h, pieces.pieces[card.code].size_mm)
         shift = tuple(o * px_per_mm * 0.6 for o in spec.effects.shadow_offset)
         painted.append(
             _paste(canvas, ids, patch, len(painted) + 1, spec.effects, shift, 0.5 + 0.6 * px_per_mm, card_h, card)
@@ -317,11 +326,11 @@ def render_scene(
         [0.0, *(float(c.glossy) for c in spec.cards), *([0.0] * (len(painted) - len(spec.cards)))], np.float32
     )
     image = finish(canvas, glossy[ids], spec.effects, spec.seed)
-    objects = _labels(spec, painted, ids, corner_size, visible_threshold)
+    objects = _labels(spec, painted, ids, pieces, visible_threshold)
     return Scene(image=image, objects=objects, spec=spec)
 
 
-def _card_image(deck: Deck, code: str, width_px: float) -> np.ndarray:
+def _card_image(deck: PieceSet, code: str, width_px: float) -> np.ndarray:
     """The card picture shrunk (in halving steps, cached) to about twice its size in the frame: warping straight
     from a 500-pixel card to 60 pixels would alias the index letters into noise. Colours are premultiplied by
     alpha, so the transparent rounded corners of rendered decks do not bleed a dark fringe when interpolated."""
@@ -340,21 +349,25 @@ def _card_image(deck: Deck, code: str, width_px: float) -> np.ndarray:
     return _MIP_CACHE[key]
 
 
-def card_homography(card: CardSpec, table_h: np.ndarray) -> np.ndarray:
-    """Card fractions (u, v in 0-1 across the printed face, TL origin) to image pixels."""
-    return table_h @ card_to_table(card.x_mm, card.y_mm, card.rotation_deg, 1, 1)
+def card_homography(
+    card: CardSpec, table_h: np.ndarray, size_mm: tuple[float, float] = (CARD_W_MM, CARD_H_MM)
+) -> np.ndarray:
+    """Piece fractions (u, v in 0-1 across the printed face, TL origin) to image pixels."""
+    return table_h @ card_to_table(card.x_mm, card.y_mm, card.rotation_deg, 1, 1, size_mm)
 
 
-def _px_per_mm(card_h: np.ndarray) -> float:
+def _px_per_mm(card_h: np.ndarray, size_mm: tuple[float, float]) -> float:
     quad = apply_homography(card_h, np.array([[0, 0], [1, 0], [1, 1], [0, 1]], float))
-    return math.sqrt(abs(cv2.contourArea(quad.astype(np.float32))) / (CARD_W_MM * CARD_H_MM))
+    return math.sqrt(abs(cv2.contourArea(quad.astype(np.float32))) / (size_mm[0] * size_mm[1]))
 
 
-def _card_patch(card: CardSpec, deck: Deck, table_h: np.ndarray, frame: tuple[int, int]) -> tuple[Patch, np.ndarray]:
-    card_h = card_homography(card, table_h)
+def _card_patch(
+    card: CardSpec, pieces: PieceSet, table_h: np.ndarray, frame: tuple[int, int]
+) -> tuple[Patch, np.ndarray]:
+    card_h = card_homography(card, table_h, pieces.pieces[card.code].size_mm)
     quad = apply_homography(card_h, np.array([[0, 0], [1, 0], [1, 1], [0, 1]], float))
     width_px = float(np.linalg.norm(quad[1] - quad[0]))
-    source = _card_image(deck, card.code if card.face_up else BACK, width_px)
+    source = _card_image(pieces, pieces.side(card.code, card.face_up), width_px)
     w, h = frame
     x0, y0 = np.floor(quad.min(axis=0)).astype(int).clip([-w, -h], [2 * w, 2 * h])
     x1, y1 = (np.ceil(quad.max(axis=0)).astype(int) + 1).clip([-w, -h], [2 * w, 2 * h])
@@ -426,15 +439,13 @@ def _clipped_box(points: np.ndarray, frame: tuple[int, int]) -> tuple[float, flo
     return float(x1), float(y1), float(x2), float(y2)
 
 
-def corner_fractions(corner_size: tuple[float, float]) -> list[np.ndarray]:
-    """Top-left index area and its 180-degree twin, in card fractions, corners listed TL, TR, BR, BL as printed."""
-    cw, ch = corner_size
-    top_left = np.array([[0, 0], [cw, 0], [cw, ch], [0, ch]], float)
-    return [top_left, 1.0 - top_left]
+def region_quads(regions: Sequence[tuple[float, float, float, float]]) -> list[np.ndarray]:
+    """Index regions (x0, y0, x1, y1 in piece fractions) as quads listed TL, TR, BR, BL as printed."""
+    return [np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], float) for x0, y0, x1, y1 in regions]
 
 
 def _labels(
-    spec: SceneSpec, painted: list[_Painted], ids: np.ndarray, corner_size: tuple[float, float], threshold: float
+    spec: SceneSpec, painted: list[_Painted], ids: np.ndarray, pieces: PieceSet, threshold: float
 ) -> list[ObjectLabel]:
     frame = (spec.camera.width, spec.camera.height)
     labels = []
@@ -446,12 +457,13 @@ def _labels(
             assert isinstance(source, CardSpec)
             quad = apply_homography(item.card_h, np.array([[0, 0], [1, 0], [1, 1], [0, 1]], float))
             box = _clipped_box(quad, frame)
-            corners = [_corner(item, ids, z + 1, region, frame, threshold) for region in corner_fractions(corner_size)]
-            code = ("JOKER" if source.code.startswith("JOKER") else source.code) if source.face_up else BACK
+            side = pieces.side(source.code, source.face_up)
+            regions = region_quads(pieces.pieces[side].index)
+            corners = [_corner(item, ids, z + 1, region, frame, threshold) for region in regions]
+            code = pieces.label(side)
             pose = (source.x_mm, source.y_mm, source.rotation_deg)
-            labels.append(
-                ObjectLabel(code, source.face_up, quad.tolist(), box, fraction, corners, pose, z, source.code)
-            )
+            face_up = source.face_up or pieces.pieces[source.code].back is None
+            labels.append(ObjectLabel(code, face_up, quad.tolist(), box, fraction, corners, pose, z, source.code))
         else:
             assert isinstance(source, OccluderSpec)
             ys, xs = np.nonzero(item.mask)
