@@ -225,7 +225,9 @@ def cmd_foo(args: argparse.Namespace) -> int:
 
 
 # ----- tabletop synth --------------------------------------------------------------------------------------------
-DEFAULT_DECKS = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "tabletop-companion" / "decks"
+CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "tabletop-companion"
+DEFAULT_DECKS = CACHE / "decks"
+DEFAULT_PIECES = CACHE / "pieces"
 
 
 def parse_size(text: str) -> tuple[int, int]:
@@ -237,11 +239,12 @@ def parse_size(text: str) -> tuple[int, int]:
 
 
 def _decks_for(args: argparse.Namespace) -> list[Any]:
-    from vision.synth.deckdir import DeckError, load_decks
+    from vision.synth.components import load_components
+    from vision.synth.deckdir import DeckError
     from vision.synth.decks import split_families
 
     try:
-        decks = load_decks(args.decks)
+        decks = load_components(args.decks)
     except DeckError as err:
         raise CliError(str(err)) from err
     if args.family_split:
@@ -263,6 +266,23 @@ def cmd_synth_decks(args: argparse.Namespace) -> int:
             deck_sheet(deck, Path(args.sheets) / f"{deck.name}.png")
     families = sorted({d.family for d in decks})
     print(f"{len(decks)} decks in {len(families)} design families under {args.out}")
+    return 0
+
+
+def cmd_synth_pieces(args: argparse.Namespace) -> int:
+    from vision.synth.art.common import ArtError
+    from vision.synth.components import render_designs
+
+    if args.designs < 1:
+        raise CliError(f"--designs must be at least 1, got {args.designs}")
+    out = Path(args.out) if args.out else DEFAULT_PIECES / args.game
+    try:
+        sets = render_designs(
+            args.game, out, range(args.designs), args.px_per_mm, workers=args.workers, progress=not args.quiet
+        )
+    except (ValueError, ArtError) as err:
+        raise CliError(str(err)) from err
+    print(f"{len(sets)} {args.game} designs ({len(sets[0].codes)} pieces each) under {out}")
     return 0
 
 
@@ -401,6 +421,14 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--sheets", metavar="DIR", help="also write one contact sheet PNG per deck here")
     q.add_argument("--quiet", action="store_true", help="no progress bar")
     q.set_defaults(func=cmd_synth_decks)
+    q = synth.add_parser("pieces", help="draw procedural designs of the other games' components (resumable)")
+    q.add_argument("--game", required=True, choices=("loop", "bag-o-loot", "loot-roll", "the-loop"))
+    q.add_argument("--designs", type=int, default=12, help="number of designs, each its own family (default 12)")
+    q.add_argument("--out", help=f"where the piece sets go (default {DEFAULT_PIECES}/GAME)")
+    q.add_argument("--px-per-mm", type=float, default=4.0, help="picture resolution (default 4 px/mm)")
+    q.add_argument("--workers", type=int, default=2, help="processes (default 2)")
+    q.add_argument("--quiet", action="store_true", help="no progress bar")
+    q.set_defaults(func=cmd_synth_pieces)
     q = synth.add_parser("game", help="a whole game rendered as video, with actions and per-frame ground truth")
     q.add_argument("--game", default="loot-the-loop", help="the game to play (loot-the-loop)")
     q.add_argument("--seed", type=int, default=0, help="the deal and the look of the video")
@@ -421,7 +449,11 @@ def build_parser() -> argparse.ArgumentParser:
         ),
     ):
         q = synth.add_parser(name, help=help_text)
-        q.add_argument("--decks", default=str(DEFAULT_DECKS), help="a deck directory or a folder of them")
+        q.add_argument(
+            "--decks",
+            default=str(DEFAULT_DECKS),
+            help="a deck directory or piece set, or a folder of them (default: the rendered Debian decks)",
+        )
         q.add_argument("--family-split", choices=("train", "val", "test"), help="only the decks of this family split")
         q.add_argument("--seed", type=int, default=0, help="the same seed gives the same scenes")
         q.add_argument("--size", default="1280x720", help="image size WIDTHxHEIGHT (default 1280x720)")
