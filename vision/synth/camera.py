@@ -54,7 +54,7 @@ class Camera:
         centre = self.position()
         forward = -centre / np.linalg.norm(centre)
         yaw = math.radians(self.yaw_deg)
-        toward_player = np.array([-math.sin(yaw), -math.cos(yaw), 0.0])
+        toward_player = np.array([math.sin(yaw), -math.cos(yaw), 0.0])  # the camera foot's direction
         down = toward_player - forward * float(toward_player @ forward)
         down /= np.linalg.norm(down)
         right = np.cross(down, forward)

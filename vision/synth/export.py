@@ -20,6 +20,7 @@ from tqdm import tqdm
 from vision.synth.backgrounds import TableTexture, load_table_textures
 from vision.synth.camera import CARD_H_MM, CARD_W_MM, DEFAULT_IMAGE_SIZE
 from vision.synth.deckdir import BACK, FACE_CODES, REQUIRED, Deck, load_deck
+from vision.synth.game_scenes import random_game_spec, solid_classes
 from vision.synth.pieces import PieceSet, as_piece_set
 from vision.synth.scene import ObjectLabel, Scene, random_spec, render_scene
 
@@ -30,7 +31,7 @@ KINDS = ("detect", "obb", "cls")
 OBB_MIN_VISIBLE = 0.3  # a card mostly under others has no meaningful oriented box to learn
 CLS_MIN_VISIBLE = 0.9  # crops must show the whole face, or the class is a guess
 CLS_PX_PER_MM = 1.5
-JPEG_QUALITY = 95
+JPEG_QUALITY = 90  # only for frames rendered with JPEG off; camera frames keep the camera's own bytes
 
 _WORKER: dict[str, object] = {}
 
@@ -52,7 +53,7 @@ def classes_for(components: Sequence[Components]) -> tuple[str, ...]:
                 f"piece set '{other.path}' ({other.game}) does not hold the same pieces as '{sets[0].path}' "
                 f"({sets[0].game}): one data set needs one game's components"
             )
-    return tuple(first)
+    return (*first, *solid_classes(sets[0].game))
 
 
 def scene_for(
@@ -60,9 +61,13 @@ def scene_for(
 ) -> Scene:
     rng = np.random.default_rng([seed, index])
     deck_index = int(rng.integers(0, len(decks)))
-    spec = random_spec(
-        rng, len(decks), len(backgrounds), size[0], size[1], codes=decks[deck_index].codes, deck_index=deck_index
-    )
+    chosen = decks[deck_index]
+    if isinstance(chosen, PieceSet) and chosen.game != "loot-the-loop":
+        spec = random_game_spec(rng, chosen, len(decks), len(backgrounds), size[0], size[1], deck_index)
+    else:
+        spec = random_spec(
+            rng, len(decks), len(backgrounds), size[0], size[1], codes=chosen.codes, deck_index=deck_index
+        )
     return render_scene(spec, decks, backgrounds)
 
 
@@ -80,9 +85,7 @@ def detect_lines(scene: Scene, class_id: dict[str, int] = CLASS_ID) -> list[str]
     return lines
 
 
-def obb_lines(
-    scene: Scene, min_visible: float = OBB_MIN_VISIBLE, class_id: dict[str, int] = CLASS_ID
-) -> list[str]:
+def obb_lines(scene: Scene, min_visible: float = OBB_MIN_VISIBLE, class_id: dict[str, int] = CLASS_ID) -> list[str]:
     """Card quads in TL, TR, BR, BL order; a card crossing the frame edge gets the rotated box of its in-frame
     part, since YOLO-OBB coordinates must lie inside the image."""
     w, h = scene.image.shape[1], scene.image.shape[0]
@@ -118,8 +121,13 @@ def _write_atomic(path: Path, data: bytes) -> None:
 
 
 def _encode(image: np.ndarray, ext: str) -> bytes:
-    params = [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY] if ext == ".jpg" else []
-    ok, data = cv2.imencode(ext, image, params)
+    """A JPEG frame is written as the bytes the camera model already compressed it to (effects.finish), so every
+    image is compressed exactly once; a frame rendered with JPEG off is encoded here at JPEG_QUALITY."""
+    if ext == ".jpg":
+        from vision.synth.effects import frame_jpeg
+
+        return frame_jpeg(image, JPEG_QUALITY)
+    ok, data = cv2.imencode(ext, image)
     assert ok
     return data.tobytes()
 
@@ -128,9 +136,7 @@ def _meta_path(out: Path, kind: str, split: str, stem: str) -> Path:
     return out / ("meta" if kind != "cls" else "meta_cls") / split / f"{stem}.json"
 
 
-def write_sample(
-    scene: Scene, out: Path, kind: str, split: str, stem: str, class_id: dict[str, int] = CLASS_ID
-) -> int:
+def write_sample(scene: Scene, out: Path, kind: str, split: str, stem: str, class_id: dict[str, int] = CLASS_ID) -> int:
     """Write one scene's files for `kind`; returns how many training samples (boxes or crops) it gave."""
     if kind == "cls":
         crops = [c for c in scene.cards() if c.face_up and c.visible_fraction >= CLS_MIN_VISIBLE]

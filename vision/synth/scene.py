@@ -31,6 +31,7 @@ from vision.synth.deckdir import FACE_CODES, Deck
 from vision.synth.effects import EffectParams, cast_shadow, finish, random_effects
 from vision.synth.occluders import OBJECT_KINDS, OccluderSpec, Patch, random_occluder, render_occluder
 from vision.synth.pieces import PieceSet, as_piece_set
+from vision.synth.solids import DIE_SIDES, SolidRender, SolidSpec, render_shadow, render_solid
 
 DEFAULT_CODES: tuple[str, ...] = (*FACE_CODES, "JOKER")  # what every valid deck directory has
 LAYOUTS = ("scatter", "pile", "fan", "row")
@@ -60,6 +61,7 @@ class SceneSpec:
     occluders: tuple[OccluderSpec, ...]  # above all cards, in this order
     background: BackgroundSpec
     effects: EffectParams
+    solids: tuple[SolidSpec, ...] = ()  # dice, cubes, pawns: above the flat pieces, below hands and clutter
 
 
 @dataclass
@@ -85,6 +87,7 @@ class ObjectLabel:
     table_pose: tuple[float, float, float]  # x_mm, y_mm, rotation_deg
     z: int  # paint order, 0 = lowest
     subtype: str = ""  # the piece's identity under its back, or 'phone', 'cup', ...
+    kind: str = "card"  # card, tile, token, board; d6, d20, cube, pawn; hand; object
 
 
 @dataclass
@@ -109,6 +112,7 @@ class Scene:
         return json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"))
 
     def cards(self) -> list[ObjectLabel]:
+        """Every game component in view, flat or solid: what a recogniser must find (hands and clutter are not)."""
         return [obj for obj in self.objects if obj.code not in ("hand", "object")]
 
 
@@ -289,7 +293,8 @@ class _Painted:
     patch: Patch
     mask: np.ndarray  # bool, the object's full silhouette in its patch
     card_h: np.ndarray | None  # card image fractions (0-1) to image pixels; None for hands and objects
-    source: CardSpec | OccluderSpec
+    source: CardSpec | OccluderSpec | SolidSpec
+    solid: SolidRender | None = None
 
 
 def render_scene(
@@ -315,6 +320,16 @@ def render_scene(
         painted.append(
             _paste(canvas, ids, patch, len(painted) + 1, spec.effects, shift, 0.5 + 0.6 * px_per_mm, card_h, card)
         )
+    light = _light_direction(spec.effects, camera)
+    for solid in sorted(spec.solids, key=lambda s: -_distance(camera, s)):  # far to near
+        rendered = render_solid(solid, camera, light, frame)
+        if rendered is None:
+            continue
+        shadow = render_shadow(solid, camera, light, frame)
+        if shadow is not None:
+            cast_shadow(canvas, shadow.alpha, (shadow.x0, shadow.y0), (0.0, 0.0), 0.0, spec.effects.shadow_strength)
+        painted.append(_paste(canvas, ids, rendered.patch, len(painted) + 1, spec.effects, (0, 0), 0.0, None, solid))
+        painted[-1].solid = rendered
     for occ in spec.occluders:
         patch = render_occluder(occ, table_h, frame)
         if patch is None:
@@ -322,12 +337,35 @@ def render_scene(
         lift = occ.height_mm * camera.focal_px / camera.height_mm
         shift = tuple(o * lift * 0.12 for o in spec.effects.shadow_offset)
         painted.append(_paste(canvas, ids, patch, len(painted) + 1, spec.effects, shift, 1.0 + 0.05 * lift, None, occ))
-    glossy = np.array(
-        [0.0, *(float(c.glossy) for c in spec.cards), *([0.0] * (len(painted) - len(spec.cards)))], np.float32
-    )
+    glossy = np.array([0.0, *(_glossiness(item.source) for item in painted)], np.float32)
     image = finish(canvas, glossy[ids], spec.effects, spec.seed)
     objects = _labels(spec, painted, ids, pieces, visible_threshold)
     return Scene(image=image, objects=objects, spec=spec)
+
+
+def _glossiness(source: CardSpec | OccluderSpec | SolidSpec) -> float:
+    """Glare falls on glossy cards and on plastic dice; wood, skin and clutter stay matte."""
+    if isinstance(source, CardSpec):
+        return float(source.glossy)
+    return 1.0 if isinstance(source, SolidSpec) and source.kind in DIE_SIDES else 0.0
+
+
+def _distance(camera: Camera, solid: SolidSpec) -> float:
+    return float(np.linalg.norm(camera.position() - np.array([solid.x_mm, solid.y_mm, solid.z_mm])))
+
+
+def _light_direction(effects: EffectParams, camera: Camera) -> tuple[float, float, float]:
+    """The lamp that casts the flat pieces' shadows (an image-space shift) also lights and shadows the solids: the
+    shift is carried onto the table at the image centre, and the light comes from the opposite side, high up."""
+    dx, dy = effects.shadow_offset
+    if dx == 0 and dy == 0:
+        return (-0.35, 0.45, 0.82)
+    centre = np.array([[camera.width / 2, camera.height / 2], [camera.width / 2 + dx, camera.height / 2 + dy]])
+    a, b = apply_homography(camera.image_to_table(), centre)
+    away = (b - a) / max(float(np.linalg.norm(b - a)), 1e-9)
+    elevation = 1.0 / max(math.hypot(dx, dy), 0.4)  # a long shadow is a low lamp
+    light = np.array([-away[0], -away[1], elevation])
+    return tuple(float(v) for v in light / np.linalg.norm(light))  # type: ignore[return-value]
 
 
 def _card_image(deck: PieceSet, code: str, width_px: float) -> np.ndarray:
@@ -463,7 +501,11 @@ def _labels(
             code = pieces.label(side)
             pose = (source.x_mm, source.y_mm, source.rotation_deg)
             face_up = source.face_up or pieces.pieces[source.code].back is None
-            labels.append(ObjectLabel(code, face_up, quad.tolist(), box, fraction, corners, pose, z, source.code))
+            kind = pieces.pieces[source.code].kind
+            labels.append(ObjectLabel(code, face_up, quad.tolist(), box, fraction, corners, pose, z, source.code, kind))
+        elif item.solid is not None:
+            assert isinstance(source, SolidSpec)
+            labels.append(_solid_label(item, ids, z, fraction, frame, threshold))
         else:
             assert isinstance(source, OccluderSpec)
             ys, xs = np.nonzero(item.mask)
@@ -472,15 +514,53 @@ def _labels(
             x1, y1, x2, y2 = box or (0.0, 0.0, 0.0, 0.0)
             quad = [[x1, y1], [x2, y1], [x2, y2], [x1, y2]]
             pose = (source.x_mm, source.y_mm, source.rotation_deg)
-            labels.append(ObjectLabel(source.label, False, quad, box, fraction, [], pose, z, source.kind))
+            labels.append(ObjectLabel(source.label, False, quad, box, fraction, [], pose, z, source.kind, source.label))
     return [label for label in labels if label.box is not None]
+
+
+def solid_label(solid: SolidSpec, value: int | None) -> str:
+    """Class names of solids: 'd20-17', 'd6-3' (the value on top), 'cube-red', 'pawn-chrono' (the engine's words)."""
+    return f"{solid.kind}-{value}" if solid.kind in DIE_SIDES else f"{solid.kind}-{solid.code}"
+
+
+def _solid_label(
+    item: _Painted, ids: np.ndarray, z: int, fraction: float, frame: tuple[int, int], threshold: float
+) -> ObjectLabel:
+    """A die's readable part is its top face: that region is its 'index' (visible when enough of it shows)."""
+    solid, rendered = item.source, item.solid
+    assert isinstance(solid, SolidSpec) and rendered is not None
+    box = rendered.box
+    x1, y1, x2, y2 = box or (0.0, 0.0, 0.0, 0.0)
+    corners = []
+    if rendered.top_face is not None and solid.kind in DIE_SIDES:
+        corners.append(_region(item, ids, z + 1, rendered.top_face, frame, threshold))
+    rot = solid.matrix
+    yaw = math.degrees(math.atan2(rot[1, 0], rot[0, 0])) % 360
+    return ObjectLabel(
+        solid_label(solid, rendered.value),
+        True,
+        [[x1, y1], [x2, y1], [x2, y2], [x1, y2]],
+        box,
+        fraction,
+        corners,
+        (solid.x_mm, solid.y_mm, yaw),
+        z,
+        solid.code or solid.kind,
+        solid.kind,
+    )
 
 
 def _corner(
     item: _Painted, ids: np.ndarray, object_id: int, region: np.ndarray, frame: tuple[int, int], threshold: float
 ) -> RegionLabel:
     assert item.card_h is not None
-    quad = apply_homography(item.card_h, region)
+    return _region(item, ids, object_id, apply_homography(item.card_h, region), frame, threshold)
+
+
+def _region(
+    item: _Painted, ids: np.ndarray, object_id: int, quad: np.ndarray, frame: tuple[int, int], threshold: float
+) -> RegionLabel:
+    """How much of an image-space polygon of an object still shows, counted in the id map."""
     mask = np.zeros(item.mask.shape, np.uint8)
     pts = np.round((quad - [item.patch.x0, item.patch.y0]) * (1 << SUBPIXEL_BITS)).astype(np.int32)
     cv2.fillPoly(mask, [pts], 1, cv2.LINE_8, SUBPIXEL_BITS)
