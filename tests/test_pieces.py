@@ -34,7 +34,7 @@ def _tile_set(root: Path, name: str = "tiles") -> object:
     pieces = [
         PieceInfo("T1", "tile", (60.0, 40.0), "TBACK", ((0.0, 0.0, 0.25, 0.25),)),
         PieceInfo("T2", "tile", (60.0, 40.0), "TBACK", ((0.0, 0.0, 0.25, 0.25),)),
-        PieceInfo("TOKEN", "token", (25.0, 25.0), None, ()),
+        PieceInfo("TOKEN", "token", (25.0, 25.0), None, (), "COIN"),
         PieceInfo("TBACK", "tile", (60.0, 40.0), None, ()),
     ]
     pictures = {
@@ -53,6 +53,7 @@ def test_write_and_load_round_trip(tmp_path: Path) -> None:
     assert loaded.codes == ("T1", "T2", "TOKEN")  # a picture used only as a back is not a piece on its own
     assert loaded.side("T1", face_up=False) == "TBACK" and loaded.side("TOKEN", face_up=False) == "TOKEN"
     assert loaded.image("T1").shape == (160, 240, 4)
+    assert loaded.label("TOKEN") == "COIN" and loaded.label("T1") == "T1"  # labels survive the file
 
 
 def _break(tmp_path: Path, change: object) -> str:
@@ -122,11 +123,11 @@ def test_scene_of_tiles_uses_their_size_backs_and_index_regions(tmp_path: Path) 
     assert width / height == pytest.approx(60 / 40, rel=0.02)  # printed size, not a poker card's
     assert (t1.code, t1.face_up, len(t1.corners)) == ("T1", True, 1) and t1.corners[0].visible
     assert (t2.code, t2.face_up, t2.subtype, t2.corners) == ("TBACK", False, "T2", [])
-    assert (token.code, token.face_up) == ("TOKEN", True)  # no distinct back: it shows its face either way
+    assert (token.code, token.face_up) == ("COIN", True)  # no distinct back: it shows its face either way
     x1, y1, x2, y2 = (round(v) for v in t1.corners[0].box)
     assert scene.image[y1 + 2 : y2 - 2, x1 + 2 : x2 - 2].mean() < 60  # the dark index is where its label says
     ids = {code: i for i, code in enumerate(classes_for([tiles]))}
-    assert ids == {"T1": 0, "T2": 1, "TOKEN": 2, "TBACK": 3}
+    assert list(ids)[:4] == ["T1", "T2", "COIN", "TBACK"]  # the set's pieces first, then the game's solids
     assert len(detect_lines(scene, ids)) == 1
 
 

@@ -192,9 +192,12 @@ def _piece(code: str, entry: object, problems: list[str]) -> PieceInfo | None:
     if back is not None and not isinstance(back, str):
         problems.append(f"{where}.back is {back!r}; expected a piece code or null")
     index = _regions(entry.get("index", []), f"{where}.index", problems)
+    label = entry.get("label", "")
+    if not isinstance(label, str):
+        problems.append(f"{where}.label is {label!r}; expected the class name as a string")
     if len(problems) > before:
         return None
-    return PieceInfo(code, str(kind), (float(w), float(h)), back, index)  # type: ignore[arg-type]
+    return PieceInfo(code, str(kind), (float(w), float(h)), back, index, label)  # type: ignore[arg-type]
 
 
 def _regions(value: object, where: str, problems: list[str]) -> tuple[tuple[float, float, float, float], ...]:
@@ -266,6 +269,7 @@ def write_piece_set(
             "h_mm": round(p.size_mm[1], 2),
             "back": p.back,
             **({"index": [[round(v, 4) for v in r] for r in p.index]} if p.index else {}),
+            **({"label": p.label} if p.label else {}),
         }
         for p in pieces
     }
