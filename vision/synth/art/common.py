@@ -44,14 +44,6 @@ def font_files() -> tuple[Path, ...]:
     return tuple(files)
 
 
-def pick_font(rng: np.random.Generator, bold_bias: float = 0.6) -> Path:
-    """Bold faces are likelier: components print their numbers heavy so they read across a table."""
-    files = font_files()
-    bold = [f for f in files if any(w in f.stem.lower() for w in ("bold", "bd", "demi", "black"))]
-    pool = bold if bold and rng.random() < bold_bias else files
-    return pool[int(rng.integers(0, len(pool)))]
-
-
 @cache
 def _font(path: Path, size: int) -> ImageFont.FreeTypeFont:
     return ImageFont.truetype(str(path), size)
@@ -142,17 +134,26 @@ def draw_text(
 def _paste_mask(
     surface: Surface, mask: np.ndarray, scale: float, centre: tuple[float, float], rotation_deg: float, colour: BGR
 ) -> tuple[float, float, float, float]:
+    """Warp the glyph mask into only the window it can cover (not the whole card: that made every label cost a
+    full-card warp and blend)."""
     h, w = mask.shape
     rot = cv2.getRotationMatrix2D((w / 2, h / 2), -rotation_deg, scale)
     rot[:, 2] += np.array(centre) - np.array([w / 2, h / 2])
+    corners = np.array([[0, 0, 1], [w, 0, 1], [w, h, 1], [0, h, 1]], np.float64) @ rot.T
     out_h, out_w = surface.alpha.shape
-    warped = cv2.warpAffine(mask, rot, (out_w, out_h), flags=cv2.INTER_LINEAR)
+    x0, y0 = (max(int(np.floor(v)) - 1, 0) for v in corners.min(axis=0))
+    x1, y1 = min(int(np.ceil(corners[:, 0].max())) + 2, out_w), min(int(np.ceil(corners[:, 1].max())) + 2, out_h)
+    if x0 >= x1 or y0 >= y1:
+        return (0.0, 0.0, 0.0, 0.0)
+    rot[:, 2] -= (x0, y0)
+    warped = cv2.warpAffine(mask, rot, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR)
     alpha = warped[:, :, None]
-    surface.bgr[:] = surface.bgr * (1 - alpha) + np.array(colour, np.float32) * alpha
+    region = surface.bgr[y0:y1, x0:x1]
+    region[:] = region * (1 - alpha) + np.array(colour, np.float32) * alpha
     ys, xs = np.nonzero(warped > 0.3)
     if xs.size == 0:
         return (0.0, 0.0, 0.0, 0.0)
-    return (float(xs.min()), float(ys.min()), float(xs.max() + 1), float(ys.max() + 1))
+    return (float(xs.min() + x0), float(ys.min() + y0), float(xs.max() + 1 + x0), float(ys.max() + 1 + y0))
 
 
 def wear(rng: np.random.Generator, surface: Surface, amount: float) -> None:
@@ -189,7 +190,8 @@ def text_fonts() -> tuple[Path, ...]:
 
 
 def pick_text_font(rng: np.random.Generator, bold_bias: float = 0.6) -> Path:
-    """Like pick_font, but never a symbol or script face, for names and rules text that must stay readable."""
+    """A font for names, numbers and rules text: bold faces likelier (components print numbers heavy so they read
+    across a table), never a symbol face (it would turn a card's name into dingbats)."""
     files = text_fonts()
     bold = [f for f in files if any(w in f.stem.lower() for w in ("bold", "bd", "demi", "black"))]
     pool = bold if bold and rng.random() < bold_bias else list(files)
