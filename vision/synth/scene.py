@@ -297,20 +297,46 @@ class _Painted:
     solid: SolidRender | None = None
 
 
+@dataclass
+class Painting:
+    """A table painted up to the camera's effects: the canvas, the id map and what was pasted, in paint order.
+    Clips paint their still table once this way and composite only what moves on copies of it."""
+
+    canvas: np.ndarray  # float32 BGR
+    ids: np.ndarray  # int16: 0 = table, i + 1 = painted[i]
+    painted: list[_Painted]
+    pieces: PieceSet
+
+
 def render_scene(
     spec: SceneSpec,
     decks: Sequence[Deck | PieceSet],
     backgrounds: Sequence[TableTexture] = (),
     visible_threshold: float = VISIBLE_THRESHOLD,
 ) -> Scene:
-    """Paint table, cards (bottom to top), clutter and hands, each after its own shadow, then apply the camera's
-    effects. Objects wholly outside the frame get no label; objects wholly hidden under others keep theirs
+    """Paint table, cards (bottom to top), solids, clutter and hands, each after its own shadow, then apply the
+    camera's effects. Objects wholly outside the frame get no label; objects wholly hidden under others keep theirs
     (visible_fraction 0), because a tracker must know the buried card is still there."""
+    painting = paint_scene(spec, decks, backgrounds)
+    return finish_scene(spec, painting, visible_threshold)
+
+
+def finish_scene(spec: SceneSpec, painting: Painting, visible_threshold: float = VISIBLE_THRESHOLD) -> Scene:
+    """The camera's effects on a painted table, and the labels read off its id map."""
+    glossy = np.array([0.0, *(_glossiness(item.source) for item in painting.painted)], np.float32)
+    image = finish(painting.canvas, glossy[painting.ids], spec.effects, spec.seed)
+    objects = _labels(spec, painting.painted, painting.ids, painting.pieces, visible_threshold)
+    return Scene(image=image, objects=objects, spec=spec)
+
+
+def paint_scene(
+    spec: SceneSpec, decks: Sequence[Deck | PieceSet], backgrounds: Sequence[TableTexture] = ()
+) -> Painting:
     camera = spec.camera
     frame = (camera.width, camera.height)
     table_h = camera.table_to_image()
     canvas = render_table(spec.background, camera, list(backgrounds))
-    ids = np.zeros((camera.height, camera.width), np.int16)  # 0 = table, i + 1 = object i
+    ids = np.zeros((camera.height, camera.width), np.int16)
     pieces = as_piece_set(decks[spec.deck_index % len(decks)])
     painted: list[_Painted] = []
     for card in spec.cards:
@@ -337,10 +363,7 @@ def render_scene(
         lift = occ.height_mm * camera.focal_px / camera.height_mm
         shift = tuple(o * lift * 0.12 for o in spec.effects.shadow_offset)
         painted.append(_paste(canvas, ids, patch, len(painted) + 1, spec.effects, shift, 1.0 + 0.05 * lift, None, occ))
-    glossy = np.array([0.0, *(_glossiness(item.source) for item in painted)], np.float32)
-    image = finish(canvas, glossy[ids], spec.effects, spec.seed)
-    objects = _labels(spec, painted, ids, pieces, visible_threshold)
-    return Scene(image=image, objects=objects, spec=spec)
+    return Painting(canvas, ids, painted, pieces)
 
 
 def _glossiness(source: CardSpec | OccluderSpec | SolidSpec) -> float:
