@@ -357,7 +357,7 @@ def paint_scene(
         painted.append(_paste(canvas, ids, rendered.patch, len(painted) + 1, spec.effects, (0, 0), 0.0, None, solid))
         painted[-1].solid = rendered
     for occ in spec.occluders:
-        patch = render_occluder(occ, table_h, frame)
+        patch = render_occluder(occ, table_h, frame, camera=camera)  # in 3-D: a raised hand shows parallax
         if patch is None:
             continue
         lift = occ.height_mm * camera.focal_px / camera.height_mm
