@@ -286,6 +286,40 @@ def cmd_synth_pieces(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_synth_clip(args: argparse.Namespace) -> int:
+    from vision.synth.clips import ClipError, render_drop_clip, render_roll_clip
+    from vision.synth.components import load_components
+    from vision.synth.deckdir import DeckError
+    from vision.synth.pieces import PieceSet
+
+    game = "loot-roll" if args.kind == "roll" else "the-loop"
+    try:
+        sets = [s for s in load_components(args.pieces) if isinstance(s, PieceSet) and s.game == game]
+    except DeckError as err:
+        raise CliError(str(err)) from err
+    if not sets:
+        raise CliError(
+            f"--pieces {args.pieces}: no {game} piece set there (draw some: tabletop synth pieces --game {game})"
+        )
+    pieces = sets[args.seed % len(sets)]
+    size = parse_size(args.size)
+    try:
+        if args.kind == "roll":
+            meta = render_roll_clip(args.out, args.seed, pieces, args.die, args.count, args.fps, size, not args.quiet)
+        else:
+            meta = render_drop_clip(args.out, args.seed, pieces, args.count, args.fps, size, not args.quiet)
+    except ClipError as err:
+        raise CliError(str(err)) from err
+    print(f"Wrote {args.out}: {meta['frames']} frames; " + "; ".join(_event_text(e) for e in meta["events"]))
+    return 0
+
+
+def _event_text(event: dict[str, Any]) -> str:
+    if event["event"] == "roll":
+        return f"die {event['die'] + 1} rolled {event['value']}"
+    return f"cube {event['cube'] + 1} landed in {event['era']}"
+
+
 def cmd_synth_scenes(args: argparse.Namespace) -> int:
     from vision.synth.export import generate_dataset
 
@@ -429,11 +463,22 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--workers", type=int, default=2, help="processes (default 2)")
     q.add_argument("--quiet", action="store_true", help="no progress bar")
     q.set_defaults(func=cmd_synth_pieces)
+    q = synth.add_parser("clip", help="a short clip of dice rolled (Loot Roll) or rift cubes dropped (The LOOP)")
+    q.add_argument("--kind", choices=("roll", "drop"), required=True, help="roll: d20s thrown; drop: rift cubes")
+    q.add_argument("--pieces", required=True, help="a loot-roll (roll) or the-loop (drop) piece set, or a folder")
+    q.add_argument("--out", required=True, help="output folder: video.mp4, states.jsonl.gz, events.json, meta.json")
+    q.add_argument("--seed", type=int, default=0, help="the throw, the values and the look")
+    q.add_argument("--die", choices=("d20", "d6"), default="d20", help="die kind for --kind roll (default d20)")
+    q.add_argument("--count", type=int, help="dice (1-4) or cubes (1-3); default drawn from the seed")
+    q.add_argument("--fps", type=int, default=30, help="frames per second (default 30)")
+    q.add_argument("--size", default="1280x720", help="image size WIDTHxHEIGHT (default 1280x720)")
+    q.add_argument("--quiet", action="store_true", help="no progress bar")
+    q.set_defaults(func=cmd_synth_clip)
     q = synth.add_parser("game", help="a whole game rendered as video, with actions and per-frame ground truth")
     q.add_argument("--game", default="loot-the-loop", help="the game to play (loot-the-loop)")
     q.add_argument("--seed", type=int, default=0, help="the deal and the look of the video")
     q.add_argument("--deck", required=True, help="a deck directory (any design; it needs a JOKER)")
-    q.add_argument("--out", required=True, help="output folder: video.mp4, actions.json, states.jsonl, meta.json")
+    q.add_argument("--out", required=True, help="output folder: video.mp4, actions.json, states.jsonl.gz, meta.json")
     q.add_argument("--policy", default="solver", help="who plays: solver or random (default solver)")
     q.add_argument("--fps", type=int, default=30, help="frames per second (default 30)")
     q.add_argument("--size", default="1280x720", help="image size WIDTHxHEIGHT (default 1280x720)")

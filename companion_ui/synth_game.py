@@ -18,7 +18,7 @@ from games import registry
 from games.core import FORMAT_VERSION, GameState
 from vision.synth.deckdir import DeckError, load_deck
 from vision.synth.ltl_table import TableState
-from vision.synth.video import GameStep, render_table_video
+from vision.synth.video import STATES_FILE, GameStep, render_table_video
 
 SUPPORTED_GAMES = ("loot-the-loop",)
 ENGINE_JOKER = "JOKER"
@@ -111,8 +111,9 @@ def render_game_video(
     progress: bool = True,
     processes: int = 2,
 ) -> dict:
-    """Play a game and film it: video.mp4, actions.json, states.jsonl, meta.json in out_dir; returns the meta.
-    The deck is checked before anything is played, since a bad deck is the likeliest mistake."""
+    """Play a game and film it: video.mp4 (H.264), actions.json, states.jsonl.gz (read it with
+    `vision.synth.video.read_states`), meta.json in out_dir; returns the meta. The deck is checked before anything
+    is played, since a bad deck is the likeliest mistake."""
     deck = load_deck(deck_dir)
     if ENGINE_JOKER not in deck.codes:
         raise DeckError(
@@ -134,14 +135,19 @@ def render_game_video(
 
 def bench_game_video(
     deck_dir: str | Path, out_dir: str | Path, seed: int = 3, max_actions: int | None = 10, fps: int = 30
-) -> dict[str, float]:
+) -> dict[str, float | str]:
     """Rendering speed at 1280x720 (the product's camera size): frames per second and seconds of video per second
-    of rendering, on all cores given to the pool."""
+    of rendering, on all cores given to the pool; and what a minute of it costs on disk, video and ground truth."""
     meta = render_game_video(seed=seed, deck_dir=deck_dir, out_dir=out_dir, fps=fps, max_actions=max_actions)
+    minutes = meta["duration_s"] / 60.0
+    out = Path(out_dir)
     return {
         "actions": meta["actions"],
         "frames": meta["frames"],
+        "codec": meta["codec"],
         "render_s": meta["render_s"],
         "frames_per_s": round(meta["frames"] / meta["render_s"], 2),
         "video_s_per_s": round(meta["duration_s"] / meta["render_s"], 3),
+        "video_mb_per_min": round((out / "video.mp4").stat().st_size / 1e6 / minutes, 2),
+        "states_mb_per_min": round((out / STATES_FILE).stat().st_size / 1e6 / minutes, 2),
     }

@@ -221,6 +221,23 @@ def test_synth_game_writes_a_clip_with_ground_truth(tmp_path: Path) -> None:
     assert len(actions) == 2 and actions[0]["action"].startswith("order ")
     assert all(a["start_frame"] < a["end_frame"] for a in actions)
     meta = json.loads((out / "meta.json").read_text())
-    assert len((out / "states.jsonl").read_text().splitlines()) == meta["frames"]
+    from vision.synth.video import read_states
+
+    assert len(list(read_states(out))) == meta["frames"]
     bad = tabletop("synth", "game", "--deck", str(tmp_path / "deck"), "--out", str(out), "--game", "loop")
     assert bad.returncode == 2 and "loot-the-loop" in bad.stderr
+
+
+def test_synth_clip_films_a_roll_and_refuses_the_wrong_pieces(tmp_path):
+    from vision.synth.components import generator
+
+    generator("loot-roll")(tmp_path / "lr", 2, 1.5)
+    out = tmp_path / "roll"
+    args = ["synth", "clip", "--kind", "roll", "--pieces", str(tmp_path / "lr"), "--out", str(out), "--count", "2"]
+    done = tabletop(*args, "--size", "320x180", "--fps", "10", "--quiet")
+    assert done.returncode == 0, done.stderr
+    events = json.loads((out / "events.json").read_text())
+    assert [e["event"] for e in events] == ["roll", "roll"]
+    assert f"rolled {events[0]['value']}" in done.stdout
+    wrong = tabletop("synth", "clip", "--kind", "drop", "--pieces", str(tmp_path / "lr"), "--out", str(out))
+    assert wrong.returncode == 2 and "no the-loop piece set" in wrong.stderr

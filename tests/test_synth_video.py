@@ -1,18 +1,35 @@
-"""Full-game synthetic videos: the files agree with the engine, the still/moving flags with the motion, and the
+"""Full-game synthetic videos: the files agree with the engine, the still/moving flags with the motion, a card
+turned over is drawn edge-on at the moment its label switches, the video is H.264 that OpenCV reads back, and the
 same seed gives the same bytes. One short game (3 actions, 320x180, 10 fps) is rendered once per module."""
 
+import gzip
+import itertools
 import json
+import math
 import shutil
 
 import cv2
+import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from companion_ui.synth_game import _stages, play_game, render_game_video, table_state
 from games import registry
+from vision.synth import video
+from vision.synth.camera import Camera, apply_homography
 from vision.synth.deckdir import DeckError
 from vision.synth.export import write_procedural_deck
-from vision.synth.ltl_table import CASCADE_SHOWN, TableState, layout
-from vision.synth.video import interpolate, is_carried, read_video_frame_count
+from vision.synth.ltl_table import CASCADE_SHOWN, PlacedCard, TableState, layout
+from vision.synth.video import (
+    MIN_SQUASH,
+    STATES_FILE,
+    interpolate,
+    is_carried,
+    lift_homothety,
+    read_states,
+    read_video_frame_count,
+)
 
 SEED = 4  # order, explore 10, look: a stacking, an explore block and a flip
 ARGS = {"fps": 10, "size": (320, 180), "max_actions": 3, "progress": False}
@@ -30,7 +47,7 @@ def game(deck_dir, tmp_path_factory):
     out = tmp_path_factory.mktemp("video")
     meta = render_game_video(seed=SEED, deck_dir=deck_dir, out_dir=out, **ARGS)
     actions = json.loads((out / "actions.json").read_text())
-    states = [json.loads(line) for line in (out / "states.jsonl").read_text().splitlines()]
+    states = list(read_states(out))
     return out, meta, actions, states
 
 
@@ -101,7 +118,7 @@ def test_unknown_game_is_refused(deck_dir, tmp_path):
 def test_same_seed_gives_the_same_files_in_one_process_or_two(game, deck_dir, tmp_path):
     out = game[0]
     render_game_video(seed=SEED, deck_dir=deck_dir, out_dir=tmp_path, processes=1, **ARGS)
-    for name in ("actions.json", "states.jsonl"):
+    for name in ("actions.json", STATES_FILE):
         assert (tmp_path / name).read_bytes() == (out / name).read_bytes()
 
 
@@ -138,3 +155,127 @@ def test_explore_that_nabs_shows_the_landing_before_the_nab():
     )
     landed, nabbed = _stages(before, after, "explore 4")
     assert landed.top_card() == ("7H", True) and landed.score == () and nabbed == after
+
+
+# ----------------------------------------------------------------------------------------------- ground truth file
+
+
+def test_states_are_gzipped_and_read_back_from_the_folder_or_the_file(game, tmp_path):
+    out, meta, _, states = game
+    assert not (out / "states.jsonl").exists()
+    with gzip.open(out / STATES_FILE, "rt") as lines:
+        assert sum(1 for _ in lines) == meta["frames"]
+    assert [r["frame"] for r in states] == list(range(meta["frames"]))
+    assert list(read_states(out / STATES_FILE)) == states
+    plain = tmp_path / "states.jsonl"
+    plain.write_text("".join(json.dumps(r) + "\n" for r in states[:3]))
+    assert list(read_states(plain)) == states[:3]
+
+
+def test_reading_a_bad_states_file_names_the_file_and_line(tmp_path):
+    with pytest.raises(FileNotFoundError, match=STATES_FILE):
+        list(read_states(tmp_path))
+    bad = tmp_path / "states.jsonl"
+    bad.write_text('{"frame": 0}\nnot json\n')
+    with pytest.raises(ValueError, match=r"states.jsonl: line 2 is not JSON"):
+        list(read_states(bad))
+    bad.write_text("[1, 2]\n")
+    with pytest.raises(ValueError, match="line 1 is not a frame record"):
+        list(read_states(bad))
+
+
+# ----------------------------------------------------------------------------------------------- encoding
+
+
+def test_video_is_h264_when_imageio_ffmpeg_is_installed(game):
+    pytest.importorskip("imageio_ffmpeg")
+    out, meta, _, _ = game
+    assert meta["codec"] == "h264"
+    capture = cv2.VideoCapture(str(out / "video.mp4"))
+    fourcc = int(capture.get(cv2.CAP_PROP_FOURCC)).to_bytes(4, "little").decode(errors="replace")
+    capture.release()
+    assert fourcc.lower() in ("avc1", "h264")
+
+
+def test_without_imageio_ffmpeg_it_falls_back_to_mp4v_with_a_notice(deck_dir, tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(video, "find_ffmpeg", lambda: None)
+    meta = render_game_video(seed=SEED, deck_dir=deck_dir, out_dir=tmp_path, processes=1, **{**ARGS, "max_actions": 1})
+    assert meta["codec"] == "mp4v"
+    notice = [line for line in capsys.readouterr().err.splitlines() if "imageio-ffmpeg" in line]
+    assert len(notice) == 1 and "mp4v" in notice[0]
+    assert read_video_frame_count(tmp_path / "video.mp4") == meta["frames"]
+
+
+def test_h264_refuses_an_odd_frame_size_clearly(deck_dir, tmp_path):
+    pytest.importorskip("imageio_ffmpeg")
+    with pytest.raises(ValueError, match="even width and height, got size 321x180"):
+        render_game_video(seed=SEED, deck_dir=deck_dir, out_dir=tmp_path, **{**ARGS, "size": (321, 180)})
+
+
+# ----------------------------------------------------------------------------------------------- the flip
+
+
+def _quad_width(quad):
+    (tl, tr, br, bl) = np.array(quad)
+    return float(np.linalg.norm(tr - tl) + np.linalg.norm(br - bl)) / 2
+
+
+def test_look_flips_the_top_card_through_edge_on_and_switches_its_label_once(game):
+    _, _, actions, states = game
+    look = actions[2]
+    assert look["action"] == "look"
+    span = states[look["start_frame"] - 1 : look["end_frame"] + 2]  # with a still frame either side
+    code = next(c["code"] for c in span[0]["cards"] if c["zone"] == "deck" and c["index"] == 0)
+    track = [next(c for c in record["cards"] if c["code"] == code) for record in span]
+    faces = [c["face_up"] for c in track]
+    assert faces[0] != faces[-1] and sum(a != b for a, b in itertools.pairwise(faces)) == 1
+    flipping = [record["frame"] for record, c in zip(span, track, strict=True) if c["flipping"]]
+    assert flipping and all(states[f]["moving"] for f in flipping)
+    assert not track[0]["flipping"] and not track[-1]["flipping"]
+    rest = _quad_width(track[0]["quad"])
+    widths = [_quad_width(c["quad"]) for c in track if c["flipping"]]
+    assert min(widths) < 0.35 * rest  # seen nearly edge-on
+    switch = next(i for i in range(1, len(faces)) if faces[i] != faces[i - 1])
+    assert track[switch]["flipping"] and _quad_width(track[switch]["quad"]) < 0.75 * rest
+
+
+def test_no_card_flips_outside_an_action_or_without_changing_face(game):
+    _, _, _, states = game
+    for record in states:
+        for card in record["cards"]:
+            assert not card["flipping"] or (record["moving"] and card["carried"])
+
+
+@settings(max_examples=60, deadline=None)
+@given(s=st.floats(0.0, 1.0), face_a=st.booleans())
+def test_interpolated_flip_squashes_and_switches_at_the_midpoint(s, face_a):
+    a = PlacedCard("7H", face_a, "deck", 0, -110.0, -75.0, 2.0)
+    b = PlacedCard("7H", not face_a, "deck", 0, -110.0, -75.0, 2.0)
+    (frame,) = interpolate([a], [b], s, seed=1)
+    e = s * s * (3 - 2 * s)
+    if s >= 1.0 or e <= 0.0:
+        assert frame.squash == 1.0 and not frame.flipping and frame.lift_mm == 0.0
+        assert frame.card.face_up == (b.face_up if s >= 1.0 else a.face_up)
+        return
+    assert frame.flipping and frame.carried
+    assert frame.card.face_up == (a.face_up if e < 0.5 else b.face_up)
+    assert MIN_SQUASH <= frame.squash <= 1.0
+    assert math.isclose(frame.squash, max(abs(math.cos(math.pi * e)), MIN_SQUASH))
+    assert frame.lift_mm > 0.0
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    tilt=st.floats(0, 30),
+    yaw=st.floats(-20, 20),
+    x=st.floats(-200, 200),
+    y=st.floats(-150, 150),
+    lift=st.floats(0, 60),
+)
+def test_lifted_points_land_where_the_camera_sees_them(tilt, yaw, x, y, lift):
+    camera = Camera(height_mm=500.0, tilt_deg=tilt, yaw_deg=yaw, hfov_deg=65.0, width=640, height=360)
+    seen = apply_homography(camera.table_to_image() @ lift_homothety(camera, lift), np.array([[x, y]]))[0]
+    rot = camera.rotation()
+    in_camera = rot @ (np.array([x, y, lift]) - camera.position())
+    projected = (camera.intrinsics() @ in_camera)[:2] / in_camera[2]
+    assert np.allclose(seen, projected, atol=1e-6)
