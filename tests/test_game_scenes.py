@@ -96,3 +96,8 @@ def test_game_scene_sheet_renders(sets: dict, tmp_path: Path) -> None:
     out = tmp_path / "sheet.png"
     contact_sheet(scenes, out)
     assert cv2.imread(str(out)) is not None
+    from vision.synth.sheet import distribution_report
+
+    report = distribution_report([scene_for(i, 11, [sets["the-loop"]], [], SIZE) for i in range(3)])
+    assert report["pieces_per_scene_by_kind"]["board"] == 1.0 and report["solid_width_px"]["n"] > 0
+    assert 0.0 <= report["corner_visible_share"]["median"] <= 1.0  # pieces without indices are left out

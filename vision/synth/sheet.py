@@ -93,15 +93,24 @@ def distribution_report(items: Sequence[Scene | SceneSpec]) -> dict[str, dict[st
     }
     scenes = [item for item in items if isinstance(item, Scene)]
     if scenes:
-        cards = [card for scene in scenes for card in scene.cards()]
+        pieces = [obj for scene in scenes for obj in scene.cards()]
+        cards = [obj for obj in pieces if obj.kind == "card"]
+        indexed = [obj for obj in cards if obj.corners]
         hidden_by_hand = [_hand_covered(scene) for scene in scenes]
         report |= {
+            "pieces_per_scene_by_kind": {
+                kind: round(sum(obj.kind == kind for obj in pieces) / len(scenes), 2)
+                for kind in sorted({obj.kind for obj in pieces})
+            },
             "card_width_px": _summary([float(np.linalg.norm(np.subtract(c.quad[1], c.quad[0]))) for c in cards]),
             "card_visible_fraction": _summary([c.visible_fraction for c in cards]),
             "card_overlapped_share": _summary(
                 [np.mean([c.visible_fraction < 0.99 for c in s.cards()]) for s in scenes if s.cards()]
             ),
-            "corner_visible_share": _summary([float(np.mean([k.visible for k in c.corners])) for c in cards]),
+            "corner_visible_share": _summary([float(np.mean([k.visible for k in c.corners])) for c in indexed]),
+            "solid_width_px": _summary(
+                [o.box[2] - o.box[0] for o in pieces if o.kind in ("d6", "d20", "cube", "pawn") and o.box]
+            ),
             "scenes_with_hand_over_cards": _summary([float(h) for h in hidden_by_hand]),
         }
     return report
