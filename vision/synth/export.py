@@ -20,6 +20,7 @@ from tqdm import tqdm
 from vision.synth.backgrounds import TableTexture, load_table_textures
 from vision.synth.camera import CARD_H_MM, CARD_W_MM, DEFAULT_IMAGE_SIZE
 from vision.synth.deckdir import BACK, FACE_CODES, REQUIRED, Deck, load_deck
+from vision.synth.effects import frame_jpeg
 from vision.synth.game_scenes import random_game_spec, solid_classes
 from vision.synth.pieces import PieceSet, as_piece_set
 from vision.synth.scene import ObjectLabel, Scene, random_spec, render_scene
@@ -124,8 +125,6 @@ def _encode(image: np.ndarray, ext: str) -> bytes:
     """A JPEG frame is written as the bytes the camera model already compressed it to (effects.finish), so every
     image is compressed exactly once; a frame rendered with JPEG off is encoded here at JPEG_QUALITY."""
     if ext == ".jpg":
-        from vision.synth.effects import frame_jpeg
-
         return frame_jpeg(image, JPEG_QUALITY)
     ok, data = cv2.imencode(ext, image)
     assert ok

@@ -29,6 +29,7 @@ from tqdm import tqdm
 from vision.synth.backgrounds import load_table_textures
 from vision.synth.camera import DEFAULT_IMAGE_SIZE
 from vision.synth.deckdir import load_decks
+from vision.synth.effects import frame_jpeg
 from vision.synth.export import JPEG_QUALITY, scene_for
 
 ANALYSIS_WIDTH = 640
@@ -356,9 +357,9 @@ def realism_report(
 
 
 def render_synthetic(decks_dir: str | Path, n: int, seed: int, workers: int = 2) -> list[np.ndarray]:
-    """Scenes exactly as `generate_dataset` writes them (same per-index seeding, same JPEG quality), rendered in
+    """Scenes exactly as `generate_dataset` writes them (same per-index seeding, the same JPEG bytes), rendered in
     memory so the check needs no data set on disk."""
-    jobs = [(str(decks_dir), seed, i, JPEG_QUALITY) for i in range(n)]
+    jobs = [(str(decks_dir), seed, i) for i in range(n)]
     with Pool(workers) as pool:
         return list(tqdm(pool.imap(_render_jpeg, jobs), total=n, desc="render synth", unit="img"))
 
@@ -366,15 +367,14 @@ def render_synthetic(decks_dir: str | Path, n: int, seed: int, workers: int = 2)
 _RENDER_CACHE: dict[str, tuple] = {}
 
 
-def _render_jpeg(job: tuple[str, int, int, int]) -> np.ndarray:
-    decks_dir, seed, index, quality = job
+def _render_jpeg(job: tuple[str, int, int]) -> np.ndarray:
+    """The scene decoded from the file the exporter would write for it."""
+    decks_dir, seed, index = job
     if decks_dir not in _RENDER_CACHE:
         _RENDER_CACHE[decks_dir] = (load_decks(decks_dir), load_table_textures())
     decks, backgrounds = _RENDER_CACHE[decks_dir]
     image = scene_for(index, seed, decks, backgrounds, DEFAULT_IMAGE_SIZE).image
-    ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, quality])
-    assert ok
-    return cv2.imdecode(data, cv2.IMREAD_COLOR)
+    return cv2.imdecode(np.frombuffer(frame_jpeg(image, JPEG_QUALITY), np.uint8), cv2.IMREAD_COLOR)
 
 
 # ----------------------------------------------------------------------------------------------------- report
