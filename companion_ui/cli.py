@@ -359,6 +359,7 @@ def cmd_synth_sheet(args: argparse.Namespace) -> int:
 
 def cmd_synth_game(args: argparse.Namespace) -> int:
     from companion_ui.synth_game import render_game_video
+    from games.core import GameError
     from vision.synth.deckdir import DeckError
 
     if args.max_actions is not None and args.max_actions < 1:
@@ -374,8 +375,9 @@ def cmd_synth_game(args: argparse.Namespace) -> int:
             size=parse_size(args.size),
             max_actions=args.max_actions,
             progress=not args.quiet,
+            players=args.players,
         )
-    except (DeckError, ValueError) as err:
+    except (DeckError, GameError, ValueError) as err:
         raise CliError(str(err)) from err
     print(f"Wrote {args.out}: {meta['frames']} frames, final score {meta.get('final_score')}")
     return 0
@@ -475,11 +477,23 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--quiet", action="store_true", help="no progress bar")
     q.set_defaults(func=cmd_synth_clip)
     q = synth.add_parser("game", help="a whole game rendered as video, with actions and per-frame ground truth")
-    q.add_argument("--game", default="loot-the-loop", help="the game to play (loot-the-loop)")
+    q.add_argument(
+        "--game",
+        default="loot-the-loop",
+        help="the game to play: loot-the-loop, loop or bag-o-loot (default loot-the-loop)",
+    )
     q.add_argument("--seed", type=int, default=0, help="the deal and the look of the video")
-    q.add_argument("--deck", required=True, help="a deck directory (any design; it needs a JOKER)")
+    q.add_argument(
+        "--deck",
+        required=True,
+        help="the components: for loot-the-loop a deck directory with a JOKER (or a piece set), for loop and "
+        "bag-o-loot a piece set of that game (tabletop synth pieces)",
+    )
     q.add_argument("--out", required=True, help="output folder: video.mp4, actions.json, states.jsonl.gz, meta.json")
-    q.add_argument("--policy", default="solver", help="who plays: solver or random (default solver)")
+    q.add_argument(
+        "--policy", help="who plays: solver (loot-the-loop), greedy (loop, bag-o-loot) or random (default: the first)"
+    )
+    q.add_argument("--players", type=int, help="players (loop, bag-o-loot: 2-4; default: the game's)")
     q.add_argument("--fps", type=int, default=30, help="frames per second (default 30)")
     q.add_argument("--size", default="1280x720", help="image size WIDTHxHEIGHT (default 1280x720)")
     q.add_argument("--max-actions", type=int, help="stop after this many actions (a short clip)")

@@ -224,8 +224,17 @@ def test_synth_game_writes_a_clip_with_ground_truth(tmp_path: Path) -> None:
     from vision.synth.video import read_states
 
     assert len(list(read_states(out))) == meta["frames"]
-    bad = tabletop("synth", "game", "--deck", str(tmp_path / "deck"), "--out", str(out), "--game", "loop")
-    assert bad.returncode == 2 and "loot-the-loop" in bad.stderr
+    bad = tabletop("synth", "game", "--deck", str(tmp_path / "deck"), "--out", str(out), "--game", "loot-roll")
+    assert bad.returncode == 2 and "loot-the-loop, loop, bag-o-loot" in bad.stderr
+    wrong = tabletop("synth", "game", "--deck", str(tmp_path / "deck"), "--out", str(out), "--game", "loop")
+    assert wrong.returncode == 2 and "loop is filmed with a piece set" in wrong.stderr
+    from vision.synth.components import generator
+
+    generator("bag-o-loot")(tmp_path / "bag", 0, 1.5)
+    args = ["synth", "game", "--game", "bag-o-loot", "--deck", str(tmp_path / "bag"), "--out", str(tmp_path / "b")]
+    done = tabletop(*args, "--players", "2", "--max-actions", "2", "--size", "320x180", "--fps", "10", "--quiet")
+    assert done.returncode == 0, done.stderr
+    assert json.loads((tmp_path / "b" / "meta.json").read_text())["players"] == 2
 
 
 def test_synth_clip_films_a_roll_and_refuses_the_wrong_pieces(tmp_path):

@@ -1,4 +1,5 @@
 """Loot the Loop's physical table: where every card lies for a given table state (the tracker relies on this).
+`layout` turns a rules-free `TableState` into the `PlacedCard` list the video engine films.
 
 Layout convention, in table millimetres (x right, y away from the player, camera looking at the origin; card
 rotation 0 = printed top pointing away from the player):
@@ -14,7 +15,9 @@ rotation 0 = printed top pointing away from the player):
 * Setup: the three dealt piles lie side by side (PILE_X) in the same cascade form, before they are stacked.
 
 Every card gets a small fixed tilt and nudge (from the video seed, the card and its zone) so the layout is not
-machine-perfect, yet a card that stays in its place does not jitter from one still to the next.
+machine-perfect, yet a card that stays in its place does not jitter from one still to the next. Deck and pile cards
+below the cascade are marked `buried` except every few (video.buried_in_stack), so a frame paints the stack's
+thickness without painting all of it.
 """
 
 from __future__ import annotations
@@ -25,6 +28,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from vision.synth.camera import CARD_H_MM, CARD_W_MM
+from vision.synth.video import PlacedCard, buried_in_stack
+
+__all__ = ["PlacedCard", "TableState", "extent_mm", "jitter", "layout"]
 
 DECK_X = -110.0
 DECK_TOP_Y = -75.0
@@ -57,17 +63,6 @@ class TableState:
         return (self.deck[0], self.deck_up[0]) if self.deck else None
 
 
-@dataclass(frozen=True)
-class PlacedCard:
-    code: str
-    face_up: bool
-    zone: str  # "deck", "notes", "score" or "pile 1".."pile 3"
-    index: int  # deck / pile position (0 = top), note slot, or score-pile order
-    x_mm: float
-    y_mm: float
-    rotation_deg: float
-
-
 def layout(state: TableState, seed: int) -> list[PlacedCard]:
     """Every card's place, in paint order (bottom to top): score pile, notes, then deck or piles deepest first."""
     placed = [_score_card(card, i, seed) for i, card in enumerate(state.score)]
@@ -87,8 +82,9 @@ def extent_mm(margin_mm: float = 15.0) -> tuple[float, float, float, float]:
     return min(xs) - half_w, min(ys) - half_h, max(xs) + half_w, max(ys) + half_h
 
 
-def _jitter(seed: int, code: str, zone: str, spread: tuple[float, float]) -> tuple[float, float, float]:
-    """A stable nudge: crc32 of the card and zone, since Python's hash() of a str changes between runs."""
+def jitter(seed: int, code: str, zone: str, spread: tuple[float, float]) -> tuple[float, float, float]:
+    """A stable nudge (dx, dy mm, rotation deg; normal with the given spreads): crc32 of the card and zone, since
+    Python's hash() of a str changes between runs. Shared by every table module."""
     rng = np.random.default_rng([seed, zlib.crc32(f"{code}/{zone}".encode())])
     dx, dy = rng.normal(0.0, spread[0], 2)
     return float(dx), float(dy), float(rng.normal(0.0, spread[1]))
@@ -100,16 +96,17 @@ def _cascade(
     placed = []
     for i in reversed(range(len(cards))):
         offset = min(i, shown - 1) * CASCADE_STEP_MM + max(i - shown + 1, 0) * STACK_STEP_MM
-        dx, dy, rot = _jitter(seed, cards[i], zone, (0.6, 0.8))
-        placed.append(PlacedCard(cards[i], ups[i], zone, i, x + dx, DECK_TOP_Y + offset + dy, rot))
+        dx, dy, rot = jitter(seed, cards[i], zone, (0.6, 0.8))
+        buried = buried_in_stack(i, len(cards) - 1, CASCADE_SHOWN)  # the sampling the video always used
+        placed.append(PlacedCard(cards[i], ups[i], zone, i, x + dx, DECK_TOP_Y + offset + dy, rot, buried=buried))
     return placed
 
 
 def _note_card(card: str, slot: int, seed: int) -> PlacedCard:
-    dx, dy, rot = _jitter(seed, card, ZONE_NOTES, (2.0, 3.0))
+    dx, dy, rot = jitter(seed, card, ZONE_NOTES, (2.0, 3.0))
     return PlacedCard(card, True, ZONE_NOTES, slot, NOTE_X[slot] + dx, NOTES_Y + dy, rot)
 
 
 def _score_card(card: str, order: int, seed: int) -> PlacedCard:
-    dx, dy, rot = _jitter(seed, card, ZONE_SCORE, (4.0, 7.0))
+    dx, dy, rot = jitter(seed, card, ZONE_SCORE, (4.0, 7.0))
     return PlacedCard(card, True, ZONE_SCORE, order, SCORE_POS[0] + dx, SCORE_POS[1] + dy, rot)

@@ -1,5 +1,12 @@
-"""Full-game videos with per-frame ground truth, from a list of table states (no rules here: the moves arrive as
-text and the tables they lead to as `TableState`s, built by the caller from a game engine).
+"""Full-game videos with per-frame ground truth, from a list of table layouts (no rules here: the moves arrive as
+text and the tables they lead to as lists of `PlacedCard`s, laid out by the caller's table module from a game
+engine's state: `ltl_table` for Loot the Loop, `loop_table` for LOOP, `bag_table` for Bag-O-Loot).
+
+Any piece set plays (a deck directory is adapted by `pieces.as_piece_set`); every card is drawn at its own printed
+size from the set. A layout lists every card of the game at every stage, so a card is followed from layout to
+layout by its identity (`PlacedCard.key`: its code, or `uid` where several copies share a code). A card `held` in a
+player's hand is off the table: it is neither drawn nor labelled, and when it is played it is carried in from its
+held pose (the seat's edge of the table) and taken back there when it is picked up.
 
 Timeline: a still table, then for each action a hand reaches in, the cards travel from one table state to the next
 (an action may have several stages, e.g. explore then nab), the hand leaves, and the table stays still for
@@ -21,10 +28,11 @@ Files: video.mp4, H.264 (yuv420p, through the ffmpeg binary that the `imageio-ff
 "start_frame", "end_frame" (inclusive), "t_start", "t_end"}; states.jsonl.gz (read it with `read_states`), one
 JSON line per frame: {"frame", "t", "moving", "action" (index or null), "hand_visible", "hands" (boxes x1 y1 x2 y2),
 "cards"}, cards in paint order (bottom to top), each {"code" (its identity, even face down), "face_up", "zone",
-"index" (see ltl_table), "carried" (in the hand; zone and index are then where it is going), "flipping" (being
-turned over), "pose" (x mm, y mm, rotation deg on the table, of the point under its centre), "quad" (TL TR BR BL
-image pixels as printed, as drawn: lifted and squashed while carried), "visible" (fraction of its pixels in
-view)}; meta.json: game, seed, deck, policy, fps, size, frames, codec, camera, final score, engine and commit.
+"id" (only for copies that share a code: which physical card), "index" (see the table modules), "carried" (in
+the hand; zone and index are then where it is going), "flipping" (being turned over), "pose" (x mm, y mm,
+rotation deg on the table, of the point under its centre), "quad" (TL TR BR BL image pixels as printed, as drawn:
+lifted and squashed while carried), "visible" (fraction of its pixels in view)}; meta.json: game, players, seed,
+deck (the piece set), policy, fps, size, frames, codec, camera, final score and scores, engine and commit.
 """
 
 from __future__ import annotations
@@ -53,17 +61,8 @@ from vision.synth.backgrounds import load_table_textures, random_background_spec
 from vision.synth.camera import Camera, apply_homography, pose_matrix, translation
 from vision.synth.deckdir import Deck, load_deck
 from vision.synth.effects import finish, noise_field, random_effects
-from vision.synth.ltl_table import (
-    CASCADE_SHOWN,
-    ZONE_NOTES,
-    ZONE_SCORE,
-    PlacedCard,
-    TableState,
-    extent_mm,
-    layout,
-)
 from vision.synth.occluders import OccluderSpec, Patch, random_occluder, render_occluder
-from vision.synth.pieces import PieceSet, as_piece_set
+from vision.synth.pieces import PieceSet, as_piece_set, load_piece_set
 from vision.synth.scene import CardSpec, SceneSpec, _card_patch, _paste, _px_per_mm, card_homography
 
 STILL_S = (0.5, 1.5)
@@ -78,6 +77,8 @@ HAND_REACH_MM = 95.0  # wrist to the card under the fingers
 HAND_AWAY_MM = 650.0  # how far back the wrist starts and ends (the arm then leaves the frame)
 FLIP_GRIP_MM = 75.0  # the hand further back when it turns a card over: fingertips at the card's near edge
 FRAME_MARGIN_MM = 45.0
+CAMERA_HEIGHT_MM = (380.0, 700.0)  # a phone or webcam on a stand over a one-player layout
+FALLBACK_HEIGHT_MM = 900.0
 MOTION_JOB_FRAMES = 12
 STACK_SAMPLE = 5
 LAYER_CACHE = 3  # static card layers kept per worker: the reach-in, the move and the reach-out of one stage
@@ -94,11 +95,37 @@ _CONTEXT: dict[str, object] = {}
 
 
 @dataclass(frozen=True)
+class PlacedCard:
+    """One card's place on the table (or in a hand) in one layout."""
+
+    code: str
+    face_up: bool
+    zone: str  # where it lies, named by its table module ("deck", "seat 2 played", ...)
+    index: int  # its place in that zone (0 = top of a pile, or first in a row; see the table module)
+    x_mm: float
+    y_mm: float
+    rotation_deg: float
+    held: bool = False  # in a player's hand: off the table, not drawn or labelled; the pose is where it is held
+    buried: bool = False  # deep in a squared stack: hidden by the cards on it, so frames may skip painting it
+    uid: str = ""  # which physical card, when several copies share one code ("" = the code says it)
+
+    @property
+    def key(self) -> str:
+        return self.uid or self.code
+
+
+Layout = Sequence[PlacedCard]  # every card of the game, in paint order (bottom to top)
+
+
+@dataclass(frozen=True)
 class GameStep:
-    """One action as text and the table after each of its physical stages (the last is the table after it)."""
+    """One action as text and the layout after each of its physical stages (the last is the table after it).
+    `reach_from_deg` is where the acting player's hand comes from: 0 from the camera's side, 90 from the right,
+    180 from across the table (the heading `hand_pose` uses)."""
 
     action: str
-    stages: tuple[TableState, ...]
+    stages: tuple[Layout, ...]
+    reach_from_deg: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -144,14 +171,24 @@ class CardFrame:
 # ----------------------------------------------------------------------------------------------- planning
 
 
-def random_look(seed: int, size: tuple[int, int], n_photos: int, drift_px: float) -> VideoLook:
+@dataclass(frozen=True)
+class TableView:
+    """What the camera must frame: the table area every layout can occupy (x0, y0, x1, y1 mm, with room for the
+    cards carried above it) and the camera heights to draw from (a bigger table needs a higher camera)."""
+
+    extent_mm: tuple[float, float, float, float]
+    heights_mm: tuple[float, float] = CAMERA_HEIGHT_MM
+    game: str = "loot-the-loop"
+
+
+def random_look(seed: int, size: tuple[int, int], n_photos: int, drift_px: float, view: TableView) -> VideoLook:
     """Camera blur is kept (a soft webcam stays soft); per-scene motion blur and JPEG are off, because the table
     is mostly still and the video codec does its own compression."""
     rng = np.random.default_rng([seed, 1])
-    camera = fitting_camera(rng, size)
+    camera = fitting_camera(rng, size, view)
     effects = replace(random_effects(rng), noise_sigma=0.0, jpeg_quality=0, motion=(0.0, 0.0))
     background = random_background_spec(rng, n_photos)
-    scene = SceneSpec(seed, camera, 0, "loot-the-loop", (), (), background, effects)
+    scene = SceneSpec(seed, camera, 0, view.game, (), (), background, effects)
     hand = random_occluder(rng, "hand", 0.0, 0.0, 0.0)
     angle = rng.uniform(0, 2 * math.pi)
     amount = rng.uniform(0.3, 1.0) * drift_px
@@ -166,14 +203,14 @@ def random_look(seed: int, size: tuple[int, int], n_photos: int, drift_px: float
     )
 
 
-def fitting_camera(rng: np.random.Generator, size: tuple[int, int], tries: int = 60) -> Camera:
+def fitting_camera(rng: np.random.Generator, size: tuple[int, int], view: TableView, tries: int = 60) -> Camera:
     """A phone or webcam on a stand at the player's side, drawn until the whole layout (and the room cards need
-    while carried) is in view; straight down from high up if no draw fits."""
-    x0, y0, x1, y1 = extent_mm(FRAME_MARGIN_MM)
+    while carried) is in view; straight down from high enough if no draw fits."""
+    x0, y0, x1, y1 = view.extent_mm
     corners = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]])
     for _ in range(tries):
         camera = Camera(
-            height_mm=float(rng.uniform(380, 700)),
+            height_mm=float(rng.uniform(*view.heights_mm)),
             tilt_deg=float(rng.uniform(0, 30)),
             yaw_deg=float(rng.normal(0, 10)),
             hfov_deg=float(rng.uniform(55, 72)),
@@ -183,23 +220,37 @@ def fitting_camera(rng: np.random.Generator, size: tuple[int, int], tries: int =
         pts = apply_homography(camera.table_to_image(), corners)
         if (pts >= 0).all() and (pts[:, 0] < size[0]).all() and (pts[:, 1] < size[1]).all():
             return camera
-    return Camera(height_mm=900.0, tilt_deg=0.0, yaw_deg=0.0, hfov_deg=65.0, width=size[0], height=size[1])
+    return overhead_camera(size, view.extent_mm)
+
+
+def overhead_camera(size: tuple[int, int], extent: tuple[float, float, float, float], hfov_deg: float = 65.0) -> Camera:
+    """Straight down over the origin, high enough that the extent fits (never lower than FALLBACK_HEIGHT_MM)."""
+    x0, y0, x1, y1 = extent
+    half_w = math.tan(math.radians(hfov_deg) / 2.0)
+    half_h = half_w * size[1] / size[0]
+    need = max(max(-x0, x1) / half_w, max(-y0, y1) / half_h) * 1.02
+    height = max(FALLBACK_HEIGHT_MM, need)
+    return Camera(height_mm=height, tilt_deg=0.0, yaw_deg=0.0, hfov_deg=hfov_deg, width=size[0], height=size[1])
 
 
 def _frames(rng: np.random.Generator, span: tuple[float, float], fps: int) -> int:
     return max(1, round(float(rng.uniform(*span)) * fps))
 
 
-def plan_frames(n_stages_per_step: Sequence[int], seed: int, fps: int) -> tuple[list[FramePlan], list[tuple[int, int]]]:
+def plan_frames(
+    n_stages_per_step: Sequence[int], seed: int, fps: int, reach_from_deg: Sequence[float] | None = None
+) -> tuple[list[FramePlan], list[tuple[int, int]]]:
     """The frame plan and each action's (first, last) frame. Table 0 is the start; step k's stages are the next
-    tables in order. Durations are drawn from their own stream, so they do not depend on the look."""
+    tables in order. Durations are drawn from their own stream, so they do not depend on the look. The hand of
+    step k comes from `reach_from_deg[k]` (default 0, the camera's side), give or take a natural 15 degrees."""
     rng = np.random.default_rng([seed, 2])
     plans = [FramePlan(0, 0, 0.0, None, 0.0, None)] * _frames(rng, STILL_S, fps)
     spans = []
     table = 0
+    bases = list(reach_from_deg) if reach_from_deg is not None else [0.0] * len(n_stages_per_step)
     for k, n_stages in enumerate(n_stages_per_step):
         first = len(plans)
-        heading = float(rng.normal(0, 15))
+        heading = bases[k] + float(rng.normal(0, 15))
         n_in = _frames(rng, REACH_S, fps)
         plans += [FramePlan(table, table + 1, 0.0, _ease((i + 1) / n_in), heading, k) for i in range(n_in)]
         for stage in range(n_stages):
@@ -223,9 +274,32 @@ def _ease(s: float) -> float:
 
 
 def is_carried(a: PlacedCard, b: PlacedCard) -> bool:
-    """Picked up by the hand: it changes zone or face, or goes deeper into the same pile by more than one place
-    (an explore block going under the deck). Cards that only close up a gap slide without being lifted."""
-    return a.zone != b.zone or a.face_up != b.face_up or b.index - a.index > 1
+    """Picked up by the hand: it changes zone or face, leaves or enters a hand, or goes deeper into the same pile
+    by more than one place (an explore block going under the deck). Cards that only close up a gap slide without
+    being lifted."""
+    return a.zone != b.zone or a.face_up != b.face_up or a.held != b.held or b.index - a.index > 1
+
+
+def _hand_to_table(a: PlacedCard, b: PlacedCard) -> tuple[PlacedCard, PlacedCard]:
+    """A card leaving or entering a hand shows the side it has on the table all the way: a player turns a card in
+    the hand, not in the air, so the only flips in a video are cards turned over on the table."""
+    if a.held and not b.held:
+        return replace(a, face_up=b.face_up), b
+    if b.held and not a.held:
+        return a, replace(b, face_up=a.face_up)
+    return a, b
+
+
+def _moving_pairs(table_a: Layout, table_b: Layout) -> list[tuple[PlacedCard, PlacedCard]]:
+    """Each card of table a with its place in table b (by identity), leaving out cards that stay in a hand."""
+    target = {card.key: card for card in table_b}
+    missing = [card.key for card in table_a if card.key not in target]
+    if missing or len(target) != len(table_a):
+        raise ValueError(
+            f"consecutive layouts must hold the same cards (hands included, as held cards); "
+            f"{len(table_a)} vs {len(table_b)} cards, missing from the second: {', '.join(missing[:5]) or 'none'}"
+        )
+    return [_hand_to_table(a, target[a.key]) for a in table_a if not (a.held and target[a.key].held)]
 
 
 def flip_axis(code: str, seed: int) -> str:
@@ -258,21 +332,19 @@ def _carried_frame(a: PlacedCard, b: PlacedCard, e: float, seed: int) -> CardFra
         return CardFrame(placed, True, CARRY_LIFT_MM * rise)
     squash = max(abs(math.cos(math.pi * e)), MIN_SQUASH)
     lift = (CARRY_LIFT_MM + FLIP_LIFT_MM) * rise
-    return CardFrame(placed, True, lift, squash, flip_axis(a.code, seed))
+    return CardFrame(placed, True, lift, squash, flip_axis(a.key, seed))
 
 
-def interpolate(table_a: list[PlacedCard], table_b: list[PlacedCard], s: float, seed: int = 0) -> list[CardFrame]:
+def interpolate(table_a: Layout, table_b: Layout, s: float, seed: int = 0) -> list[CardFrame]:
     """Cards between two layouts, in paint order: resting cards in their old order, carried ones above them. At
-    s = 1 the result is exactly table b (its order, poses and faces, flat on the table), so every still frame is a
-    true layout."""
+    s = 1 the result is exactly table b (its order, poses and faces, flat on the table; held cards left out), so
+    every still frame is a true layout."""
     if s >= 1.0:
-        before = {card.code: card for card in table_a}
-        return [CardFrame(card, is_carried(before[card.code], card)) for card in table_b]
-    target = {card.code: card for card in table_b}
+        before = {card.key: card for card in table_a}
+        return [CardFrame(card, is_carried(before[card.key], card)) for card in table_b if not card.held]
     e = _ease(s)
     resting, carried = [], []
-    for a in table_a:
-        b = target[a.code]
+    for a, b in _moving_pairs(table_a, table_b):
         if is_carried(a, b):
             carried.append(_carried_frame(a, b, e, seed))
         else:
@@ -282,19 +354,18 @@ def interpolate(table_a: list[PlacedCard], table_b: list[PlacedCard], s: float, 
     return resting + carried
 
 
-def static_count(table_a: list[PlacedCard], table_b: list[PlacedCard], plan: FramePlan, drawn: list[int]) -> int:
+def static_count(table_a: Layout, table_b: Layout, plan: FramePlan, drawn: list[int]) -> int:
     """How many of the drawn cards, from the bottom, stay put through this stretch of frames, so a cached layer of
     them can be reused: all of them while the hand only reaches (s = 0 or 1), else those below every moving card
     that neither are carried nor slide (the score pile and notes under a deck that closes up)."""
     if plan.a == plan.b or plan.s <= 0.0 or plan.s >= 1.0:
         return len(drawn)
-    target = {card.code: card for card in table_b}
-    resting = [a for a in table_a if not is_carried(a, target[a.code])]
+    resting = [(a, b) for a, b in _moving_pairs(table_a, table_b) if not is_carried(a, b)]
     count = 0
     for i in drawn:
         if i >= len(resting):
             break
-        a, b = resting[i], target[resting[i].code]
+        a, b = resting[i]
         if (a.x_mm, a.y_mm, a.rotation_deg) != (b.x_mm, b.y_mm, b.rotation_deg):
             break
         count += 1
@@ -314,29 +385,24 @@ def hand_pose(
     return cx + back * math.sin(a), cy - back * math.cos(a), heading_deg
 
 
-def turns_over(table_a: list[PlacedCard], table_b: list[PlacedCard]) -> bool:
+def turns_over(table_a: Layout, table_b: Layout) -> bool:
     """Whether a card changes face between the tables: the hand then holds it by its near edge, fingers clear of
     the card, since that is how a card is turned over (and the flip stays in view)."""
-    faces = {card.code: card.face_up for card in table_b}
-    return any(card.face_up != faces[card.code] for card in table_a)
+    return any(a.face_up != b.face_up for a, b in _moving_pairs(table_a, table_b))
 
 
 def drawn_cards(cards: list[CardFrame]) -> list[int]:
     """Which cards to paint. A card deep in a squared stack shows only a sub-pixel sliver of its edge, yet painting
-    all 47 of them costs most of a frame; every STACK_SAMPLE-th and the deepest one keep the stack's thickness
-    and far edge, and the rest are listed in the labels as fully hidden (visible 0), which they nearly are."""
-    deepest: dict[str, int] = {}
-    for c in cards:
-        deepest[c.card.zone] = max(deepest.get(c.card.zone, 0), c.card.index)
-    return [
-        i
-        for i, c in enumerate(cards)
-        if c.carried
-        or c.card.zone in (ZONE_NOTES, ZONE_SCORE)
-        or c.card.index <= CASCADE_SHOWN
-        or c.card.index % STACK_SAMPLE == 0
-        or c.card.index == deepest[c.card.zone]
-    ]
+    all 47 of them costs most of a frame; the table module marks such cards `buried` (keeping every
+    STACK_SAMPLE-th and the deepest one, for the stack's thickness and far edge), and they are listed in the labels
+    as fully hidden (visible 0), which they nearly are. A carried card is always painted."""
+    return [i for i, c in enumerate(cards) if c.carried or not c.card.buried]
+
+
+def buried_in_stack(index: int, deepest: int, shown: int) -> bool:
+    """For table modules: whether the card `index` places down a squared stack (0 = top) can go unpainted, the
+    top `shown` places, every STACK_SAMPLE-th and the deepest card being painted."""
+    return not (index <= shown or index % STACK_SAMPLE == 0 or index == deepest)
 
 
 # ----------------------------------------------------------------------------------------------- geometry
@@ -381,7 +447,7 @@ class _Layer:
 class _Context:
     look: VideoLook
     pieces: PieceSet
-    layouts: list[list[PlacedCard]]
+    layouts: list[Layout]
     plans: list[FramePlan]
     fps: int
     table: np.ndarray  # the empty table, rendered once per video
@@ -390,9 +456,17 @@ class _Context:
     layers: OrderedDict[tuple, _Layer] = field(default_factory=OrderedDict)
 
 
-def _init_worker(look: VideoLook, deck_path: str, tables: list[TableState], plans: list[FramePlan], fps: int) -> None:
-    pieces = as_piece_set(load_deck(deck_path))
-    layouts = [layout(t, look.seed) for t in tables]
+def load_components(path: str | Path) -> PieceSet:
+    """A piece set folder (with pieces.json) or a deck directory, as a piece set: workers load their own copy from
+    disk rather than receive pictures through a pipe."""
+    root = Path(path)
+    if (root / "pieces.json").is_file():
+        return load_piece_set(root)
+    return as_piece_set(load_deck(root))
+
+
+def _init_worker(look: VideoLook, pieces_path: str, layouts: list[Layout], plans: list[FramePlan], fps: int) -> None:
+    pieces = load_components(pieces_path)
     table = render_table(look.scene.background, look.camera, load_table_textures())
     table_h = look.camera.table_to_image()
     noise = noise_bank(look, (look.camera.width, look.camera.height))
@@ -466,11 +540,12 @@ def _card_row(ctx: _Context, frame_card: CardFrame, spec: CardSpec, card_table_h
     c = frame_card.card
     size_mm = ctx.pieces.pieces[c.code].size_mm
     quad = apply_homography(card_homography(spec, card_table_h, size_mm), np.array([[0, 0], [1, 0], [1, 1], [0, 1]]))
-    return {
+    row = {
         "code": c.code, "face_up": c.face_up, "zone": c.zone, "index": c.index, "carried": frame_card.carried,
         "flipping": frame_card.flipping, "pose": [round(c.x_mm, 2), round(c.y_mm, 2), round(c.rotation_deg, 2)],
         "quad": quad.tolist(), "visible": round(visible, 3),
     }  # fmt: skip
+    return {**row, "id": c.uid} if c.uid else row
 
 
 def _static_layer(ctx: _Context, draw_list: list[tuple[CardSpec, float, np.ndarray]]) -> _Layer:
@@ -733,10 +808,25 @@ def read_states(path: str | Path) -> Iterator[dict]:
             yield record
 
 
+def check_layouts(layouts: Sequence[Layout], pieces: PieceSet) -> None:
+    """Every card must be a piece of the set (face and back pictures), and every layout must hold the same cards;
+    checked before any frame is rendered, since a worker's KeyError would name neither the card nor the set."""
+    codes = set(pieces.pieces)
+    for k, cards in enumerate(layouts):
+        unknown = sorted({c.code for c in cards} - codes)
+        if unknown:
+            raise ValueError(
+                f"piece set '{pieces.path}' has no piece {', '.join(unknown[:5])} (layout {k}); expected a "
+                f"{pieces.game} piece set with every card of the game"
+            )
+        if k:
+            _moving_pairs(layouts[k - 1], cards)
+
+
 def render_table_video(
-    initial: TableState,
+    initial: Layout,
     steps: Sequence[GameStep],
-    deck: Deck,
+    deck: Deck | PieceSet,
     out_dir: str | Path,
     seed: int,
     fps: int = 30,
@@ -745,16 +835,25 @@ def render_table_video(
     processes: int = 2,
     progress: bool = True,
     drift_px: float = 3.0,
+    view: TableView | None = None,
 ) -> dict:
-    """Write video.mp4, actions.json, states.jsonl.gz and meta.json (with `meta` merged in); return the meta."""
+    """Write video.mp4, actions.json, states.jsonl.gz and meta.json (with `meta` merged in); return the meta.
+    `deck` is any piece set (or deck directory) read from disk; `view` the table's extent and camera heights
+    (default: Loot the Loop's)."""
+    if view is None:
+        from vision.synth.ltl_table import extent_mm  # the default table; imported here, since it imports this
+
+        view = TableView(extent_mm(FRAME_MARGIN_MM))
+    pieces = as_piece_set(deck)
+    layouts = [list(initial), *(list(table) for step in steps for table in step.stages)]
+    check_layouts(layouts, pieces)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
-    look = random_look(seed, size, len(load_table_textures()), drift_px)
-    tables = [initial, *(table for step in steps for table in step.stages)]
-    plans, spans = plan_frames([len(step.stages) for step in steps], seed, fps)
+    look = random_look(seed, size, len(load_table_textures()), drift_px, view)
+    plans, spans = plan_frames([len(step.stages) for step in steps], seed, fps, [s.reach_from_deg for s in steps])
     video = open_video(out / "video.mp4", fps, size)
-    init_args = (look, str(deck.path), tables, plans, fps)
+    init_args = (look, str(pieces.path), layouts, plans, fps)
     jobs = list(_jobs(plans))
     bar = tqdm(total=len(plans), desc="frames", unit="frame", disable=not progress)
     try:
@@ -774,7 +873,7 @@ def render_table_video(
     (out / "actions.json").write_text(json.dumps(actions, indent=1) + "\n")
     result = {
         **(meta or {}),
-        "deck": {"name": deck.name, "family": deck.family, "path": str(deck.path)},
+        "deck": {"name": pieces.name, "family": pieces.family, "path": str(pieces.path)},
         "seed": seed,
         "fps": fps,
         "size": list(size),
