@@ -19,7 +19,7 @@ from pathlib import Path
 import cv2
 
 from vision.synth.camera import DEFAULT_IMAGE_SIZE
-from vision.synth.deckdir import load_decks
+from vision.synth.components import load_components
 from vision.synth.export import generate_dataset
 
 DEFAULT_DECKS_DIR = Path("out/decks")
@@ -45,7 +45,7 @@ def time_generation(
     """Wall seconds and CPU seconds to write n detect scenes, and the bytes they take. Decks are loaded outside
     the clock: a real run loads them once for thousands of scenes. CPU time is what a busy shared machine does not
     distort: wall time there depends on what else runs."""
-    decks = load_decks(decks_dir)
+    decks = load_components(decks_dir)
     start, cpu_start = time.perf_counter(), cpu_seconds()
     result = generate_dataset(out_dir, n, seed, decks, "detect", workers=workers, size=size)
     seconds, cpu = time.perf_counter() - start, cpu_seconds() - cpu_start

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from vision.synth.deckdir import Deck, DeckError, load_decks
+from vision.synth.deckdir import Deck, DeckError, load_deck, load_decks
 from vision.synth.pieces import PieceSet, PieceSetError, load_piece_set
 
 GENERATORS: dict[str, str] = {
@@ -82,11 +82,17 @@ def _valid(folder: Path) -> bool:
     return True
 
 
+def load_component(path: str | Path) -> Deck | PieceSet:
+    """One folder: a piece set when it has pieces.json, else a deck directory; validated either way."""
+    root = Path(path)
+    return load_piece_set(root) if (root / "pieces.json").is_file() else load_deck(root)
+
+
 def load_components(path: str | Path) -> list[Deck | PieceSet]:
     """A deck directory, a piece set, or a folder of either (all of one kind), validated; errors name the file."""
     root = Path(path)
     if (root / "pieces.json").is_file():
-        return [load_piece_set(root)]
+        return [load_component(root)]
     if root.is_dir():
         folders = sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith("."))
         if folders and all((f / "pieces.json").is_file() for f in folders):

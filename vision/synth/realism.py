@@ -28,7 +28,7 @@ from tqdm import tqdm
 
 from vision.synth.backgrounds import load_table_textures
 from vision.synth.camera import DEFAULT_IMAGE_SIZE
-from vision.synth.deckdir import load_decks
+from vision.synth.components import load_components
 from vision.synth.effects import frame_jpeg
 from vision.synth.export import JPEG_QUALITY, scene_for
 
@@ -371,7 +371,7 @@ def _render_jpeg(job: tuple[str, int, int]) -> np.ndarray:
     """The scene decoded from the file the exporter would write for it."""
     decks_dir, seed, index = job
     if decks_dir not in _RENDER_CACHE:
-        _RENDER_CACHE[decks_dir] = (load_decks(decks_dir), load_table_textures())
+        _RENDER_CACHE[decks_dir] = (load_components(decks_dir), load_table_textures())
     decks, backgrounds = _RENDER_CACHE[decks_dir]
     image = scene_for(index, seed, decks, backgrounds, DEFAULT_IMAGE_SIZE).image
     return cv2.imdecode(np.frombuffer(frame_jpeg(image, JPEG_QUALITY), np.uint8), cv2.IMREAD_COLOR)

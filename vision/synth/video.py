@@ -59,10 +59,11 @@ from tqdm import tqdm
 
 from vision.synth.backgrounds import load_table_textures, random_background_spec, render_table
 from vision.synth.camera import Camera, apply_homography, pose_matrix, translation
-from vision.synth.deckdir import Deck, load_deck
+from vision.synth.components import load_component
+from vision.synth.deckdir import Deck
 from vision.synth.effects import finish, noise_field, random_effects
 from vision.synth.occluders import OccluderSpec, Patch, random_occluder, render_occluder
-from vision.synth.pieces import PieceSet, as_piece_set, load_piece_set
+from vision.synth.pieces import PieceSet, as_piece_set
 from vision.synth.scene import CardSpec, SceneSpec, _card_patch, _paste, _px_per_mm, card_homography
 
 STILL_S = (0.5, 1.5)
@@ -456,17 +457,8 @@ class _Context:
     layers: OrderedDict[tuple, _Layer] = field(default_factory=OrderedDict)
 
 
-def load_components(path: str | Path) -> PieceSet:
-    """A piece set folder (with pieces.json) or a deck directory, as a piece set: workers load their own copy from
-    disk rather than receive pictures through a pipe."""
-    root = Path(path)
-    if (root / "pieces.json").is_file():
-        return load_piece_set(root)
-    return as_piece_set(load_deck(root))
-
-
 def _init_worker(look: VideoLook, pieces_path: str, layouts: list[Layout], plans: list[FramePlan], fps: int) -> None:
-    pieces = load_components(pieces_path)
+    pieces = as_piece_set(load_component(pieces_path))
     table = render_table(look.scene.background, look.camera, load_table_textures())
     table_h = look.camera.table_to_image()
     noise = noise_bank(look, (look.camera.width, look.camera.height))
