@@ -101,3 +101,17 @@ def test_game_scene_sheet_renders(sets: dict, tmp_path: Path) -> None:
     report = distribution_report([scene_for(i, 11, [sets["the-loop"]], [], SIZE) for i in range(3)])
     assert report["pieces_per_scene_by_kind"]["board"] == 1.0 and report["solid_width_px"]["n"] > 0
     assert 0.0 <= report["corner_visible_share"]["median"] <= 1.0  # pieces without indices are left out
+
+
+def test_cls_crops_keep_each_pieces_shape(sets: dict, tmp_path: Path) -> None:
+    from vision.synth.export import generate_dataset
+
+    generate_dataset(tmp_path / "cls", 4, 11, [sets["the-loop"]], "cls", workers=1, progress=False, backgrounds=[])
+    crops = list((tmp_path / "cls" / "train").rglob("*.png"))
+    assert crops and not any(p.parent.name in ("BOARD",) or p.parent.name.startswith("cube-") for p in crops)
+    for path in crops:
+        h, w = cv2.imread(str(path)).shape[:2]
+        if path.parent.name.startswith("A"):  # artifact cards: poker-card shape
+            assert (w, h) == (94, 132)
+        elif path.parent.name[:3] in ("daw", "med", "ren", "ind", "glo", "rob", "end"):  # round clone tokens
+            assert abs(w / h - 1.0) < 0.1

@@ -106,9 +106,21 @@ def obb_lines(scene: Scene, min_visible: float = OBB_MIN_VISIBLE, class_id: dict
     return lines
 
 
+CLS_KINDS = (
+    "card",
+    "tile",
+    "token",
+    "d6",
+    "d20",
+)  # what a classifier stage reads; boards, cubes, pawns are found whole
+
+
 def card_crop(image: np.ndarray, card: ObjectLabel, px_per_mm: float = CLS_PX_PER_MM) -> np.ndarray:
-    """The card warped flat and upright from the finished camera image, blur, glare and noise included."""
-    size = (round(CARD_W_MM * px_per_mm), round(CARD_H_MM * px_per_mm))
+    """The piece warped flat and upright from the finished camera image, blur, glare and noise included: a poker
+    card at `px_per_mm`, any other piece at the same height with its own shape (a die: its square box)."""
+    w_mm, h_mm = card.size_mm if card.size_mm[1] > 0 else (CARD_W_MM, CARD_H_MM)
+    height = round(CARD_H_MM * px_per_mm)
+    size = (max(round(height * w_mm / h_mm), 8), height)
     target = np.array([[0, 0], [size[0], 0], [size[0], size[1]], [0, size[1]]], np.float32) - 0.5
     homography = cv2.getPerspectiveTransform(np.array(card.quad, np.float32), target)
     return cv2.warpPerspective(image, homography, size, flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)
@@ -138,7 +150,9 @@ def _meta_path(out: Path, kind: str, split: str, stem: str) -> Path:
 def write_sample(scene: Scene, out: Path, kind: str, split: str, stem: str, class_id: dict[str, int] = CLASS_ID) -> int:
     """Write one scene's files for `kind`; returns how many training samples (boxes or crops) it gave."""
     if kind == "cls":
-        crops = [c for c in scene.cards() if c.face_up and c.visible_fraction >= CLS_MIN_VISIBLE]
+        crops = [
+            c for c in scene.cards() if c.face_up and c.visible_fraction >= CLS_MIN_VISIBLE and c.kind in CLS_KINDS
+        ]
         for card in crops:
             _write_atomic(
                 out / split / card.code / f"{stem}_{card.z:02d}.png", _encode(card_crop(scene.image, card), ".png")

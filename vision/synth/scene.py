@@ -88,6 +88,7 @@ class ObjectLabel:
     z: int  # paint order, 0 = lowest
     subtype: str = ""  # the piece's identity under its back, or 'phone', 'cup', ...
     kind: str = "card"  # card, tile, token, board; d6, d20, cube, pawn; hand; object
+    size_mm: tuple[float, float] = (0.0, 0.0)  # printed width, height of a flat piece; a solid's size twice
 
 
 @dataclass
@@ -524,8 +525,12 @@ def _labels(
             code = pieces.label(side)
             pose = (source.x_mm, source.y_mm, source.rotation_deg)
             face_up = source.face_up or pieces.pieces[source.code].back is None
-            kind = pieces.pieces[source.code].kind
-            labels.append(ObjectLabel(code, face_up, quad.tolist(), box, fraction, corners, pose, z, source.code, kind))
+            info = pieces.pieces[source.code]
+            labels.append(
+                ObjectLabel(
+                    code, face_up, quad.tolist(), box, fraction, corners, pose, z, source.code, info.kind, info.size_mm
+                )
+            )
         elif item.solid is not None:
             assert isinstance(source, SolidSpec)
             labels.append(_solid_label(item, ids, z, fraction, frame, threshold))
@@ -570,6 +575,7 @@ def _solid_label(
         z,
         solid.code or solid.kind,
         solid.kind,
+        (solid.size_mm, solid.size_mm),
     )
 
 
