@@ -60,21 +60,21 @@ from games.the_loop.foo import landing_eras
 from vision.synth.backgrounds import TableTexture, load_table_textures
 from vision.synth.camera import Camera, apply_homography, card_to_table
 from vision.synth.effects import EffectParams, cast_shadow, finish
-from vision.synth.game_scenes import _era_polygons, random_game_spec
+from vision.synth.game_scenes import era_polygons, random_game_spec
 from vision.synth.occluders import OccluderSpec, Patch, random_occluder
 from vision.synth.pieces import PieceSet
 from vision.synth.scene import (
     VISIBLE_THRESHOLD,
     ObjectLabel,
+    Painted,
     SceneSpec,
-    _distance,
-    _glossiness,
-    _labels,
-    _light_direction,
-    _Painted,
-    _paste,
-    _rounded,
+    camera_distance,
+    glossiness,
+    label_objects,
+    light_direction,
     paint_scene,
+    paste_object,
+    rounded_json,
     solid_label,
 )
 from vision.synth.solids import (
@@ -83,15 +83,15 @@ from vision.synth.solids import (
     SolidPose,
     SolidRender,
     SolidSpec,
-    _mask_box,
-    _project,
+    mask_box,
+    project_points,
     random_solid,
     render_shadow,
     render_solid,
     top_value,
     tumble,
 )
-from vision.synth.video import STATES_FILE, VideoLook, _frames, _sensor, noise_bank, open_states, open_video
+from vision.synth.video import STATES_FILE, VideoLook, frame_count, noise_bank, open_states, open_video, sensor_frame
 
 SAMPLE_HZ = 240  # path samples per second: a die in flight moves a few millimetres between two
 MAX_BLUR_RENDERS = 5  # renders averaged into one motion-blurred piece
@@ -155,7 +155,7 @@ class StaticLayer:
 
     canvas: np.ndarray  # float32 BGR, display values
     ids: np.ndarray  # int16: 0 = table, i + 1 = painted[i]
-    painted: list[_Painted]
+    painted: list[Painted]
     obstacles: np.ndarray  # bool: pixels of resting solids and clutter, where a thrown piece must not stop
 
 
@@ -243,7 +243,7 @@ def _paint_solid(
     camera: Camera,
     light: tuple[float, float, float],
     effects: EffectParams,
-) -> _Painted:
+) -> Painted:
     """Shadow, then the piece, as render_scene pastes a solid. The renders of an exposure (the first is its middle
     and must be in view; the others are None where out of view) are averaged into one motion-blurred piece, their
     shadows likewise. The label keeps the middle's pose, value and top face, and takes its box from the blurred
@@ -257,8 +257,8 @@ def _paint_solid(
         cast_shadow(canvas, shadow.alpha, (shadow.x0, shadow.y0), (0.0, 0.0), 0.0, effects.shadow_strength)
     patch = blend_patches([r.patch for r in renders if r is not None], len(renders))
     assert patch is not None
-    item = _paste(canvas, ids, patch, object_id, effects, (0, 0), 0.0, None, exposure[0])
-    item.solid = replace(middle, patch=patch, mask=item.mask, box=_mask_box(item.mask, patch.x0, patch.y0, frame))
+    item = paste_object(canvas, ids, patch, object_id, effects, (0, 0), 0.0, None, exposure[0])
+    item.solid = replace(middle, patch=patch, mask=item.mask, box=mask_box(item.mask, patch.x0, patch.y0, frame))
     return item
 
 
@@ -287,7 +287,7 @@ def blend_patches(patches: Sequence[Patch], count: int) -> Patch | None:
 
 
 def _image_point(camera: Camera, x_mm: float, y_mm: float, z_mm: float = 0.0) -> np.ndarray:
-    return _project(camera, np.array([[x_mm, y_mm, z_mm]]))[0][0]
+    return project_points(camera, np.array([[x_mm, y_mm, z_mm]]))[0][0]
 
 
 def _in_view(camera: Camera, points: np.ndarray, margin: float = VIEW_MARGIN) -> bool:
@@ -345,7 +345,7 @@ def board_eras(scene: SceneSpec, pieces: PieceSet) -> dict[str, np.ndarray]:
     board = boards[0]
     size = pieces.pieces[board.code].size_mm
     to_table = card_to_table(board.x_mm, board.y_mm, board.rotation_deg, 1, 1, size)
-    polygons = _era_polygons(pieces, to_table, board, size)
+    polygons = era_polygons(pieces, to_table, board, size)
     return dict(zip(ERA_CODES, polygons, strict=True))
 
 
@@ -416,10 +416,10 @@ def plan_roll_clip(
     scene = still_table(drawn)
     static = paint_static(scene, pieces, textures)
     samples = max(1, round(SAMPLE_HZ / fps))
-    lead = _frames(rng, LEAD_S, fps)
+    lead = frame_count(rng, LEAD_S, fps)
     thrown = _throw(rng, scene.camera, static.obstacles, kind, n_dice, fps, samples, lead)
     info = {"kind": kind, "n_dice": n_dice}
-    shutter, hold = float(rng.uniform(*SHUTTER)), _frames(rng, HOLD_S, fps)
+    shutter, hold = float(rng.uniform(*SHUTTER)), frame_count(rng, HOLD_S, fps)
     return _clip(
         "roll", seed, fps, scene, static, thrown, samples, shutter, hold, drawn.effects.noise_sigma, None, info
     )
@@ -452,7 +452,7 @@ def _throw(
             spec = replace(spec, colour=first.colour, ink=first.ink, variant=first.variant, size_mm=first.size_mm)
         first = first or spec
         start = (hand[0] + float(rng.normal(0, 12)), hand[1] + float(rng.normal(0, 12)))
-        n = _frames(rng, ROLL_S, fps) * samples
+        n = frame_count(rng, ROLL_S, fps) * samples
         drop = float(rng.uniform(*THROW_HEIGHT_MM))
         poses = tumble(rng, kind, start, (x, y), value, n, drop)
         thrown.append(Thrown(spec.at(poses[-1]), tuple(poses), lead + int(rng.integers(0, 2))))
@@ -524,7 +524,7 @@ def plan_drop_clip(
         scene = replace(scene, occluders=tuple(o for o in scene.occluders if o not in covering))
         static = paint_static(scene, pieces, textures)
     samples = max(1, round(SAMPLE_HZ / fps))
-    lead = _frames(rng, LEAD_S, fps)
+    lead = frame_count(rng, LEAD_S, fps)
     probabilities = load_scenario("basic").landing
     centre = _board_centre(scene, pieces)
     inner = min(float(np.min(np.linalg.norm(p - centre, axis=1))) for p in eras.values())
@@ -538,14 +538,14 @@ def plan_drop_clip(
         ends.append((x, y))
         heading = np.array([x, y]) - centre
         outlet = centre + heading / max(float(np.linalg.norm(heading)), 1e-9) * 0.25 * inner
-        n = _frames(rng, DROP_S, fps) * samples
+        n = frame_count(rng, DROP_S, fps) * samples
         poses = tumble(
             rng, "cube", (float(outlet[0]), float(outlet[1])), (x, y), None, n, rng.uniform(*OUTLET_HEIGHT_MM)
         )
         thrown.append(Thrown(spec.at(poses[-1]), tuple(poses), start))
-        start += _frames(rng, DROP_GAP_S, fps)
+        start += frame_count(rng, DROP_GAP_S, fps)
     info = {"foo_era": ERA_CODES[foo_era], "chutes": [ERA_CODES[e] for e in chutes], "n_cubes": n_cubes}
-    hold = _frames(rng, HOLD_S, fps)
+    hold = frame_count(rng, HOLD_S, fps)
     shutter, noise = float(rng.uniform(*SHUTTER)), drawn.effects.noise_sigma
     return _clip("drop", seed, fps, scene, static, thrown, samples, shutter, hold, noise, eras, info)
 
@@ -648,20 +648,20 @@ def compose_frame(clip: Clip, pieces: PieceSet, frame: int) -> _Frame:
     the frame's id map."""
     camera = clip.scene.camera
     effects = clip.scene.effects
-    light = _light_direction(effects, camera)
+    light = light_direction(effects, camera)
     canvas, ids = clip.static.canvas.copy(), clip.static.ids.copy()
     painted = list(clip.static.painted)
     moving = [(i, [piece.spec.at(p) for p in poses]) for i, piece, poses in _exposed(clip, frame)]
     z_of: dict[int, int] = {}
-    for i, specs in sorted(moving, key=lambda item: -_distance(camera, item[1][0])):
+    for i, specs in sorted(moving, key=lambda item: -camera_distance(camera, item[1][0])):
         renders = [render_solid(s, camera, light) for s in specs]
         if renders[0] is None:  # out of view at the frame's instant: the tail of its blur is left out too
             continue
         z_of[i] = len(painted)
         painted.append(_paint_solid(canvas, ids, len(painted) + 1, specs, renders, camera, light, effects))
-    glossy = np.array([0.0, *(_glossiness(item.source) for item in painted)], np.float32)
+    glossy = np.array([0.0, *(glossiness(item.source) for item in painted)], np.float32)
     image = finish(canvas, glossy[ids], effects, clip.seed)
-    return _Frame(image, _labels(clip.scene, painted, ids, pieces, VISIBLE_THRESHOLD), z_of)
+    return _Frame(image, label_objects(clip.scene, painted, ids, pieces, VISIBLE_THRESHOLD), z_of)
 
 
 def _frame_key(clip: Clip, frame: int) -> tuple:
@@ -691,9 +691,9 @@ def solid_record(clip: Clip, index: int, frame: int, composed: _Frame) -> dict:
         "settled": state == "settled",
         "pose": None if pose is None else _pose_dict(pose),
         "z": label.z if label is not None else None,
-        "box": _rounded(list(label.box)) if label is not None and label.box is not None else None,
+        "box": rounded_json(list(label.box)) if label is not None and label.box is not None else None,
         "visible": round(label.visible_fraction, 3) if label is not None else 0.0,
-        "top_face": _rounded(asdict(top)) if top is not None else None,
+        "top_face": rounded_json(asdict(top)) if top is not None else None,
         "era": era_at(clip.eras, pose.x_mm, pose.y_mm) if clip.eras and pose is not None else None,
     }
 
@@ -714,7 +714,7 @@ def frame_record(clip: Clip, frame: int, composed: _Frame) -> dict:
         "t": round(frame / clip.fps, 4),
         "moving": any(s["moving"] for s in solids),
         "solids": solids,
-        "objects": [_rounded(asdict(obj)) for obj in composed.labels],
+        "objects": [rounded_json(asdict(obj)) for obj in composed.labels],
     }
 
 
@@ -764,7 +764,7 @@ def render_clip(clip: Clip, pieces: PieceSet, out_dir: str | Path, progress: boo
                 frame_key = _frame_key(clip, frame)
                 if composed is None or frame_key != key:
                     key, composed = frame_key, compose_frame(clip, pieces, frame)
-                video.write(_sensor(composed.image, (0.0, 0.0), look, frame, bank))
+                video.write(sensor_frame(composed.image, (0.0, 0.0), look, frame, bank))
                 states.write(json.dumps(frame_record(clip, frame, composed), separators=(",", ":")) + "\n")
                 bar.update()
     finally:

@@ -94,7 +94,7 @@ def _the_loop_table(rng: np.random.Generator, spec: SceneSpec, pieces: PieceSet,
     bx, by = (float(v) for v in rng.normal(0, 60, 2))
     board = CardSpec(board_code, True, bx, by, float(rng.uniform(0, 360)), bool(rng.random() < 0.5))
     to_table = card_to_table(board.x_mm, board.y_mm, board.rotation_deg, 1, 1, (w_mm, h_mm))
-    eras = _era_polygons(pieces, to_table, board, (w_mm, h_mm))
+    eras = era_polygons(pieces, to_table, board, (w_mm, h_mm))
     small = [c for c in codes if pieces.pieces[c].kind in ("token", "tile")]
     on_board = []
     for code in rng.permutation(np.array(small, dtype=object))[: int(rng.integers(0, 10))]:
@@ -114,7 +114,7 @@ def _the_loop_table(rng: np.random.Generator, spec: SceneSpec, pieces: PieceSet,
     )
 
 
-def _era_polygons(
+def era_polygons(
     pieces: PieceSet, to_table: np.ndarray, board: CardSpec, size_mm: tuple[float, float]
 ) -> list[np.ndarray]:
     """The Era sectors in table millimetres, from the art module's own board layout when the set is one of its

@@ -106,7 +106,7 @@ class Scene:
             "camera": asdict(cam),
             "layout": self.spec.layout,
             "background": self.spec.background.source,
-            "objects": [_rounded(asdict(obj)) for obj in self.objects],
+            "objects": [rounded_json(asdict(obj)) for obj in self.objects],
         }
 
     def to_json(self) -> str:
@@ -117,14 +117,14 @@ class Scene:
         return [obj for obj in self.objects if obj.code not in ("hand", "object")]
 
 
-def _rounded(value: object) -> object:
+def rounded_json(value: object) -> object:
     """Three decimals keep label files small and byte-stable across platforms."""
     if isinstance(value, float):
         return round(value, 3)
     if isinstance(value, dict):
-        return {k: _rounded(v) for k, v in value.items()}
+        return {k: rounded_json(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
-        return [_rounded(v) for v in value]
+        return [rounded_json(v) for v in value]
     return value
 
 
@@ -288,7 +288,7 @@ def fixed_spec(
 
 
 @dataclass
-class _Painted:
+class Painted:
     """What render needs to remember about a pasted object to label it once everything is on the table."""
 
     patch: Patch
@@ -305,7 +305,7 @@ class Painting:
 
     canvas: np.ndarray  # float32 BGR
     ids: np.ndarray  # int16: 0 = table, i + 1 = painted[i]
-    painted: list[_Painted]
+    painted: list[Painted]
     pieces: PieceSet
 
 
@@ -324,9 +324,9 @@ def render_scene(
 
 def finish_scene(spec: SceneSpec, painting: Painting, visible_threshold: float = VISIBLE_THRESHOLD) -> Scene:
     """The camera's effects on a painted table, and the labels read off its id map."""
-    glossy = np.array([0.0, *(_glossiness(item.source) for item in painting.painted)], np.float32)
+    glossy = np.array([0.0, *(glossiness(item.source) for item in painting.painted)], np.float32)
     image = finish(painting.canvas, glossy[painting.ids], spec.effects, spec.seed)
-    objects = _labels(spec, painting.painted, painting.ids, painting.pieces, visible_threshold)
+    objects = label_objects(spec, painting.painted, painting.ids, painting.pieces, visible_threshold)
     return Scene(image=image, objects=objects, spec=spec)
 
 
@@ -339,23 +339,25 @@ def paint_scene(
     canvas = render_table(spec.background, camera, list(backgrounds))
     ids = np.zeros((camera.height, camera.width), np.int16)
     pieces = as_piece_set(decks[spec.deck_index % len(decks)])
-    painted: list[_Painted] = []
+    painted: list[Painted] = []
     for card in spec.cards:
-        patch, card_h = _card_patch(card, pieces, table_h, frame)
-        px_per_mm = _px_per_mm(card_h, pieces.pieces[card.code].size_mm)
+        patch, card_h = card_patch(card, pieces, table_h, frame)
+        px_per_mm = pixels_per_mm(card_h, pieces.pieces[card.code].size_mm)
         shift = tuple(o * px_per_mm * 0.6 for o in spec.effects.shadow_offset)
         painted.append(
-            _paste(canvas, ids, patch, len(painted) + 1, spec.effects, shift, 0.5 + 0.6 * px_per_mm, card_h, card)
+            paste_object(canvas, ids, patch, len(painted) + 1, spec.effects, shift, 0.5 + 0.6 * px_per_mm, card_h, card)
         )
-    light = _light_direction(spec.effects, camera)
-    for solid in sorted(spec.solids, key=lambda s: -_distance(camera, s)):  # far to near
+    light = light_direction(spec.effects, camera)
+    for solid in sorted(spec.solids, key=lambda s: -camera_distance(camera, s)):  # far to near
         rendered = render_solid(solid, camera, light, frame)
         if rendered is None:
             continue
         shadow = render_shadow(solid, camera, light, frame)
         if shadow is not None:
             cast_shadow(canvas, shadow.alpha, (shadow.x0, shadow.y0), (0.0, 0.0), 0.0, spec.effects.shadow_strength)
-        painted.append(_paste(canvas, ids, rendered.patch, len(painted) + 1, spec.effects, (0, 0), 0.0, None, solid))
+        painted.append(
+            paste_object(canvas, ids, rendered.patch, len(painted) + 1, spec.effects, (0, 0), 0.0, None, solid)
+        )
         painted[-1].solid = rendered
     for occ in spec.occluders:
         patch = render_occluder(occ, table_h, frame, camera=camera)  # in 3-D: a raised hand shows parallax
@@ -363,22 +365,24 @@ def paint_scene(
             continue
         lift = occ.height_mm * camera.focal_px / camera.height_mm
         shift = tuple(o * lift * 0.12 for o in spec.effects.shadow_offset)
-        painted.append(_paste(canvas, ids, patch, len(painted) + 1, spec.effects, shift, 1.0 + 0.05 * lift, None, occ))
+        painted.append(
+            paste_object(canvas, ids, patch, len(painted) + 1, spec.effects, shift, 1.0 + 0.05 * lift, None, occ)
+        )
     return Painting(canvas, ids, painted, pieces)
 
 
-def _glossiness(source: CardSpec | OccluderSpec | SolidSpec) -> float:
+def glossiness(source: CardSpec | OccluderSpec | SolidSpec) -> float:
     """Glare falls on glossy cards and on plastic dice; wood, skin and clutter stay matte."""
     if isinstance(source, CardSpec):
         return float(source.glossy)
     return 1.0 if isinstance(source, SolidSpec) and source.kind in DIE_SIDES else 0.0
 
 
-def _distance(camera: Camera, solid: SolidSpec) -> float:
+def camera_distance(camera: Camera, solid: SolidSpec) -> float:
     return float(np.linalg.norm(camera.position() - np.array([solid.x_mm, solid.y_mm, solid.z_mm])))
 
 
-def _light_direction(effects: EffectParams, camera: Camera) -> tuple[float, float, float]:
+def light_direction(effects: EffectParams, camera: Camera) -> tuple[float, float, float]:
     """The lamp that casts the flat pieces' shadows (an image-space shift) also lights and shadows the solids: the
     shift is carried onto the table at the image centre, and the light comes from the opposite side, high up."""
     dx, dy = effects.shadow_offset
@@ -418,12 +422,12 @@ def card_homography(
     return table_h @ card_to_table(card.x_mm, card.y_mm, card.rotation_deg, 1, 1, size_mm)
 
 
-def _px_per_mm(card_h: np.ndarray, size_mm: tuple[float, float]) -> float:
+def pixels_per_mm(card_h: np.ndarray, size_mm: tuple[float, float]) -> float:
     quad = apply_homography(card_h, np.array([[0, 0], [1, 0], [1, 1], [0, 1]], float))
     return math.sqrt(abs(cv2.contourArea(quad.astype(np.float32))) / (size_mm[0] * size_mm[1]))
 
 
-def _card_patch(
+def card_patch(
     card: CardSpec, pieces: PieceSet, table_h: np.ndarray, frame: tuple[int, int]
 ) -> tuple[Patch, np.ndarray]:
     card_h = card_homography(card, table_h, pieces.pieces[card.code].size_mm)
@@ -446,7 +450,7 @@ def _card_patch(
     return Patch(bgr=bgr, alpha=alpha, x0=int(x0), y0=int(y0)), card_h
 
 
-def _paste(
+def paste_object(
     canvas: np.ndarray,
     ids: np.ndarray,
     patch: Patch,
@@ -456,7 +460,7 @@ def _paste(
     shadow_blur: float,
     card_h: np.ndarray | None,
     source: CardSpec | OccluderSpec,
-) -> _Painted:
+) -> Painted:
     """Shadow first, then alpha-blend the object, then claim its pixels in the id map (alpha > 0.5, the same
     threshold a viewer's eye would use for 'this pixel shows the object')."""
     cast_shadow(
@@ -477,10 +481,10 @@ def _paste(
         region = canvas[y0:y1, x0:x1]
         region += (patch.bgr[sy, sx] - region) * alpha
         ids[y0:y1, x0:x1][mask[sy, sx]] = object_id
-    return _Painted(patch=patch, mask=mask, card_h=card_h, source=source)
+    return Painted(patch=patch, mask=mask, card_h=card_h, source=source)
 
 
-def _visible(ids: np.ndarray, painted: _Painted, object_id: int, region: np.ndarray) -> tuple[float, float]:
+def _visible(ids: np.ndarray, painted: Painted, object_id: int, region: np.ndarray) -> tuple[float, float]:
     """(visible pixels, all pixels) of a boolean region of an object's patch."""
     total = float(region.sum())
     patch = painted.patch
@@ -506,8 +510,8 @@ def region_quads(regions: Sequence[tuple[float, float, float, float]]) -> list[n
     return [np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], float) for x0, y0, x1, y1 in regions]
 
 
-def _labels(
-    spec: SceneSpec, painted: list[_Painted], ids: np.ndarray, pieces: PieceSet, threshold: float
+def label_objects(
+    spec: SceneSpec, painted: list[Painted], ids: np.ndarray, pieces: PieceSet, threshold: float
 ) -> list[ObjectLabel]:
     frame = (spec.camera.width, spec.camera.height)
     labels = []
@@ -552,7 +556,7 @@ def solid_label(solid: SolidSpec, value: int | None) -> str:
 
 
 def _solid_label(
-    item: _Painted, ids: np.ndarray, z: int, fraction: float, frame: tuple[int, int], threshold: float
+    item: Painted, ids: np.ndarray, z: int, fraction: float, frame: tuple[int, int], threshold: float
 ) -> ObjectLabel:
     """A die's readable part is its top face: that region is its 'index' (visible when enough of it shows)."""
     solid, rendered = item.source, item.solid
@@ -580,14 +584,14 @@ def _solid_label(
 
 
 def _corner(
-    item: _Painted, ids: np.ndarray, object_id: int, region: np.ndarray, frame: tuple[int, int], threshold: float
+    item: Painted, ids: np.ndarray, object_id: int, region: np.ndarray, frame: tuple[int, int], threshold: float
 ) -> RegionLabel:
     assert item.card_h is not None
     return _region(item, ids, object_id, apply_homography(item.card_h, region), frame, threshold)
 
 
 def _region(
-    item: _Painted, ids: np.ndarray, object_id: int, quad: np.ndarray, frame: tuple[int, int], threshold: float
+    item: Painted, ids: np.ndarray, object_id: int, quad: np.ndarray, frame: tuple[int, int], threshold: float
 ) -> RegionLabel:
     """How much of an image-space polygon of an object still shows, counted in the id map."""
     mask = np.zeros(item.mask.shape, np.uint8)

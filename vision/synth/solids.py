@@ -777,7 +777,7 @@ def world_vertices(spec: SolidSpec) -> np.ndarray:
     return rotated + np.array([spec.x_mm, spec.y_mm, spec.z_mm - rotated[:, 2].min()])
 
 
-def _project(camera: Camera, points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def project_points(camera: Camera, points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Image pixels and camera depths of table points."""
     rot = camera.rotation()
     cam = (points - camera.position()) @ rot.T
@@ -800,7 +800,7 @@ def render_solid(
     geometry = piece_mesh(spec)
     look = skin(design)
     world = world_vertices(spec)
-    pixels, depth = _project(camera, world)
+    pixels, depth = project_points(camera, world)
     if depth.min() < 1.0:
         return None
     lo = np.floor(pixels.min(axis=0)).astype(int) - 1
@@ -831,12 +831,12 @@ def render_solid(
         patch=patch,
         mask=mask,
         outline=cv2.convexHull(pixels.astype(np.float32)).reshape(-1, 2).astype(np.float64),
-        box=_mask_box(mask, patch.x0, patch.y0, frame),
+        box=mask_box(mask, patch.x0, patch.y0, frame),
         top_face=_top_face(spec, geometry, world, camera),
         value=top_value(spec.kind, rotation) if spec.kind in DIE_SIDES else None,
         top_z_mm=float(world[:, 2].max()),
         depth_mm=float(np.linalg.norm(world.mean(axis=0) - camera.position())),
-        centre_px=tuple(float(v) for v in _project(camera, world.mean(axis=0, keepdims=True))[0][0]),
+        centre_px=tuple(float(v) for v in project_points(camera, world.mean(axis=0, keepdims=True))[0][0]),
     )
 
 
@@ -970,7 +970,7 @@ def _light(
     return (lit + (255.0 * (highlight + fresnel))[:, None]).astype(np.float32)
 
 
-def _mask_box(mask: np.ndarray, x0: int, y0: int, frame: tuple[int, int]) -> tuple[float, float, float, float] | None:
+def mask_box(mask: np.ndarray, x0: int, y0: int, frame: tuple[int, int]) -> tuple[float, float, float, float] | None:
     ys, xs = np.nonzero(mask)
     if len(xs) == 0:
         return None
@@ -988,7 +988,7 @@ def _top_face(spec: SolidSpec, geometry: Mesh, world: np.ndarray, camera: Camera
     local = geometry.vertices * spec.size_mm @ spec.matrix.T
     offset = world[0] - local[0]
     polygon = geometry.face_polygons[face] * spec.size_mm @ spec.matrix.T + offset
-    return _project(camera, polygon)[0]
+    return project_points(camera, polygon)[0]
 
 
 # ----------------------------------------------------------------------------------------------------- shadows

@@ -64,7 +64,7 @@ from vision.synth.deckdir import Deck
 from vision.synth.effects import finish, noise_field, random_effects
 from vision.synth.occluders import OccluderSpec, Patch, random_occluder, render_occluder
 from vision.synth.pieces import PieceSet, as_piece_set
-from vision.synth.scene import CardSpec, SceneSpec, _card_patch, _paste, _px_per_mm, card_homography
+from vision.synth.scene import CardSpec, SceneSpec, card_homography, card_patch, paste_object, pixels_per_mm
 
 STILL_S = (0.5, 1.5)
 MOVE_S = (0.4, 1.2)
@@ -234,7 +234,7 @@ def overhead_camera(size: tuple[int, int], extent: tuple[float, float, float, fl
     return Camera(height_mm=height, tilt_deg=0.0, yaw_deg=0.0, hfov_deg=hfov_deg, width=size[0], height=size[1])
 
 
-def _frames(rng: np.random.Generator, span: tuple[float, float], fps: int) -> int:
+def frame_count(rng: np.random.Generator, span: tuple[float, float], fps: int) -> int:
     return max(1, round(float(rng.uniform(*span)) * fps))
 
 
@@ -245,25 +245,25 @@ def plan_frames(
     tables in order. Durations are drawn from their own stream, so they do not depend on the look. The hand of
     step k comes from `reach_from_deg[k]` (default 0, the camera's side), give or take a natural 15 degrees."""
     rng = np.random.default_rng([seed, 2])
-    plans = [FramePlan(0, 0, 0.0, None, 0.0, None)] * _frames(rng, STILL_S, fps)
+    plans = [FramePlan(0, 0, 0.0, None, 0.0, None)] * frame_count(rng, STILL_S, fps)
     spans = []
     table = 0
     bases = list(reach_from_deg) if reach_from_deg is not None else [0.0] * len(n_stages_per_step)
     for k, n_stages in enumerate(n_stages_per_step):
         first = len(plans)
         heading = bases[k] + float(rng.normal(0, 15))
-        n_in = _frames(rng, REACH_S, fps)
+        n_in = frame_count(rng, REACH_S, fps)
         plans += [FramePlan(table, table + 1, 0.0, _ease((i + 1) / n_in), heading, k) for i in range(n_in)]
         for stage in range(n_stages):
-            n_move = _frames(rng, MOVE_S, fps)
+            n_move = frame_count(rng, MOVE_S, fps)
             plans += [FramePlan(table, table + 1, (i + 1) / n_move, 1.0, heading, k) for i in range(n_move)]
             table += 1
             if stage < n_stages - 1:  # the hand moves on to the next stage's cards
                 plans += [FramePlan(table, table + 1, 0.0, 1.0, heading, k)] * max(1, fps // 10)
-        n_out = _frames(rng, REACH_S, fps)
+        n_out = frame_count(rng, REACH_S, fps)
         plans += [FramePlan(table - 1, table, 1.0, 1.0 - _ease((i + 1) / n_out), heading, k) for i in range(n_out)]
         spans.append((first, len(plans) - 1))
-        plans += [FramePlan(table, table, 0.0, None, 0.0, None)] * _frames(rng, STILL_S, fps)
+        plans += [FramePlan(table, table, 0.0, None, 0.0, None)] * frame_count(rng, STILL_S, fps)
     return plans, spans
 
 
@@ -477,7 +477,7 @@ def _render_job(job: tuple[int, int, bool]) -> tuple[np.ndarray, list[str]]:
             base = _render_plan(ctx, ctx.plans[f])
         image, labels = base
         shift = _drift(ctx.look, f, len(ctx.plans))
-        frames.append(_sensor(image, shift, ctx.look, f, ctx.noise))
+        frames.append(sensor_frame(image, shift, ctx.look, f, ctx.noise))
         records.append(json.dumps(_record(labels, shift, f, ctx), separators=(",", ":")))
     return np.stack(frames), records
 
@@ -570,14 +570,14 @@ def _paint_card(
     camera = ctx.look.camera
     frame = (camera.width, camera.height)
     size_mm = ctx.pieces.pieces[spec.code].size_mm
-    patch, card_h = _card_patch(spec, ctx.pieces, card_table_h, frame)
-    px_per_mm = _px_per_mm(card_homography(spec, ctx.table_h, size_mm), size_mm)
+    patch, card_h = card_patch(spec, ctx.pieces, card_table_h, frame)
+    px_per_mm = pixels_per_mm(card_homography(spec, ctx.table_h, size_mm), size_mm)
     lift_px = lift_mm * camera.focal_px / camera.height_mm
     reach = CARD_SHADOW_MM * px_per_mm + LIFT_SHADOW * lift_px
     effects = ctx.look.scene.effects
     shift = (effects.shadow_offset[0] * reach, effects.shadow_offset[1] * reach)
     blur = 0.5 + 0.6 * px_per_mm + 0.05 * lift_px
-    painted = _paste(canvas, ids, patch, object_id, effects, shift, blur, card_h, spec)
+    painted = paste_object(canvas, ids, patch, object_id, effects, shift, blur, card_h, spec)
     return float(np.count_nonzero(painted.mask))
 
 
@@ -595,7 +595,7 @@ def _paint_hand(
     patch = render_occluder(hand, ctx.table_h, frame)
     if patch is None:
         return None
-    painted = _paste(canvas, ids, patch, object_id, effects, shift, blur, None, hand)
+    painted = paste_object(canvas, ids, patch, object_id, effects, shift, blur, None, hand)
     return _in_frame_box(painted.mask, patch, frame)
 
 
@@ -638,7 +638,9 @@ def noise_bank(look: VideoLook, size: tuple[int, int]) -> NoiseBank:
     return NoiseBank(fields, (look.noise_sigma * (0.5 + np.sqrt(levels / 255.0))).astype(np.float32))
 
 
-def _sensor(image: np.ndarray, shift: tuple[float, float], look: VideoLook, frame: int, bank: NoiseBank) -> np.ndarray:
+def sensor_frame(
+    image: np.ndarray, shift: tuple[float, float], look: VideoLook, frame: int, bank: NoiseBank
+) -> np.ndarray:
     if abs(shift[0]) + abs(shift[1]) > 1e-3:
         matrix = np.float32([[1, 0, shift[0]], [0, 1, shift[1]]])
         image = cv2.warpAffine(image, matrix, image.shape[1::-1], flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
