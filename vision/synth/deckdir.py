@@ -18,6 +18,7 @@ was expected, so a player photographing their own deck can fix it in one go.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -61,18 +62,20 @@ class Deck:
         return self._images[code]
 
     @cached_property
-    def _images(self) -> _LazyImages:
-        return _LazyImages(self.files)
+    def _images(self) -> LazyImages:
+        return LazyImages(self.files)
 
 
-class _LazyImages(dict[str, np.ndarray]):
-    def __init__(self, files: dict[str, Path]) -> None:
+class LazyImages(dict[str, np.ndarray]):
+    """Pictures read on first use (a deck is 55 files, a piece set up to 130; most scenes use a few)."""
+
+    def __init__(self, files: Mapping[str, Path]) -> None:
         super().__init__()
         self._files = files
 
     def __missing__(self, code: str) -> np.ndarray:
         if code not in self._files:
-            raise KeyError(f"this deck has no image for '{code}'")
+            raise KeyError(f"no picture for '{code}' (expected a file {code}.png beside the others)")
         image = read_bgra(self._files[code])
         self[code] = image
         return image

@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.synth.deckdir import BACK, JOKERS, Deck, DeckError, read_bgra
+from vision.synth.deckdir import BACK, JOKERS, Deck, DeckError, LazyImages, read_bgra
 
 FORMAT = 1
 KINDS = ("card", "tile", "token", "board")
@@ -91,20 +91,7 @@ class PieceSet:
 
     @cached_property
     def _images(self) -> dict[str, np.ndarray]:
-        return _Pictures(self.files)
-
-
-class _Pictures(dict[str, np.ndarray]):
-    def __init__(self, files: Mapping[str, Path]) -> None:
-        super().__init__()
-        self._files = files
-
-    def __missing__(self, name: str) -> np.ndarray:
-        if name not in self._files:
-            raise KeyError(f"this piece set has no picture '{name}'")
-        image = read_bgra(self._files[name])
-        self[name] = image
-        return image
+        return LazyImages(self.files)
 
 
 def from_deck(deck: Deck, game: str = "loot-the-loop") -> PieceSet:
