@@ -76,7 +76,7 @@ def test_not_a_directory_and_bad_metadata(tmp_path: Path) -> None:
 def test_asking_for_a_card_the_deck_lacks(tmp_path: Path) -> None:
     deck = load_deck(write_deck(tmp_path / "d"))
     assert "JOKER" not in deck.codes, "a deck without a joker is valid; it simply has none"
-    with pytest.raises(KeyError, match="no image for 'JOKER'"):
+    with pytest.raises(KeyError, match="no picture for 'JOKER'"):
         deck.image("JOKER")
 
 
