@@ -59,8 +59,8 @@ def render_designs(
     """Render the given designs of a game's components, skipping any already on disk and valid (resumable)."""
     generator(game)  # fail fast on an unknown game
     out = Path(out_dir)
-    todo = [d for d in designs if not _valid(design_dir(out, game, d))]
-    jobs = [(game, str(out), d, px_per_mm) for d in todo]
+    done = {d: s for d in designs if (s := _existing(design_dir(out, game, d))) is not None}
+    jobs = [(game, str(out), d, px_per_mm) for d in designs if d not in done]
     bar = tqdm(total=len(jobs), desc=f"art {game}", unit="design", disable=not progress)
     if workers <= 1 or len(jobs) <= 1:
         for job in jobs:
@@ -71,15 +71,15 @@ def render_designs(
             for _ in pool.imap_unordered(_render_one, jobs):
                 bar.update()
     bar.close()
-    return [load_piece_set(design_dir(out, game, d)) for d in designs]
+    return [done[d] if d in done else load_piece_set(design_dir(out, game, d)) for d in designs]
 
 
-def _valid(folder: Path) -> bool:
+def _existing(folder: Path) -> PieceSet | None:
+    """A design already on disk and valid (validation reads every picture, so its result is kept)."""
     try:
-        load_piece_set(folder)
+        return load_piece_set(folder)
     except PieceSetError:
-        return False
-    return True
+        return None
 
 
 def load_component(path: str | Path) -> Deck | PieceSet:

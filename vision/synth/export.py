@@ -106,13 +106,8 @@ def obb_lines(scene: Scene, min_visible: float = OBB_MIN_VISIBLE, class_id: dict
     return lines
 
 
-CLS_KINDS = (
-    "card",
-    "tile",
-    "token",
-    "d6",
-    "d20",
-)  # what a classifier stage reads; boards, cubes, pawns are found whole
+# what a classifier stage reads; boards, cubes and pawns are found whole
+CLS_KINDS = ("card", "tile", "token", "d6", "d20")
 
 
 def card_crop(image: np.ndarray, card: ObjectLabel, px_per_mm: float = CLS_PX_PER_MM) -> np.ndarray:

@@ -12,6 +12,7 @@ import math
 import re
 from dataclasses import replace
 
+import cv2
 import numpy as np
 
 from vision.synth.camera import apply_homography, card_to_table
@@ -136,8 +137,6 @@ def era_polygons(
 
 def _point_in(rng: np.random.Generator, polygon: np.ndarray) -> tuple[float, float]:
     """A random point inside a (possibly concave) polygon, by rejection from its bounding box."""
-    import cv2
-
     low, high = polygon.min(axis=0), polygon.max(axis=0)
     contour = polygon.astype(np.float32).reshape(-1, 1, 2)
     for _ in range(100):
