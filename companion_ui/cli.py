@@ -185,17 +185,129 @@ def cmd_hint(args: argparse.Namespace) -> int:
 
 # ----- tabletop bench --------------------------------------------------------------------------------------------
 def cmd_bench(args: argparse.Namespace) -> int:
+    if args.target == "vision":
+        return bench_vision(args)
     if args.target != "loot-the-loop":
-        raise CliError(f"unknown benchmark '{args.target}': expected loot-the-loop")
+        raise CliError(f"unknown benchmark '{args.target}': expected loot-the-loop or vision")
     if args.games < 1:
         raise CliError(f"--games must be at least 1, got {args.games}")
     from games.loot_the_loop.bench import format_table, run_bench
 
-    result = run_bench(games=args.games, seed=args.seed, progress=not args.quiet)
+    result = run_bench(games=args.games, seed=args.seed or 0, progress=not args.quiet)
     print(format_table(result))
     if args.json:
         save_atomically(Path(args.json), result)
         print(f"Wrote {args.json}")
+    return 0
+
+
+def bench_vision(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    from vision.recognise.bench import format_table, run_bench
+    from vision.recognise.models import ModelError
+    from vision.synth.deckdir import DeckError
+
+    if args.scenes < 1:
+        raise CliError(f"--scenes must be at least 1, got {args.scenes}")
+    bars: dict[str, tqdm] = {}
+
+    def progress(stage: str, done: int, total: int) -> None:
+        bar = bars.setdefault(stage, tqdm(total=total, desc=stage, unit="scene", disable=args.quiet, leave=False))
+        bar.update(done - bar.n)
+
+    try:
+        result = run_bench(
+            Path(args.decks),
+            Path(args.out),
+            scenes=args.scenes,
+            seed=3 if args.seed is None else args.seed,
+            models=Path(args.models) if args.models else None,
+            baseline_runs=Path(args.baseline) if args.baseline else None,
+            enrol_scenes=args.enrol_scenes,
+            progress=progress,
+        )
+    except (ModelError, DeckError, FileNotFoundError) as err:
+        raise CliError(str(err)) from err
+    finally:
+        for bar in bars.values():
+            bar.close()
+    print(format_table(result))
+    path = Path(args.json) if args.json else Path(args.out) / "vision-bench.json"
+    save_atomically(path, result)
+    print(f"Wrote {path}")
+    return 0
+
+
+# ----- tabletop detect / enrol -----------------------------------------------------------------------------------
+def make_recogniser(args: argparse.Namespace) -> Any:
+    from vision.recognise.calibration import CalibrationError, load_calibration
+    from vision.recognise.enrol import EnrolError, load_head
+    from vision.recognise.models import ModelError
+    from vision.recognise.recogniser import Recogniser
+
+    try:
+        calibration = load_calibration(args.calibration) if args.calibration else None
+        deck = load_head(args.deck) if args.deck else None
+        return Recogniser(Path(args.models) if args.models else None, deck=deck, calibration=calibration)
+    except (CalibrationError, EnrolError, ModelError) as err:
+        raise CliError(str(err)) from err
+
+
+def cmd_detect(args: argparse.Namespace) -> int:
+    import cv2
+
+    from vision.recognise.detect import annotate, annotation_path, detect_files, expand_paths, format_text
+
+    paths = expand_paths(args.images)
+    if not paths:
+        raise CliError(f"no pictures found in {', '.join(args.images)}")
+    recogniser = make_recogniser(args)
+    results, failed = [], 0
+    for result, image in detect_files(paths, recogniser):
+        if result.error is not None:
+            failed += 1
+            print(f"tabletop detect: {result.error}", file=sys.stderr)
+        elif args.annotate and image is not None:
+            target = annotation_path(Path(args.annotate), result.path, len(paths) > 1)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            cv2.imwrite(str(target), annotate(image, result.detections))
+        if args.json:
+            results.append(result.to_json())
+        elif result.error is None:
+            print(format_text(result))
+    if args.json:
+        print(json.dumps(results, indent=1))
+    return 1 if failed else 0
+
+
+def cmd_enrol(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    from vision.recognise.enrol import EnrolError, enrol, load_head
+    from vision.recognise.models import READER_HEAD_FILE, ModelError, models_dir
+    from vision.recognise.reader import Reader
+    from vision.synth.deckdir import DeckError
+
+    if args.scenes < 1:
+        raise CliError(f"--scenes must be at least 1, got {args.scenes}")
+    root = Path(args.models) if args.models else models_dir()
+    out = Path(args.out) if args.out else Path(args.deck_dir).with_suffix(".deck.npz")
+    bar = tqdm(total=args.scenes, desc="enrol", unit="scene")
+    try:
+        reader = Reader(root / "cards-reader.onnx")
+        base = load_head(root / READER_HEAD_FILE)
+        result = enrol(args.deck_dir, reader, base, args.scenes, progress=lambda i, n: bar.update(i - bar.n))
+    except (EnrolError, ModelError, DeckError, FileNotFoundError) as err:
+        raise CliError(str(err)) from err
+    finally:
+        bar.close()
+    result.head.save(out)
+    print(
+        f"Enrolled {args.deck_dir}: {result.crops} index crops from {result.scenes} scenes in {result.seconds:.0f} s; "
+        f"reads them {100 * result.train_accuracy_before:.1f}% -> {100 * result.train_accuracy_after:.1f}% right. "
+        f"Use it with: tabletop detect --deck {out} ..."
+    )
     return 0
 
 
@@ -530,10 +642,32 @@ def build_parser() -> argparse.ArgumentParser:
             q.add_argument("--n", type=int, default=8, help="number of scenes on the sheet (default 8)")
         q.set_defaults(func=func)
 
-    p = sub.add_parser("bench", help="benchmarks (loot-the-loop: solver vs random policy)")
-    p.add_argument("target", help="what to measure: loot-the-loop")
+    p = sub.add_parser("detect", help="find and read the playing cards in pictures (JSON with --json)")
+    p.add_argument("images", nargs="+", help="picture files or folders of pictures")
+    p.add_argument("--json", action="store_true", help="one JSON object per picture, as a list")
+    p.add_argument("--annotate", metavar="OUT", help="write each picture with its cards drawn (a file, or a folder)")
+    p.add_argument("--calibration", metavar="FILE", help="table calibration JSON: adds each card's table position")
+    p.add_argument("--deck", metavar="FILE", help="an enrolled deck's head (from tabletop enrol)")
+    p.add_argument("--models", metavar="DIR", help="folder with the ONNX models (default: models/)")
+    p.set_defaults(func=cmd_detect)
+
+    p = sub.add_parser("enrol", help="teach the card reader a deck it reads poorly, from a deck directory")
+    p.add_argument("deck_dir", help="deck directory: one picture per card (AS.png ... KC.png, back.png)")
+    p.add_argument("--scenes", type=int, default=120, help="synthetic scenes of the deck to learn from (default 120)")
+    p.add_argument("--out", metavar="FILE", help="where to write the deck head (default: DECK_DIR.deck.npz)")
+    p.add_argument("--models", metavar="DIR", help="folder with the ONNX models (default: models/)")
+    p.set_defaults(func=cmd_enrol)
+
+    p = sub.add_parser("bench", help="benchmarks (loot-the-loop: solver vs random policy; vision: card recogniser)")
+    p.add_argument("target", help="what to measure: loot-the-loop or vision")
+    p.add_argument("--scenes", type=int, default=300, help="vision: held-out scenes to render (default 300)")
+    p.add_argument("--decks", default="out/decks", help="vision: rendered deck directories (tabletop synth decks)")
+    p.add_argument("--out", default="out/bench", help="vision: folder for the JSON and the confusion matrix")
+    p.add_argument("--models", metavar="DIR", help="vision: folder with the ONNX models (default: models/)")
+    p.add_argument("--baseline", metavar="RUNS", help="vision: training runs folder, to time ultralytics predict too")
+    p.add_argument("--enrol-scenes", type=int, default=120, help="vision: scenes for the enrolment test (0: skip)")
     p.add_argument("--games", type=int, default=1000, help="seeded games per policy (default 1000)")
-    p.add_argument("--seed", type=int, default=0, help="first seed")
+    p.add_argument("--seed", type=int, default=None, help="first seed (default 0; vision 3)")
     p.add_argument("--json", metavar="FILE", help="also write the results as JSON")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_bench)

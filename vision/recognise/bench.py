@@ -1,0 +1,516 @@
+"""`tabletop bench vision`: the card recogniser on held-out deck families, scored card by card.
+
+Scenes are rendered on the spot from the decks whose families the split puts in `test` (never seen in training),
+with the engine's overlap, glare, blur, hands and clutter, and read back from the camera's own JPEG bytes, so
+latency is decode to labelled cards.
+
+Scoring. A face-up card counts for recall when at least one of its corner indices is visible (the labeller's
+rule: 60% of the index region in view); a face-down card when at least 30% of it shows. A reported card is right
+when the scene holds a card of that label at that place (an index centre, or the outline's centre, inside the
+card's outline); reporting a card that is present but below the visibility rule is neither right nor wrong.
+UNKNOWN reports are counted apart: they are the recogniser saying it does not know, so they lower recall but not
+precision. A card reported twice is counted as a duplicate.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from multiprocessing import Pool
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.recognise.labels import BACK
+from vision.recognise.recogniser import UNKNOWN, CardDetection, Recogniser
+
+BACK_MIN_VISIBLE = 0.3
+CARDS_FOR_LATENCY = (10, 20)
+
+
+@dataclass
+class BenchScene:
+    jpeg: bytes
+    cards: list[dict]  # ground truth: code, face_up, quad, visible_fraction, index_visible, width_px
+    tilt: float
+    glare: float
+    defocus: float
+    motion: float
+    deck: str
+
+
+def _scene_job(args: tuple[int, int, list[Path]]) -> BenchScene:
+    from vision.synth.backgrounds import load_table_textures
+    from vision.synth.components import load_component
+    from vision.synth.effects import frame_jpeg
+    from vision.synth.export import scene_for
+
+    index, seed, deck_paths = args
+    decks = _WORKER.setdefault("decks", [load_component(p) for p in deck_paths])
+    backgrounds = _WORKER.setdefault("backgrounds", load_table_textures())
+    scene = scene_for(index, seed, decks, backgrounds, (1280, 720))
+    cards = []
+    for obj in scene.cards():
+        quad = np.array(obj.quad, np.float32)
+        sides = np.linalg.norm(np.roll(quad, -1, axis=0) - quad, axis=1)
+        cards.append(
+            {
+                "code": obj.code,
+                "face_up": obj.face_up,
+                "quad": quad,
+                "visible_fraction": obj.visible_fraction,
+                "index_visible": any(c.visible for c in obj.corners),
+                "width_px": float(sides.min()),
+            }
+        )
+    fx = scene.spec.effects
+    return BenchScene(
+        frame_jpeg(scene.image, 90),
+        cards,
+        scene.spec.camera.tilt_deg,
+        fx.glare[3],
+        fx.defocus_sigma,
+        fx.motion[0],
+        Path(deck_paths[scene.spec.deck_index]).name,
+    )
+
+
+_WORKER: dict = {}
+
+
+def render_scenes(
+    deck_paths: Sequence[Path], n: int, seed: int, workers: int = 2, progress: Callable[[int, int], None] | None = None
+) -> list[BenchScene]:
+    jobs = [(i, seed, list(deck_paths)) for i in range(n)]
+    out: list[BenchScene] = []
+    if workers <= 1:
+        for job in jobs:
+            out.append(_scene_job(job))
+            if progress:
+                progress(len(out), n)
+        return out
+    with Pool(workers) as pool:
+        for scene in pool.imap(_scene_job, jobs):
+            out.append(scene)
+            if progress:
+                progress(len(out), n)
+    return out
+
+
+def _inside(point: np.ndarray, quad: np.ndarray, margin: float = 0.1) -> bool:
+    centre = quad.mean(axis=0)
+    grown = centre + (quad - centre) * (1 + margin)
+    return cv2.pointPolygonTest(grown.astype(np.float32), (float(point[0]), float(point[1])), False) >= 0
+
+
+def _points(det: CardDetection) -> list[np.ndarray]:
+    if det.index_boxes:
+        return [np.array([(b[0] + b[2]) / 2, (b[1] + b[3]) / 2]) for b in det.index_boxes]
+    return [det.quad.mean(axis=0)]
+
+
+def _quad_iou(a: np.ndarray, b: np.ndarray) -> float:
+    inter, _ = cv2.intersectConvexConvex(a.astype(np.float32), b.astype(np.float32))
+    union = abs(cv2.contourArea(a.astype(np.float32))) + abs(cv2.contourArea(b.astype(np.float32))) - inter
+    return float(inter / union) if union > 0 else 0.0
+
+
+@dataclass
+class CardOutcome:
+    """One ground-truth card's fate, for the breakdowns."""
+
+    face_up: bool
+    eligible: bool
+    found: bool
+    predicted: str | None  # the label reported at its place (UNKNOWN included), None when nothing was
+    code: str
+    visible_fraction: float
+    width_px: float
+
+
+@dataclass
+class SceneScore:
+    outcomes: list[CardOutcome] = field(default_factory=list)
+    true_up: int = 0
+    false_up: int = 0
+    true_back: int = 0
+    false_back: int = 0
+    unknown: int = 0
+    duplicates: int = 0
+    false_labels: list[str] = field(default_factory=list)
+
+
+def score_scene(scene: BenchScene, detections: Sequence[CardDetection]) -> SceneScore:
+    score = SceneScore()
+    up = [c for c in scene.cards if c["face_up"]]
+    down = [c for c in scene.cards if not c["face_up"]]
+    hits: Counter[int] = Counter()
+    reported: dict[int, str] = {}
+    for det in detections:
+        if not det.face_up:
+            continue
+        at = [k for k, c in enumerate(up) if any(_inside(p, c["quad"]) for p in _points(det))]
+        if det.label == UNKNOWN:
+            score.unknown += 1
+            for k in at:
+                reported.setdefault(k, UNKNOWN)
+            continue
+        same = [k for k in at if up[k]["code"] == det.label]
+        if same:
+            k = same[0]
+            hits[k] += 1
+            reported[k] = det.label
+            if up[k]["index_visible"]:
+                score.true_up += 1
+        else:
+            score.false_up += 1
+            score.false_labels.append(det.label)
+            for k in at:
+                reported.setdefault(k, det.label)
+    back_hits: Counter[int] = Counter()
+    for det in detections:
+        if det.face_up:
+            continue
+        centre = det.quad.mean(axis=0)
+        at = [k for k, c in enumerate(down) if _inside(centre, c["quad"], 0.0)]
+        if at:
+            k = max(at, key=lambda k: _quad_iou(det.quad, down[k]["quad"]))
+            back_hits[k] += 1
+            if down[k]["visible_fraction"] >= BACK_MIN_VISIBLE and back_hits[k] == 1:
+                score.true_back += 1
+        else:
+            score.false_back += 1
+    score.duplicates = sum(n - 1 for n in hits.values() if n > 1) + sum(n - 1 for n in back_hits.values() if n > 1)
+    for k, c in enumerate(up):
+        found = hits[k] > 0
+        score.outcomes.append(
+            CardOutcome(
+                True, c["index_visible"], found, reported.get(k), c["code"], c["visible_fraction"], c["width_px"]
+            )
+        )
+    for k, c in enumerate(down):
+        eligible = c["visible_fraction"] >= BACK_MIN_VISIBLE
+        score.outcomes.append(
+            CardOutcome(
+                False,
+                eligible,
+                back_hits[k] > 0,
+                BACK if back_hits[k] else None,
+                BACK,
+                c["visible_fraction"],
+                c["width_px"],
+            )
+        )
+    return score
+
+
+def _ratio(a: int, b: int) -> float | None:
+    return a / b if b else None
+
+
+def summarise(scores: Sequence[SceneScore]) -> dict:
+    up = [o for s in scores for o in s.outcomes if o.face_up and o.eligible]
+    down = [o for s in scores for o in s.outcomes if not o.face_up and o.eligible]
+    tp_up, fp_up = sum(s.true_up for s in scores), sum(s.false_up for s in scores)
+    tp_b, fp_b = sum(s.true_back for s in scores), sum(s.false_back for s in scores)
+    return {
+        "face_up": {
+            "cards": len(up),
+            "precision": _ratio(tp_up, tp_up + fp_up),
+            "recall": _ratio(sum(o.found for o in up), len(up)),
+            "reported_right": tp_up,
+            "reported_wrong": fp_up,
+            "unknown_reports": sum(s.unknown for s in scores),
+        },
+        "face_down": {
+            "cards": len(down),
+            "precision": _ratio(tp_b, tp_b + fp_b),
+            "recall": _ratio(sum(o.found for o in down), len(down)),
+            "reported_right": tp_b,
+            "reported_wrong": fp_b,
+        },
+        "duplicates": sum(s.duplicates for s in scores),
+    }
+
+
+BINS: dict[str, tuple[Callable[[BenchScene], str] | None, Callable[[CardOutcome], str] | None]] = {
+    "overlap": (
+        None,
+        lambda o: (
+            "mostly hidden (<50% seen)"
+            if o.visible_fraction < 0.5
+            else "partly hidden (50-90%)"
+            if o.visible_fraction < 0.9
+            else "clear (>=90%)"
+        ),
+    ),
+    "scale": (
+        None,
+        lambda o: (
+            "small (<70 px wide)"
+            if o.width_px < 70
+            else "medium (70-110 px)"
+            if o.width_px < 110
+            else "large (>=110 px)"
+        ),
+    ),
+    "tilt": (
+        lambda s: "low (<15 deg)" if s.tilt < 15 else "medium (15-30 deg)" if s.tilt < 30 else "steep (>=30 deg)",
+        None,
+    ),
+    "glare": (lambda s: "glare" if s.glare > 0 else "no glare", None),
+    "blur": (lambda s: "motion blur" if s.motion > 0 else "defocus (>=1 px)" if s.defocus >= 1 else "sharp", None),
+}
+
+
+def breakdowns(scenes: Sequence[BenchScene], scores: Sequence[SceneScore]) -> dict:
+    """Face-up recall (and precision, for conditions of the whole frame) per condition."""
+    out: dict[str, dict] = {}
+    for name, (by_scene, by_card) in BINS.items():
+        table: dict[str, dict] = {}
+        if by_scene is not None:
+            groups: dict[str, list[SceneScore]] = {}
+            for scene, score in zip(scenes, scores, strict=True):
+                groups.setdefault(by_scene(scene), []).append(score)
+            for key, group in sorted(groups.items()):
+                s = summarise(group)["face_up"]
+                table[key] = {"cards": s["cards"], "precision": s["precision"], "recall": s["recall"]}
+        else:
+            cards: dict[str, list[CardOutcome]] = {}
+            for score in scores:
+                for o in score.outcomes:
+                    if o.face_up and o.eligible:
+                        cards.setdefault(by_card(o), []).append(o)
+            for key, group in sorted(cards.items()):
+                table[key] = {"cards": len(group), "recall": _ratio(sum(o.found for o in group), len(group))}
+        out[name] = table
+    return out
+
+
+def confusion_image(scores: Sequence[SceneScore], classes: Sequence[str], path: Path) -> Path:
+    """Rows: the true card (eligible face-up cards); columns: what was reported at its place, UNKNOWN or nothing."""
+    cols = [*classes, UNKNOWN, "missed"]
+    matrix = np.zeros((len(classes), len(cols)), np.int64)
+    for score in scores:
+        for o in score.outcomes:
+            if o.face_up and o.eligible and o.code in classes:
+                col = o.predicted if o.predicted in cols else "missed"
+                matrix[classes.index(o.code), cols.index(col)] += 1
+    cell, left, top = 14, 48, 48
+    img = np.full((top + cell * len(classes) + 8, left + cell * len(cols) + 8, 3), 255, np.uint8)
+    rows = matrix / np.maximum(matrix.sum(axis=1, keepdims=True), 1)
+    for r in range(len(classes)):
+        for c in range(len(cols)):
+            v = rows[r, c]
+            if v > 0:
+                shade = int(255 * (1 - v**0.5))
+                colour = (shade, shade, 255) if r != c else (shade, 255, shade)
+                x, y = left + c * cell, top + r * cell
+                cv2.rectangle(img, (x, y), (x + cell - 1, y + cell - 1), colour, -1)
+    for r, name in enumerate(classes):
+        cv2.putText(img, name, (2, top + r * cell + 11), cv2.FONT_HERSHEY_PLAIN, 0.8, (0, 0, 0), 1)
+    for c, name in enumerate(cols):
+        x = left + c * cell + 10
+        label = np.full((cell, top), 255, np.uint8)
+        cv2.putText(label, name[:6], (1, 11), cv2.FONT_HERSHEY_PLAIN, 0.8, 0, 1)
+        upright = cv2.rotate(label, cv2.ROTATE_90_COUNTERCLOCKWISE)
+        img[0:top, x - 10 : x - 10 + cell] = cv2.cvtColor(upright, cv2.COLOR_GRAY2BGR)
+    cv2.rectangle(img, (left, top), (left + cell * len(cols), top + cell * len(classes)), (120, 120, 120), 1)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    cv2.imwrite(str(path), img)
+    return path
+
+
+def run_recogniser(recogniser: Recogniser, scenes: Sequence[BenchScene]) -> tuple[list[SceneScore], list[float]]:
+    scores, times = [], []
+    for scene in scenes:
+        start = time.perf_counter()
+        frame = cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR)
+        detections = recogniser.recognise(frame)
+        times.append(time.perf_counter() - start)
+        scores.append(score_scene(scene, detections))
+    return scores, times
+
+
+def latency_stats(times: Sequence[float]) -> dict:
+    ms = np.array(times) * 1000
+    if len(ms) == 0:
+        return {"frames": 0}
+    return {
+        "frames": len(ms),
+        "median_ms": float(np.median(ms)),
+        "p95_ms": float(np.percentile(ms, 95)),
+        "mean_ms": float(ms.mean()),
+    }
+
+
+def busy_frames(scenes: Sequence[BenchScene]) -> list[int]:
+    """Frames holding 10-20 cards in view (any part showing): the latency bar's load."""
+    lo, hi = CARDS_FOR_LATENCY
+    return [i for i, s in enumerate(scenes) if lo <= sum(c["visible_fraction"] > 0 for c in s.cards) <= hi]
+
+
+def per_deck_recall(scenes: Sequence[BenchScene], scores: Sequence[SceneScore]) -> dict[str, float | None]:
+    decks: dict[str, list[SceneScore]] = {}
+    for scene, score in zip(scenes, scores, strict=True):
+        decks.setdefault(scene.deck, []).append(score)
+    return {deck: summarise(group)["face_up"]["recall"] for deck, group in sorted(decks.items())}
+
+
+def test_decks(decks_root: Path, split: str = "test") -> list[Path]:
+    """The deck directories whose families the fixed family split (seed 0) keeps out of training."""
+    from vision.synth.deckdir import load_decks
+    from vision.synth.decks import split_families
+
+    decks = split_families(load_decks(decks_root), seed=0)[split]
+    return [Path(d.path) for d in decks]
+
+
+def run_bench(
+    decks_root: Path,
+    out: Path,
+    scenes: int = 300,
+    seed: int = 3,
+    models: Path | None = None,
+    baseline_runs: Path | None = None,
+    enrol_scenes: int = 120,
+    enrol_eval_scenes: int = 80,
+    workers: int = 2,
+    progress: Callable[[str, int, int], None] | None = None,
+) -> dict:
+    from vision.recognise.enrol import enrol, load_head
+    from vision.recognise.models import READER_HEAD_FILE, models_dir
+
+    def tick(stage: str) -> Callable[[int, int], None] | None:
+        return (lambda i, n: progress(stage, i, n)) if progress else None
+
+    deck_paths = test_decks(decks_root)
+    bench = render_scenes(deck_paths, scenes, seed, workers, tick("render"))
+    recogniser = Recogniser(models)
+    for scene in bench[:3]:  # warm-up: first runs allocate
+        recogniser.recognise(cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR))
+    scores, times = run_recogniser(recogniser, bench)
+    busy = busy_frames(bench)
+    result: dict = {
+        "data": {
+            "decks": [p.name for p in deck_paths],
+            "split": "test (families held out of training, decks.split_families seed 0)",
+            "scenes": scenes,
+            "seed": seed,
+            "size": [1280, 720],
+        },
+        "accuracy": summarise(scores),
+        "breakdowns": breakdowns(bench, scores),
+        "per_deck_recall": per_deck_recall(bench, scores),
+        "latency": {"onnxruntime": latency_stats([times[i] for i in busy]), "all_frames": latency_stats(times)},
+    }
+    result["confusion_png"] = str(
+        confusion_image(scores, [c for c in recogniser.classes if c != "none"], out / "vision-confusion.png")
+    )
+    if baseline_runs is not None:
+        from vision.train.baseline import UltralyticsRecogniser
+
+        base = UltralyticsRecogniser(baseline_runs / "finder/weights/last.pt", baseline_runs / "reader/weights/last.pt")
+        frames = [bench[i] for i in busy]
+        for scene in frames[:3]:
+            base.recognise(cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR))
+        base_scores, base_times = run_recogniser(base, frames)
+        ort_times = [times[i] for i in busy]
+        # the same frames again through ONNX Runtime, right after, so both see the same machine load
+        _, ort_again = run_recogniser(recogniser, frames)
+        result["latency"]["ultralytics_predict"] = latency_stats(base_times)
+        result["latency"]["onnxruntime_rerun"] = latency_stats(ort_again)
+        result["latency"]["speedup_median"] = float(np.median(base_times) / np.median(ort_times + ort_again))
+        result["accuracy_ultralytics_busy_frames"] = summarise(base_scores)
+    recalls = {d: r for d, r in result["per_deck_recall"].items() if r is not None}
+    if recalls and enrol_scenes > 0:
+        worst = min(recalls, key=recalls.get)
+        deck_dir = next(p for p in deck_paths if p.name == worst)
+        evaluation = render_scenes([deck_dir], enrol_eval_scenes, seed + 100, workers, tick("enrol-eval"))
+        before, _ = run_recogniser(recogniser, evaluation)
+        head_file = (models or models_dir()) / READER_HEAD_FILE
+        enrolled = enrol(deck_dir, recogniser.reader, load_head(head_file), enrol_scenes, seed + 200, tick("enrol"))
+        recogniser.deck = enrolled.head
+        after, _ = run_recogniser(recogniser, evaluation)
+        recogniser.deck = None
+        result["enrolment"] = {
+            "deck": worst,
+            "chosen_because": "lowest face-up recall of the held-out decks in this run",
+            "enrol_scenes": enrol_scenes,
+            "enrol_crops": enrolled.crops,
+            "eval_scenes": enrol_eval_scenes,
+            "seconds": enrolled.seconds,
+            "before": summarise(before)["face_up"],
+            "after": summarise(after)["face_up"],
+        }
+    return result
+
+
+def _pct(value: float | None) -> str:
+    return "n/a" if value is None else f"{100 * value:.2f}%"
+
+
+def format_table(result: dict) -> str:
+    acc = result["accuracy"]
+    up, down = acc["face_up"], acc["face_down"]
+    data = result["data"]
+    lines = [
+        f"Card recogniser on {data['scenes']} synthetic 1280x720 scenes (seed {data['seed']}) of held-out decks: "
+        + ", ".join(data["decks"]),
+        "",
+        f"{'':26s}{'cards':>8s}{'precision':>11s}{'recall':>9s}{'wrong':>7s}",
+        f"{'face up (index visible)':26s}{up['cards']:>8d}{_pct(up['precision']):>11s}{_pct(up['recall']):>9s}"
+        f"{up['reported_wrong']:>7d}   (+{up['unknown_reports']} reported UNKNOWN)",
+        f"{'face down (>=30% seen)':26s}{down['cards']:>8d}{_pct(down['precision']):>11s}{_pct(down['recall']):>9s}"
+        f"{down['reported_wrong']:>7d}",
+        f"cards reported twice: {acc['duplicates']}",
+        "",
+        "Face-up cards by condition:",
+    ]
+    for name, table in result["breakdowns"].items():
+        for key, row in table.items():
+            p = f"  precision {_pct(row['precision'])}" if "precision" in row else ""
+            lines.append(f"  {name:8s} {key:28s} {row['cards']:>6d} cards  recall {_pct(row['recall'])}{p}")
+    lines.append("")
+    lines.append(
+        "Face-up recall per deck: " + ", ".join(f"{d} {_pct(r)}" for d, r in result["per_deck_recall"].items())
+    )
+    lat = result["latency"]
+    ort = lat["onnxruntime"]
+    lines += [
+        "",
+        f"Latency, decode to labelled cards, frames with {CARDS_FOR_LATENCY[0]}-{CARDS_FOR_LATENCY[1]} cards:",
+    ]
+    if ort.get("frames"):
+        lines.append(
+            f"  ONNX Runtime          {ort['frames']:>4d} frames  median {ort['median_ms']:6.1f} ms  "
+            f"p95 {ort['p95_ms']:6.1f} ms"
+        )
+    if "ultralytics_predict" in lat:
+        base, again = lat["ultralytics_predict"], lat["onnxruntime_rerun"]
+        lines.append(
+            f"  ultralytics predict   {base['frames']:>4d} frames  median {base['median_ms']:6.1f} ms  "
+            f"p95 {base['p95_ms']:6.1f} ms"
+        )
+        lines.append(
+            f"  ONNX Runtime (again)  {again['frames']:>4d} frames  median {again['median_ms']:6.1f} ms  "
+            f"p95 {again['p95_ms']:6.1f} ms"
+        )
+        lines.append(f"  ultralytics / ONNX Runtime, medians: {lat['speedup_median']:.2f}x")
+    else:
+        lines.append("  (no ultralytics baseline: run in the training environment with --baseline RUNS)")
+    if "enrolment" in result:
+        e = result["enrolment"]
+        lines += [
+            "",
+            f"Enrolment of {e['deck']} ({e['chosen_because']}): {e['enrol_scenes']} scenes, {e['enrol_crops']} crops, "
+            f"{e['seconds']:.0f} s",
+            f"  before: precision {_pct(e['before']['precision'])}, recall {_pct(e['before']['recall'])}   "
+            f"after: precision {_pct(e['after']['precision'])}, recall {_pct(e['after']['recall'])}   "
+            f"({e['eval_scenes']} fresh scenes of that deck)",
+        ]
+    lines.append(f"\nConfusion matrix: {result['confusion_png']}")
+    return "\n".join(lines)

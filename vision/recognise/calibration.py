@@ -1,0 +1,69 @@
+"""The table plane: a homography from frame pixels to millimetres on the table, read from a small JSON file.
+
+    {"image_points": [[x, y], x4], "table_mm": [[X, Y], x4]}   (four points, e.g. a sheet's corners)
+or  {"homography": [[h11, h12, h13], [h21, h22, h23], [h31, h32, h33]]}   (frame pixels to table mm)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+
+class CalibrationError(ValueError):
+    """The calibration file is missing, malformed, or describes no usable plane."""
+
+
+@dataclass(frozen=True)
+class TableCalibration:
+    homography: np.ndarray  # 3x3, frame pixels to table mm
+
+    def to_table(self, points: np.ndarray) -> np.ndarray:
+        pts = np.asarray(points, np.float64).reshape(-1, 1, 2)
+        return cv2.perspectiveTransform(pts, self.homography).reshape(-1, 2)
+
+    def place(self, detection: Any) -> Any:
+        """The detection with its centre on the table (the mean of its mapped corners)."""
+        centre = self.to_table(detection.quad).mean(axis=0)
+        return dataclasses.replace(detection, table_mm=(float(centre[0]), float(centre[1])))
+
+
+def _matrix(value: object, name: str, shape: tuple[int, int], path: Path) -> np.ndarray:
+    try:
+        array = np.array(value, np.float64)
+    except (TypeError, ValueError) as err:
+        raise CalibrationError(f"{path}: '{name}' must be numbers, shape {shape}") from err
+    if array.shape != shape or not np.isfinite(array).all():
+        raise CalibrationError(f"{path}: '{name}' must be finite numbers of shape {shape}, got {array.shape}")
+    return array
+
+
+def load_calibration(path: str | Path) -> TableCalibration:
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text())
+    except FileNotFoundError as err:
+        raise CalibrationError(f"{path}: calibration file not found") from err
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise CalibrationError(f"{path}: not a JSON calibration file ({err})") from err
+    if not isinstance(data, dict):
+        raise CalibrationError(f"{path}: expected a JSON object with 'homography' or 'image_points' + 'table_mm'")
+    if "homography" in data:
+        h = _matrix(data["homography"], "homography", (3, 3), path)
+    elif "image_points" in data and "table_mm" in data:
+        src = _matrix(data["image_points"], "image_points", (4, 2), path).astype(np.float32)
+        dst = _matrix(data["table_mm"], "table_mm", (4, 2), path).astype(np.float32)
+        if abs(cv2.contourArea(src)) < 1 or abs(cv2.contourArea(dst)) < 1:
+            raise CalibrationError(f"{path}: the four points must span an area (three or more are in a line)")
+        h = cv2.getPerspectiveTransform(src, dst).astype(np.float64)
+    else:
+        raise CalibrationError(f"{path}: expected 'homography' (3x3) or 'image_points' and 'table_mm' (4x2 each)")
+    if abs(np.linalg.det(h)) < 1e-12:
+        raise CalibrationError(f"{path}: the homography is singular (it maps the table to a line)")
+    return TableCalibration(h)

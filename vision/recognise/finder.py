@@ -1,0 +1,86 @@
+"""Stage 1: oriented boxes of corner indices, face-up cards and face-down cards in a frame at half size."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.recognise.labels import FINDER_CLASSES
+from vision.recognise.models import ModelError, class_names, session
+
+MIN_SCORE = {"index": 0.25, "card": 0.35, "back": 0.35}  # below these a box is not worth a reader's look
+NMS_IOU = {"index": 0.4, "card": 0.6, "back": 0.6}  # stacked cards overlap a lot; indices barely ever do
+PAD_VALUE = 114  # ultralytics' letterbox grey, what the finder saw in training
+
+
+@dataclass(frozen=True)
+class Found:
+    kind: str  # one of FINDER_CLASSES
+    score: float
+    quad: np.ndarray  # (4, 2) float32, frame pixels, ultralytics' corner order
+    box: tuple[float, float, float, float]  # the quad's axis-aligned bounds, frame pixels
+
+
+def xywhr_quads(xywhr: np.ndarray) -> np.ndarray:
+    """(n, 5) centre, size and angle (radians) to (n, 4, 2) corners, as ultralytics' xywhr2xyxyxyxy."""
+    ctr, w, h, r = xywhr[:, :2], xywhr[:, 2:3], xywhr[:, 3:4], xywhr[:, 4:5]
+    cos, sin = np.cos(r), np.sin(r)
+    v1 = np.concatenate([w / 2 * cos, w / 2 * sin], axis=1)
+    v2 = np.concatenate([-h / 2 * sin, h / 2 * cos], axis=1)
+    return np.stack([ctr + v1 + v2, ctr + v1 - v2, ctr - v1 - v2, ctr - v1 + v2], axis=1).astype(np.float32)
+
+
+class Finder:
+    """Runs the finder ONNX graph on a frame; thread count fixed at construction."""
+
+    def __init__(self, path: Path, threads: int = 2) -> None:
+        self.path = path
+        self.session = session(path, threads)
+        names = class_names(self.session, path)
+        if names != FINDER_CLASSES:
+            raise ModelError(f"{path}: classes {names}, expected {FINDER_CLASSES}")
+        shape = self.session.get_inputs()[0].shape
+        self.input_hw = (int(shape[2]), int(shape[3]))
+        self.input_name = self.session.get_inputs()[0].name
+
+    def prepare(self, frame: np.ndarray) -> tuple[np.ndarray, float]:
+        """The frame scaled to fit the graph's input (top-left, grey padding) and the scale used."""
+        ih, iw = self.input_hw
+        h, w = frame.shape[:2]
+        scale = min(iw / w, ih / h)
+        nw, nh = max(1, round(w * scale)), max(1, round(h * scale))
+        canvas = np.full((ih, iw, 3), PAD_VALUE, np.uint8)
+        canvas[:nh, :nw] = cv2.resize(frame, (nw, nh), interpolation=cv2.INTER_AREA)
+        blob = cv2.dnn.blobFromImage(canvas, 1 / 255.0, swapRB=True)
+        return blob, scale
+
+    def find(self, frame: np.ndarray) -> list[Found]:
+        blob, scale = self.prepare(frame)
+        raw = self.session.run(None, {self.input_name: blob})[0][0].T  # (N, 4 + classes + 1)
+        return decode(raw, scale)
+
+
+def decode(raw: np.ndarray, scale: float) -> list[Found]:
+    """Thresholds, rotated NMS per class, and the boxes back in frame pixels."""
+    n_cls = len(FINDER_CLASSES)
+    scores = raw[:, 4 : 4 + n_cls]
+    cls = scores.argmax(1)
+    best = scores[np.arange(len(raw)), cls]
+    found: list[Found] = []
+    for k, kind in enumerate(FINDER_CLASSES):
+        keep = (cls == k) & (best >= MIN_SCORE[kind])
+        if not keep.any():
+            continue
+        rows = raw[keep]
+        xywhr = np.concatenate([rows[:, :4] / scale, rows[:, 4 + n_cls : 5 + n_cls]], axis=1)
+        rects = [((float(x), float(y)), (float(w), float(h)), float(np.degrees(r))) for x, y, w, h, r in xywhr]
+        chosen = cv2.dnn.NMSBoxesRotated(rects, best[keep].tolist(), MIN_SCORE[kind], NMS_IOU[kind])
+        chosen = np.array(chosen, int).ravel()
+        quads = xywhr_quads(xywhr[chosen])
+        for quad, score in zip(quads, best[keep][chosen], strict=True):
+            box = (float(quad[:, 0].min()), float(quad[:, 1].min()), float(quad[:, 0].max()), float(quad[:, 1].max()))
+            found.append(Found(kind, float(score), quad, box))
+    return found

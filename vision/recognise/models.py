@@ -1,0 +1,46 @@
+"""Loading the recogniser's ONNX files: where they live, their class names, and a clear error when missing."""
+
+from __future__ import annotations
+
+import ast
+import os
+from pathlib import Path
+
+import onnxruntime as ort
+
+MODELS_DIR = Path(__file__).resolve().parents[2] / "models"
+FINDER_FILE = "cards-finder.onnx"
+READER_FILE = "cards-reader.onnx"
+READER_HEAD_FILE = "cards-reader-head.npz"  # the reader's last layer, the start of every enrolment
+
+
+class ModelError(RuntimeError):
+    """A model file is missing or is not what the recogniser expects."""
+
+
+def models_dir() -> Path:
+    """models/ beside the package, or TABLETOP_MODELS when set (a trained copy elsewhere)."""
+    return Path(os.environ.get("TABLETOP_MODELS", MODELS_DIR))
+
+
+def session(path: Path, threads: int = 2) -> ort.InferenceSession:
+    """An ONNX Runtime session on `threads` cores (two is the laptop this is built for)."""
+    if not path.is_file():
+        raise ModelError(f"{path}: model file not found (models/README.md says how to train or restore it)")
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    try:
+        return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    except Exception as err:  # onnxruntime raises its own untyped errors for a corrupt file
+        raise ModelError(f"{path}: not a loadable ONNX model ({err})") from err
+
+
+def class_names(sess: ort.InferenceSession, path: Path) -> tuple[str, ...]:
+    """The class names ultralytics writes into the ONNX metadata, in output order."""
+    meta = sess.get_modelmeta().custom_metadata_map
+    if "names" not in meta:
+        raise ModelError(f"{path}: no 'names' in the ONNX metadata (expected an ultralytics export)")
+    names = ast.literal_eval(meta["names"])
+    return tuple(names[i] for i in sorted(names))

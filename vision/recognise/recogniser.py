@@ -1,0 +1,174 @@
+"""Frame in, cards out: the finder's boxes, the reader's labels, and the grouping that makes one card of a card's
+two (or four) corner indices.
+
+Identity comes from indices, because an index survives overlap and fanning where a whole card does not; the
+card's quadrilateral comes from the finder's card box when it found one. A standard deck holds each card once,
+so indices that read the same label are one card, and no card is ever reported twice. A card whose reading is
+below `min_confidence` is reported as UNKNOWN with its candidates: the tracker can wait for a better frame,
+which a confident wrong label would not let it do.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from vision.recognise.calibration import TableCalibration
+from vision.recognise.enrol import DeckHead
+from vision.recognise.finder import Finder, Found
+from vision.recognise.labels import BACK, NONE
+from vision.recognise.models import FINDER_FILE, READER_FILE, models_dir
+from vision.recognise.reader import Reader
+
+UNKNOWN = "UNKNOWN"
+MIN_CONFIDENCE = 0.5  # below this a face-up card is UNKNOWN rather than a guess
+NONE_REJECT = 0.5  # an index box the reader calls none with at least this probability is dropped
+CORNER_REACH = 0.45  # an index belongs to a card when it lies within this many card widths of one of its corners
+
+
+@dataclass(frozen=True)
+class CardDetection:
+    label: str  # "QH", "JOKER", "BACK" or "UNKNOWN"
+    face_up: bool
+    confidence: float
+    quad: np.ndarray  # (4, 2) frame pixels: the card's outline, or its index's when only an index was found
+    box: tuple[float, float, float, float]
+    indices: int = 0  # corner indices read for this card
+    candidates: tuple[tuple[str, float], ...] = ()  # best labels with their probabilities, best first
+    table_mm: tuple[float, float] | None = None  # centre on the table plane, when the table is calibrated
+    index_boxes: tuple[tuple[float, float, float, float], ...] = field(default=(), repr=False)
+
+    def to_json(self) -> dict:
+        out: dict = {
+            "label": self.label,
+            "face_up": self.face_up,
+            "confidence": round(float(self.confidence), 4),
+            "quad": [[round(float(x), 1), round(float(y), 1)] for x, y in self.quad],
+            "box": [round(float(v), 1) for v in self.box],
+        }
+        if self.face_up:
+            out["indices"] = self.indices
+            out["candidates"] = [[label, round(float(p), 4)] for label, p in self.candidates]
+        if self.table_mm is not None:
+            out["table_mm"] = [round(float(v), 1) for v in self.table_mm]
+        return out
+
+
+def _bounds(quad: np.ndarray) -> tuple[float, float, float, float]:
+    return float(quad[:, 0].min()), float(quad[:, 1].min()), float(quad[:, 0].max()), float(quad[:, 1].max())
+
+
+def _centre(box: Sequence[float]) -> np.ndarray:
+    return np.array([(box[0] + box[2]) / 2, (box[1] + box[3]) / 2])
+
+
+def owner(index: Found, cards: Sequence[Found]) -> int | None:
+    """The card an index sits in a corner of: the nearest corner, within CORNER_REACH of the card's short side."""
+    centre = _centre(index.box)
+    best, best_d = None, CORNER_REACH
+    for k, card in enumerate(cards):
+        sides = np.linalg.norm(np.roll(card.quad, -1, axis=0) - card.quad, axis=1)
+        short = max(float(sides.min()), 1.0)
+        d = float(np.linalg.norm(card.quad - centre, axis=1).min()) / short
+        if d < best_d:
+            best, best_d = k, d
+    return best
+
+
+def group_probs(log_probs: np.ndarray) -> np.ndarray:
+    """Several readings of one card combined as independent evidence (a product of their probabilities)."""
+    total = log_probs.sum(axis=0)
+    total = np.exp(total - total.max())
+    return total / total.sum()
+
+
+class Recogniser:
+    """Finder plus reader plus grouping; optionally a deck's enrolled reading head and a table calibration."""
+
+    def __init__(
+        self,
+        models: Path | None = None,
+        threads: int = 2,
+        deck: DeckHead | None = None,
+        calibration: TableCalibration | None = None,
+        min_confidence: float = MIN_CONFIDENCE,
+    ) -> None:
+        root = models or models_dir()
+        self.finder = Finder(root / FINDER_FILE, threads)
+        self.reader = Reader(root / READER_FILE, threads)
+        self.deck = deck
+        self.calibration = calibration
+        self.min_confidence = min_confidence
+
+    def read_indices(self, frame: np.ndarray, boxes: Sequence[Sequence[float]]) -> np.ndarray:
+        """Class probabilities (reader order) for index boxes, through the enrolled head when there is one."""
+        reading = self.reader.read(frame, boxes)
+        if self.deck is None or len(boxes) == 0:
+            return reading.probs
+        if reading.features is None:
+            raise ValueError(f"{self.reader.path}: this reader exports no features, so a deck cannot be enrolled")
+        return self.deck.probs(reading.features, self.reader.classes)
+
+    def find(self, frame: np.ndarray) -> list[Found]:
+        return self.finder.find(frame)
+
+    @property
+    def classes(self) -> tuple[str, ...]:
+        return self.reader.classes
+
+    def recognise(self, frame: np.ndarray) -> list[CardDetection]:
+        found = self.find(frame)
+        indices = [f for f in found if f.kind == "index"]
+        cards = [f for f in found if f.kind == "card"]
+        probs = self.read_indices(frame, [f.box for f in indices])
+        classes = self.classes
+        none = classes.index(NONE)
+        keep = [i for i in range(len(indices)) if probs[i, none] < NONE_REJECT]
+        labels = [c for c in classes if c != NONE]
+        columns = [classes.index(c) for c in labels]
+        log_p = np.log(np.clip(probs[:, columns], 1e-6, 1.0))
+        log_p -= np.log(np.exp(log_p).sum(axis=1, keepdims=True))
+        # group: by owning card first, then one group per label across everything
+        groups: dict[object, list[int]] = {}
+        for i in keep:
+            k = owner(indices[i], cards)
+            groups.setdefault(("card", k) if k is not None else ("index", i), []).append(i)
+        merged: dict[str, list[tuple[object, list[int]]]] = {}
+        for key, members in groups.items():
+            label = labels[int(group_probs(log_p[members]).argmax())]
+            merged.setdefault(label, []).append((key, members))
+        out: list[CardDetection] = []
+        used_cards: set[int] = set()
+        for parts in merged.values():
+            members = [i for _, m in parts for i in m]
+            p = group_probs(log_p[members])
+            order = np.argsort(-p)[:3]
+            owned = [key[1] for key, _ in parts if key[0] == "card"]
+            used_cards.update(owned)
+            if owned:
+                quad = max((cards[k] for k in owned), key=lambda c: c.score).quad
+            else:
+                quad = max((indices[i] for i in members), key=lambda f: f.score).quad
+            best = float(p[order[0]])
+            out.append(
+                CardDetection(
+                    label=labels[order[0]] if best >= self.min_confidence else UNKNOWN,
+                    face_up=True,
+                    confidence=best,
+                    quad=quad,
+                    box=_bounds(quad),
+                    indices=len(members),
+                    candidates=tuple((labels[j], float(p[j])) for j in order),
+                    index_boxes=tuple(indices[i].box for i in members),
+                )
+            )
+        for k, card in enumerate(cards):
+            if k not in used_cards:  # a face-up card whose every index is hidden: there, but unread
+                out.append(CardDetection(UNKNOWN, True, 0.0, card.quad, card.box))
+        out += [CardDetection(BACK, False, f.score, f.quad, f.box) for f in found if f.kind == "back"]
+        if self.calibration is not None:
+            out = [self.calibration.place(d) for d in out]
+        return out

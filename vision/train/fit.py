@@ -1,0 +1,177 @@
+"""Training runs for the card recogniser (ultralytics, CPU), resumable, and their export to ONNX under models/.
+
+One command per stage, safe to run again: a finished run is not repeated, an interrupted one resumes from its
+last epoch (a session is at most three hours and takes its background jobs with it).
+
+    python -m vision.train.fit finder --data out/finder_ds/data.yaml --epochs 2
+    python -m vision.train.fit reader --data out/reader_ds --epochs 4
+    python -m vision.train.fit export --run out/runs/finder --onnx models/cards-finder.onnx
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import os
+import shutil
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from types import ModuleType
+
+HERE = Path(__file__).parent
+FINDER_YAML = HERE / "finder.yaml"
+READER_YAML = HERE / "reader.yaml"
+FINDER_IMGSZ = 640  # training tile; the exported graph takes the 1280x720 frame at half size, 640x384
+FINDER_EXPORT_SHAPE = (384, 640)
+READER_IMGSZ = 32
+
+
+def _ultralytics() -> ModuleType:
+    """ultralytics, offline and on both cores (it uses one thread unless told)."""
+    os.environ.setdefault("YOLO_OFFLINE", "1")
+    os.environ.setdefault("YOLO_AUTOINSTALL", "False")
+    os.environ.setdefault("YOLO_CONFIG_DIR", str(Path(tempfile.gettempdir()) / "tabletop-yolo"))
+    import torch
+    import ultralytics
+    import ultralytics.utils.torch_utils as torch_utils
+
+    threads = max(1, min(2, os.cpu_count() or 1))
+    torch_utils.NUM_THREADS = threads
+    torch.set_num_threads(threads)
+    return ultralytics
+
+
+def _finished(run: Path, epochs: int) -> bool:
+    results = run / "results.csv"
+    return results.exists() and len(results.read_text().strip().splitlines()) - 1 >= epochs
+
+
+def train(stage: str, data: Path, project: Path, epochs: int, batch: int, workers: int = 2) -> Path:
+    """Trains (or resumes) one stage; returns its run directory."""
+    ultralytics = _ultralytics()
+    run = project / stage
+    last = run / "weights" / "last.pt"
+    if _finished(run, epochs):
+        print(f"{run}: already trained for {epochs} epochs")
+        return run
+    if last.exists():
+        ultralytics.YOLO(str(last)).train(resume=True)
+        return run
+    common = dict(
+        data=str(data),
+        epochs=epochs,
+        batch=batch,
+        workers=workers,
+        project=str(project.resolve()),
+        name=stage,
+        exist_ok=True,
+        amp=False,
+        plots=False,
+        val=False,
+        save_period=1,
+        seed=0,
+        deterministic=False,
+        warmup_epochs=0.3,
+        patience=1000,
+    )
+    if stage == "finder":
+        model = ultralytics.YOLO(str(FINDER_YAML), task="obb")
+        # mosaic all the way (close_mosaic 0): frames are 640x360, so a plain letterbox would waste 44% of
+        # every 640x640 tile on padding; rotations are already in the data (cards lie at every angle)
+        model.train(imgsz=FINDER_IMGSZ, close_mosaic=0, mosaic=1.0, degrees=0.0, fliplr=0.5, scale=0.5, **common)
+    elif stage == "reader":
+        model = ultralytics.YOLO(str(READER_YAML), task="classify")
+        # no flips (a mirrored index is not a card), mild crops (the index must stay in), colour jitter and
+        # erasing (a finger or a neighbour's edge over part of the index)
+        model.train(
+            imgsz=READER_IMGSZ,
+            fliplr=0.0,
+            flipud=0.0,
+            scale=0.15,
+            auto_augment=None,
+            erasing=0.25,
+            hsv_h=0.01,
+            hsv_s=0.4,
+            hsv_v=0.4,
+            **common,
+        )
+    else:
+        raise ValueError(f"unknown stage {stage!r}: expected finder or reader")
+    return run
+
+
+def export(run: Path, onnx: Path) -> Path:
+    """The run's last weights as a static-shape ONNX graph (ONNX Runtime only at run time)."""
+    ultralytics = _ultralytics()
+    weights = run / "weights" / "last.pt"
+    if not weights.exists():
+        raise FileNotFoundError(f"{weights}: no trained weights (train the stage first)")
+    model = ultralytics.YOLO(str(weights))
+    imgsz = FINDER_EXPORT_SHAPE if model.task == "obb" else READER_IMGSZ
+    dynamic = model.task == "classify"  # the reader takes every crop of a frame in one batch
+    made = Path(model.export(format="onnx", imgsz=imgsz, dynamic=dynamic, simplify=True, opset=17))
+    onnx.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(made, onnx)
+    if model.task == "classify":
+        expose_features(onnx)
+    return onnx
+
+
+def expose_features(path: Path) -> Path:
+    """Adds the last layer's input as a second output, `features`, and saves that layer beside the graph as the
+    base deck head (`<name>-head.npz`): enrolment refits it without torch and without the onnx package."""
+    import numpy as np
+    import onnx
+    from onnx import helper, numpy_helper
+
+    from vision.recognise.enrol import DeckHead
+    from vision.recognise.reader import FEATURES_OUTPUT
+
+    model = onnx.load(str(path))
+    graph = model.graph
+    gemms = [n for n in graph.node if n.op_type == "Gemm"]
+    if not gemms:
+        raise ValueError(f"{path}: no Gemm node (the classifier's last layer) to take features from")
+    gemm = gemms[-1]
+    init = {i.name: numpy_helper.to_array(i) for i in graph.initializer}
+    weight = init[gemm.input[1]]
+    attrs = {a.name: helper.get_attribute_value(a) for a in gemm.attribute}
+    if not attrs.get("transB", 0):
+        weight = weight.T
+    bias = init[gemm.input[2]] if len(gemm.input) > 2 else np.zeros(weight.shape[0], np.float32)
+    if FEATURES_OUTPUT not in [o.name for o in graph.output]:
+        graph.node.append(helper.make_node("Identity", [gemm.input[0]], [FEATURES_OUTPUT]))
+        value = helper.make_tensor_value_info(FEATURES_OUTPUT, onnx.TensorProto.FLOAT, ["n", weight.shape[1]])
+        graph.output.append(value)
+        onnx.checker.check_model(model)
+        onnx.save(model, str(path))
+    meta = {p.key: p.value for p in model.metadata_props}
+    names = ast.literal_eval(meta["names"])
+    classes = tuple(names[i] for i in sorted(names))
+    head = DeckHead("base", classes, weight.astype(np.float32), bias.astype(np.float32))
+    return head.save(path.with_name(path.stem + "-head.npz"))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Train or export the card recogniser's stages (CPU, resumable).")
+    sub = parser.add_subparsers(dest="command", required=True)
+    for stage, batch in (("finder", 16), ("reader", 256)):
+        p = sub.add_parser(stage)
+        p.add_argument("--data", type=Path, required=True)
+        p.add_argument("--project", type=Path, default=Path("out/runs"))
+        p.add_argument("--epochs", type=int, required=True)
+        p.add_argument("--batch", type=int, default=batch)
+    p = sub.add_parser("export")
+    p.add_argument("--run", type=Path, required=True)
+    p.add_argument("--onnx", type=Path, required=True)
+    args = parser.parse_args(argv)
+    if args.command == "export":
+        print(export(args.run, args.onnx))
+    else:
+        print(train(args.command, args.data, args.project, args.epochs, args.batch))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
