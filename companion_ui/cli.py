@@ -281,30 +281,56 @@ def cmd_detect(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
+def layout_to_deck(args: argparse.Namespace, models: Path) -> Path:
+    """The deck directory read from photographs of the laid-out deck (`vision.recognise.layout`)."""
+    from vision.recognise.detect import read_image
+    from vision.recognise.finder import Finder
+    from vision.recognise.layout import LayoutError, layout_deck
+    from vision.recognise.models import FINDER_FILE, ModelError
+
+    photos = []
+    for path in args.layout:
+        try:
+            photos.append((path, read_image(Path(path))))
+        except ValueError as err:
+            raise CliError(f"{path}: {err}") from err
+    name = args.name or "my-deck"
+    target = Path(args.deck_out) if args.deck_out else Path("out/enrolled") / name
+    try:
+        result = layout_deck(photos, Finder(models / FINDER_FILE), target, name)
+    except (LayoutError, ModelError) as err:
+        raise CliError(str(err)) from err
+    print(f"Read {len(result.codes)} cards from {result.photos} photographs into {result.deck_dir}")
+    return result.deck_dir
+
+
 def cmd_enrol(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
     from vision.recognise.enrol import EnrolError, enrol, load_head
-    from vision.recognise.models import READER_HEAD_FILE, ModelError, models_dir
+    from vision.recognise.models import READER_FILE, READER_HEAD_FILE, ModelError, models_dir
     from vision.recognise.reader import Reader
     from vision.synth.deckdir import DeckError
 
     if args.scenes < 1:
         raise CliError(f"--scenes must be at least 1, got {args.scenes}")
+    if bool(args.deck_dir) == bool(args.layout):
+        raise CliError("give a deck directory, or --layout with photographs of the laid-out deck (not both)")
     root = Path(args.models) if args.models else models_dir()
-    out = Path(args.out) if args.out else Path(args.deck_dir).with_suffix(".deck.npz")
+    deck_dir = Path(args.deck_dir) if args.deck_dir else layout_to_deck(args, root)
+    out = Path(args.out) if args.out else deck_dir.with_suffix(".deck.npz")
     bar = tqdm(total=args.scenes, desc="enrol", unit="scene")
     try:
-        reader = Reader(root / "cards-reader.onnx")
+        reader = Reader(root / READER_FILE)
         base = load_head(root / READER_HEAD_FILE)
-        result = enrol(args.deck_dir, reader, base, args.scenes, progress=lambda i, n: bar.update(i - bar.n))
+        result = enrol(deck_dir, reader, base, args.scenes, progress=lambda i, n: bar.update(i - bar.n))
     except (EnrolError, ModelError, DeckError, FileNotFoundError) as err:
         raise CliError(str(err)) from err
     finally:
         bar.close()
     result.head.save(out)
     print(
-        f"Enrolled {args.deck_dir}: {result.crops} index crops from {result.scenes} scenes in {result.seconds:.0f} s; "
+        f"Enrolled {deck_dir}: {result.crops} index crops from {result.scenes} scenes in {result.seconds:.0f} s; "
         f"reads them {100 * result.train_accuracy_before:.1f}% -> {100 * result.train_accuracy_after:.1f}% right. "
         f"Use it with: tabletop detect --deck {out} ..."
     )
@@ -652,7 +678,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_detect)
 
     p = sub.add_parser("enrol", help="teach the card reader a deck it reads poorly, from a deck directory")
-    p.add_argument("deck_dir", help="deck directory: one picture per card (AS.png ... KC.png, back.png)")
+    p.add_argument("deck_dir", nargs="?", help="deck directory: one picture per card (AS.png ... KC.png, BACK.png)")
+    p.add_argument(
+        "--layout",
+        nargs="+",
+        metavar="PHOTO",
+        help="photographs of the deck laid out face up in "
+        "order (AS..KS, AH..KH, AD..KD, AC..KC, joker, then one card face down), none overlapping",
+    )
+    p.add_argument("--name", help="--layout: the deck's name (default my-deck)")
+    p.add_argument("--deck-out", metavar="DIR", help="--layout: where to write the deck directory (out/enrolled/NAME)")
     p.add_argument("--scenes", type=int, default=120, help="synthetic scenes of the deck to learn from (default 120)")
     p.add_argument("--out", metavar="FILE", help="where to write the deck head (default: DECK_DIR.deck.npz)")
     p.add_argument("--models", metavar="DIR", help="folder with the ONNX models (default: models/)")

@@ -26,6 +26,7 @@ from vision.recognise.reader import Reader
 UNKNOWN = "UNKNOWN"
 MIN_CONFIDENCE = 0.5  # below this a face-up card is UNKNOWN rather than a guess
 NONE_REJECT = 0.5  # an index box the reader calls none with at least this probability is dropped
+SPLIT_CONFIDENCE = 0.9  # an index this sure of a label its card's other indices do not share is its own card
 CORNER_REACH = 0.45  # an index belongs to a card when it lies within this many card widths of one of its corners
 
 
@@ -121,54 +122,72 @@ class Recogniser:
 
     def recognise(self, frame: np.ndarray) -> list[CardDetection]:
         found = self.find(frame)
-        indices = [f for f in found if f.kind == "index"]
-        cards = [f for f in found if f.kind == "card"]
-        probs = self.read_indices(frame, [f.box for f in indices])
-        classes = self.classes
-        none = classes.index(NONE)
-        keep = [i for i in range(len(indices)) if probs[i, none] < NONE_REJECT]
-        labels = [c for c in classes if c != NONE]
-        columns = [classes.index(c) for c in labels]
-        log_p = np.log(np.clip(probs[:, columns], 1e-6, 1.0))
-        log_p -= np.log(np.exp(log_p).sum(axis=1, keepdims=True))
-        # group: by owning card first, then one group per label across everything
-        groups: dict[object, list[int]] = {}
-        for i in keep:
-            k = owner(indices[i], cards)
-            groups.setdefault(("card", k) if k is not None else ("index", i), []).append(i)
-        merged: dict[str, list[tuple[object, list[int]]]] = {}
-        for key, members in groups.items():
-            label = labels[int(group_probs(log_p[members]).argmax())]
-            merged.setdefault(label, []).append((key, members))
-        out: list[CardDetection] = []
-        used_cards: set[int] = set()
-        for parts in merged.values():
-            members = [i for _, m in parts for i in m]
-            p = group_probs(log_p[members])
-            order = np.argsort(-p)[:3]
-            owned = [key[1] for key, _ in parts if key[0] == "card"]
-            used_cards.update(owned)
-            if owned:
-                quad = max((cards[k] for k in owned), key=lambda c: c.score).quad
-            else:
-                quad = max((indices[i] for i in members), key=lambda f: f.score).quad
-            best = float(p[order[0]])
-            out.append(
-                CardDetection(
-                    label=labels[order[0]] if best >= self.min_confidence else UNKNOWN,
-                    face_up=True,
-                    confidence=best,
-                    quad=quad,
-                    box=_bounds(quad),
-                    indices=len(members),
-                    candidates=tuple((labels[j], float(p[j])) for j in order),
-                    index_boxes=tuple(indices[i].box for i in members),
-                )
-            )
-        for k, card in enumerate(cards):
-            if k not in used_cards:  # a face-up card whose every index is hidden: there, but unread
-                out.append(CardDetection(UNKNOWN, True, 0.0, card.quad, card.box))
-        out += [CardDetection(BACK, False, f.score, f.quad, f.box) for f in found if f.kind == "back"]
+        probs = self.read_indices(frame, [f.box for f in found if f.kind == "index"])
+        out = assemble(found, probs, self.classes, self.min_confidence)
         if self.calibration is not None:
             out = [self.calibration.place(d) for d in out]
         return out
+
+
+def _index_groups(indices: Sequence[Found], cards: Sequence[Found], log_p: np.ndarray, keep: Sequence[int]) -> list:
+    """Indices grouped by the card they sit on; an index that confidently disagrees with the rest of its card
+    (the corner of a card lying on top, read through the box of the card below) is split off on its own."""
+    owned: dict[object, list[int]] = {}
+    for i in keep:
+        k = owner(indices[i], cards)
+        owned.setdefault(("card", k) if k is not None else ("index", i), []).append(i)
+    groups = []
+    for key, members in owned.items():
+        label = int(group_probs(log_p[members]).argmax())
+        agree = [i for i in members if log_p[i].argmax() == label or log_p[i].max() < np.log(SPLIT_CONFIDENCE)]
+        groups.append((key, agree))
+        groups += [(("index", i), [i]) for i in members if i not in agree]
+    return groups
+
+
+def assemble(
+    found: Sequence[Found], probs: np.ndarray, classes: Sequence[str], min_confidence: float = MIN_CONFIDENCE
+) -> list[CardDetection]:
+    """The finder's boxes and the reader's probabilities (rows: the index boxes in `found` order, columns:
+    `classes`) made into cards: one per label, UNKNOWN below `min_confidence`, face-down cards as BACK."""
+    indices = [f for f in found if f.kind == "index"]
+    cards = [f for f in found if f.kind == "card"]
+    none = list(classes).index(NONE)
+    keep = [i for i in range(len(indices)) if probs[i, none] < NONE_REJECT]
+    labels = [c for c in classes if c != NONE]
+    columns = [list(classes).index(c) for c in labels]
+    log_p = np.log(np.clip(probs[:, columns], 1e-6, 1.0))
+    log_p -= np.log(np.exp(log_p).sum(axis=1, keepdims=True))
+    merged: dict[str, list[tuple[object, list[int]]]] = {}
+    for key, members in _index_groups(indices, cards, log_p, keep):
+        merged.setdefault(labels[int(group_probs(log_p[members]).argmax())], []).append((key, members))
+    out: list[CardDetection] = []
+    used_cards: set[int] = set()
+    for parts in merged.values():
+        members = [i for _, m in parts for i in m]
+        p = group_probs(log_p[members])
+        order = np.argsort(-p)[:3]
+        owners = [key[1] for key, _ in parts if key[0] == "card"]
+        used_cards.update(owners)
+        if owners:
+            quad = max((cards[k] for k in owners), key=lambda c: c.score).quad
+        else:
+            quad = max((indices[i] for i in members), key=lambda f: f.score).quad
+        best = float(p[order[0]])
+        out.append(
+            CardDetection(
+                label=labels[order[0]] if best >= min_confidence else UNKNOWN,
+                face_up=True,
+                confidence=best,
+                quad=quad,
+                box=_bounds(quad),
+                indices=len(members),
+                candidates=tuple((labels[j], float(p[j])) for j in order),
+                index_boxes=tuple(indices[i].box for i in members),
+            )
+        )
+    for k, card in enumerate(cards):
+        if k not in used_cards:  # a face-up card whose every index is hidden: there, but unread
+            out.append(CardDetection(UNKNOWN, True, 0.0, card.quad, card.box))
+    out += [CardDetection(BACK, False, f.score, f.quad, f.box) for f in found if f.kind == "back"]
+    return out

@@ -110,7 +110,7 @@ def export(run: Path, onnx: Path) -> Path:
     model = ultralytics.YOLO(str(weights))
     imgsz = FINDER_EXPORT_SHAPE if model.task == "obb" else READER_IMGSZ
     dynamic = model.task == "classify"  # the reader takes every crop of a frame in one batch
-    made = Path(model.export(format="onnx", imgsz=imgsz, dynamic=dynamic, simplify=True, opset=17))
+    made = Path(model.export(format="onnx", imgsz=imgsz, dynamic=dynamic, simplify=False, opset=17))
     onnx.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(made, onnx)
     if model.task == "classify":

@@ -1,0 +1,262 @@
+"""The card recogniser's pure parts: crops, box decoding, grouping into cards, calibration, enrolment's head
+fitting, the detect command's file handling and the benchmark's scoring. The trained models themselves are
+tested in test_recognise_models.py."""
+
+import json
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.recognise.bench import BenchScene, score_scene, summarise
+from vision.recognise.calibration import CalibrationError, load_calibration
+from vision.recognise.crops import CROP_PX, index_crop
+from vision.recognise.detect import DetectResult, annotate, expand_paths, read_image
+from vision.recognise.enrol import DeckHead, EnrolError, fit_head, load_head
+from vision.recognise.finder import Found, decode, xywhr_quads
+from vision.recognise.labels import FINDER_CLASSES, NONE, READER_CLASSES
+from vision.recognise.recogniser import UNKNOWN, CardDetection, assemble
+
+CLASSES = tuple(sorted(READER_CLASSES))  # ultralytics orders classification classes by folder name
+
+
+def _quad(x1, y1, x2, y2):
+    return np.array([[x1, y1], [x2, y1], [x2, y2], [x1, y2]], np.float32)
+
+
+def _found(kind, x1, y1, x2, y2, score=0.9):
+    return Found(kind, score, _quad(x1, y1, x2, y2), (x1, y1, x2, y2))
+
+
+def _probs(*rows):
+    """One probability row per (label, p) pair: p on the label, the rest spread evenly."""
+    out = np.zeros((len(rows), len(CLASSES)), np.float32)
+    for r, (label, p) in enumerate(rows):
+        out[r, :] = (1 - p) / (len(CLASSES) - 1)
+        out[r, CLASSES.index(label)] = p
+    return out
+
+
+# ----------------------------------------------------------------------------------------------- crops, decode
+
+
+def test_index_crop_centres_the_box_with_a_margin():
+    image = np.zeros((200, 300, 3), np.uint8)
+    image[80:120, 140:160] = 255  # a 20 x 40 index
+    crop = index_crop(image, (140, 80, 160, 120))
+    assert crop.shape == (CROP_PX, CROP_PX, 3)
+    assert crop[CROP_PX // 2, CROP_PX // 2].min() > 200
+    assert crop[:, 0].max() < 50 and crop[:, -1].max() < 50  # the margin beside a tall box is background
+    assert (crop[..., 0] > 128).mean() == pytest.approx(20 * 40 / 56**2, abs=0.03)  # side: 1.4 x 40 px
+
+
+def test_xywhr_quads_follow_the_angle():
+    flat = xywhr_quads(np.array([[50, 50, 20, 10, 0.0]]))[0]
+    assert np.allclose(sorted(flat[:, 0]), [40, 40, 60, 60]) and np.allclose(sorted(flat[:, 1]), [45, 45, 55, 55])
+    turned = xywhr_quads(np.array([[50, 50, 20, 10, np.pi / 2]]))[0]
+    assert np.allclose(sorted(turned[:, 0]), [45, 45, 55, 55], atol=1e-4)
+    assert np.allclose(sorted(turned[:, 1]), [40, 40, 60, 60], atol=1e-4)
+
+
+def _raw(rows):
+    """Finder output rows: cx, cy, w, h, one score per class, angle."""
+    out = np.zeros((len(rows), 4 + len(FINDER_CLASSES) + 1), np.float32)
+    for r, (cx, cy, w, h, kind, score, angle) in enumerate(rows):
+        out[r, :4] = cx, cy, w, h
+        out[r, 4 + FINDER_CLASSES.index(kind)] = score
+        out[r, -1] = angle
+    return out
+
+
+def test_decode_suppresses_overlaps_per_class_and_rescales():
+    raw = _raw(
+        [
+            (100, 100, 10, 20, "index", 0.9, 0.0),
+            (101, 100, 10, 20, "index", 0.8, 0.0),  # the same index again: suppressed
+            (100, 100, 60, 90, "card", 0.7, 0.1),  # a card around it: a different class, kept
+            (300, 200, 10, 20, "index", 0.1, 0.0),  # too faint
+        ]
+    )
+    found = decode(raw, scale=0.5)
+    assert sorted(f.kind for f in found) == ["card", "index"]
+    index = next(f for f in found if f.kind == "index")
+    assert index.score == pytest.approx(0.9)
+    assert np.allclose(index.box, (190, 180, 210, 220), atol=1e-3)  # frame pixels: twice the input's
+
+
+# ------------------------------------------------------------------------------------------------ assembling
+
+
+def test_two_indices_of_one_card_make_one_card_with_its_outline():
+    card = _found("card", 100, 100, 163, 188)
+    found = [card, _found("index", 102, 102, 112, 122), _found("index", 151, 166, 161, 186)]
+    cards = assemble(found, _probs(("QH", 0.95), ("QH", 0.9)), CLASSES)
+    assert [(c.label, c.indices) for c in cards] == [("QH", 2)]
+    assert np.allclose(cards[0].quad, card.quad)
+    assert cards[0].confidence > 0.99  # two agreeing readings are surer than either
+
+
+def test_the_same_label_is_never_reported_twice():
+    found = [_found("index", 10, 10, 20, 30), _found("index", 500, 300, 510, 320)]
+    cards = assemble(found, _probs(("7S", 0.9), ("7S", 0.8)), CLASSES)
+    assert [c.label for c in cards] == ["7S"]
+
+
+def test_low_confidence_is_unknown_with_candidates():
+    cards = assemble([_found("index", 10, 10, 20, 30)], _probs(("8D", 0.3)), CLASSES)
+    assert cards[0].label == UNKNOWN and cards[0].candidates[0][0] == "8D"
+    assert cards[0].confidence == pytest.approx(0.3, abs=0.01)
+
+
+def test_none_readings_are_dropped_and_hidden_cards_are_unknown():
+    found = [_found("index", 10, 10, 20, 30), _found("card", 300, 300, 363, 388), _found("back", 500, 100, 563, 188)]
+    cards = assemble(found, _probs((NONE, 0.9)), CLASSES)
+    assert sorted((c.label, c.face_up) for c in cards) == [("BACK", False), (UNKNOWN, True)]
+
+
+def test_an_index_that_confidently_disagrees_with_its_card_is_its_own_card():
+    card = _found("card", 100, 100, 163, 188)
+    found = [card, _found("index", 102, 102, 112, 122), _found("index", 151, 166, 161, 186)]
+    cards = assemble(found, _probs(("QH", 0.97), ("5C", 0.96)), CLASSES)
+    assert sorted(c.label for c in cards) == ["5C", "QH"]
+
+
+def test_json_contract_of_a_detection():
+    det = CardDetection("QH", True, 0.97, _quad(1, 2, 3, 4), (1, 2, 3, 4), 2, (("QH", 0.97),))
+    out = det.to_json()
+    assert out["label"] == "QH" and out["face_up"] is True and out["confidence"] == 0.97
+    assert out["quad"] == [[1, 2], [3, 2], [3, 4], [1, 4]] and out["box"] == [1, 2, 3, 4]
+    json.dumps(out)
+
+
+# ------------------------------------------------------------------------------------------------ calibration
+
+
+def test_calibration_from_four_points_maps_them(tmp_path):
+    path = tmp_path / "cal.json"
+    path.write_text(
+        json.dumps(
+            {
+                "image_points": [[0, 0], [100, 0], [100, 50], [0, 50]],
+                "table_mm": [[0, 0], [200, 0], [200, 100], [0, 100]],
+            }
+        )
+    )
+    cal = load_calibration(path)
+    assert np.allclose(cal.to_table(np.array([[50, 25]])), [[100, 50]])
+    det = cal.place(CardDetection("AS", True, 1.0, _quad(40, 20, 60, 30), (40, 20, 60, 30)))
+    assert det.table_mm == pytest.approx((100, 50))
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (None, "not found"),
+        ("{not json", "not a JSON"),
+        ("[1, 2]", "expected a JSON object"),
+        ('{"homography": [[1, 0], [0, 1]]}', "must be finite numbers of shape"),
+        ('{"homography": [[0, 0, 0], [0, 0, 0], [0, 0, 1]]}', "singular"),
+        ('{"image_points": [[0, 0], [1, 1], [2, 2], [3, 3]], "table_mm": [[0, 0], [1, 0], [1, 1], [0, 1]]}', "span"),
+        ('{"table_mm": []}', "expected 'homography'"),
+    ],
+)
+def test_bad_calibration_files_name_the_problem(tmp_path, content, message):
+    path = tmp_path / "cal.json"
+    if content is not None:
+        path.write_text(content)
+    with pytest.raises(CalibrationError, match=message):
+        load_calibration(path)
+
+
+# ------------------------------------------------------------------------------------------------- enrolment
+
+
+def test_fitting_a_head_learns_a_deck_the_base_reads_wrong():
+    rng = np.random.default_rng(0)
+    classes = ("AS", "KH", NONE)
+    base = DeckHead("base", classes, rng.normal(0, 0.1, (3, 8)).astype(np.float32), np.zeros(3, np.float32))
+    centres = rng.normal(0, 3, (3, 8))
+    labels = [classes[i % 3] for i in range(300)]
+    x = np.array([centres[classes.index(c)] for c in labels]) + rng.normal(0, 0.5, (300, 8))
+    head = fit_head(base, x.astype(np.float32), labels, steps=200)
+    before = np.mean(np.array(classes)[base.logits(x).argmax(1)] == np.array(labels))
+    after = np.mean(np.array(classes)[head.logits(x).argmax(1)] == np.array(labels))
+    assert after > 0.95 > before
+    probs = head.probs(x[:5].astype(np.float32), ("KH", NONE, "AS"))
+    assert probs.shape == (5, 3) and np.allclose(probs.sum(axis=1), 1)
+
+
+def test_deck_heads_round_trip_and_bad_files_are_named(tmp_path):
+    head = DeckHead("mine", ("AS", NONE), np.ones((2, 4), np.float32), np.zeros(2, np.float32))
+    loaded = load_head(head.save(tmp_path / "mine.npz"))
+    assert loaded.classes == head.classes and np.array_equal(loaded.weight, head.weight)
+    with pytest.raises(EnrolError, match="no such deck head"):
+        load_head(tmp_path / "missing.npz")
+    (tmp_path / "bad.npz").write_text("not a zip")
+    with pytest.raises(EnrolError, match="not a deck head"):
+        load_head(tmp_path / "bad.npz")
+
+
+# ---------------------------------------------------------------------------------------------------- detect
+
+
+def test_detect_file_handling(tmp_path):
+    good = tmp_path / "a.png"
+    cv2.imwrite(str(good), np.zeros((20, 30, 3), np.uint8))
+    (tmp_path / "notes.txt").write_text("hello")
+    (tmp_path / "fake.jpg").write_text("hello")
+    (tmp_path / "empty.png").write_bytes(b"")
+    assert [p.name for p in expand_paths([tmp_path])] == ["a.png", "empty.png", "fake.jpg"]
+    assert read_image(good).shape == (20, 30, 3)
+    for name, message in (("fake.jpg", "not a picture"), ("empty.png", "empty file"), ("nope.png", "no such file")):
+        with pytest.raises(ValueError, match=message):
+            read_image(tmp_path / name)
+    with pytest.raises(ValueError, match="directory"):
+        read_image(tmp_path)
+    assert DetectResult(tmp_path / "x.jpg", error="x.jpg: empty file").to_json() == {
+        "image": str(tmp_path / "x.jpg"),
+        "error": "x.jpg: empty file",
+    }
+
+
+def test_annotation_draws_the_cards():
+    image = np.zeros((200, 300, 3), np.uint8)
+    det = CardDetection("QH", True, 0.9, _quad(50, 50, 113, 138), (50, 50, 113, 138), 1, (), None, ((52, 52, 60, 70),))
+    out = annotate(image, [det])
+    assert out.any() and not image.any()
+
+
+# ---------------------------------------------------------------------------------------------------- scoring
+
+
+def _scene(*cards):
+    return BenchScene(b"", [dict(c) for c in cards], 10.0, 0.0, 0.0, 0.0, "deck")
+
+
+def _card(code, x, face_up=True, index_visible=True, visible=1.0):
+    return {
+        "code": code,
+        "face_up": face_up,
+        "quad": _quad(x, 0, x + 63, 88),
+        "visible_fraction": visible,
+        "index_visible": index_visible,
+        "width_px": 63.0,
+    }
+
+
+def test_scoring_counts_right_wrong_unknown_and_duplicates():
+    scene = _scene(_card("QH", 0), _card("7S", 100), _card("2D", 200, index_visible=False), _card("BACK", 300, False))
+    dets = [
+        CardDetection("QH", True, 0.9, _quad(0, 0, 63, 88), (0, 0, 63, 88), 1, (), None, ((2, 2, 10, 20),)),
+        CardDetection("8S", True, 0.9, _quad(100, 0, 163, 88), (100, 0, 163, 88), 1, (), None, ((102, 2, 110, 20),)),
+        CardDetection("2D", True, 0.9, _quad(200, 0, 263, 88), (200, 0, 263, 88), 1, (), None, ((202, 2, 210, 20),)),
+        CardDetection(UNKNOWN, True, 0.2, _quad(100, 0, 163, 88), (100, 0, 163, 88)),
+        CardDetection("BACK", False, 0.9, _quad(300, 0, 363, 88), (300, 0, 363, 88)),
+        CardDetection("BACK", False, 0.8, _quad(302, 0, 365, 88), (302, 0, 365, 88)),
+    ]
+    score = score_scene(scene, dets)
+    summary = summarise([score])
+    assert summary["face_up"]["cards"] == 2  # the 2D shows no index: it does not count, and reading it is no error
+    assert summary["face_up"]["recall"] == 0.5 and summary["face_up"]["precision"] == 0.5
+    assert summary["face_up"]["unknown_reports"] == 1
+    assert summary["face_down"]["recall"] == 1.0 and summary["duplicates"] == 1

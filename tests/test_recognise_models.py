@@ -1,0 +1,138 @@
+"""The trained recogniser (models/cards-*.onnx through ONNX Runtime) on generated pictures of a deck from a family
+held out of training: it finds the right cards, reports none twice, reads backs, and `tabletop detect` keeps its
+JSON contract and its per-file errors."""
+
+import json
+
+import cv2
+import numpy as np
+import pytest
+
+from companion_ui.cli import main
+from vision.recognise.layout import LayoutError, layout_deck
+from vision.recognise.recogniser import UNKNOWN, Recogniser
+from vision.synth.camera import Camera
+from vision.synth.deckdir import FACE_CODES, load_deck
+from vision.synth.decks import render_debian_decks
+from vision.synth.effects import random_effects
+from vision.synth.scene import CardSpec, fixed_spec, render_scene
+
+HELD_OUT_DECK = "gnome-plastic"  # family 'plastic' is in the test split (decks.split_families, seed 0)
+
+
+@pytest.fixture(scope="module")
+def recogniser():
+    return Recogniser()
+
+
+@pytest.fixture(scope="module")
+def deck(tmp_path_factory):
+    return render_debian_decks(tmp_path_factory.mktemp("decks"), only=[HELD_OUT_DECK], progress=False)[0]
+
+
+def _scene(deck, cards, seed, tilt=15.0, height=620.0):
+    rng = np.random.default_rng(seed)
+    effects = random_effects(rng)
+    effects = type(effects)(**{**effects.__dict__, "motion": (0.0, 0.0), "defocus_sigma": 0.0})
+    spec = fixed_spec(
+        cards, Camera(height_mm=height, tilt_deg=tilt, yaw_deg=0.0, hfov_deg=60.0), effects=effects, seed=seed
+    )
+    return render_scene(spec, [deck], [])
+
+
+ROW = [
+    CardSpec(code, True, -200 + 80 * i, 0.0, (-1) ** i * 12.0 * i, False)
+    for i, code in enumerate(["AS", "10H", "QD", "7C", "KS", "2H"])
+]
+FAN = [CardSpec(code, True, -60 + 18 * i, 30.0, -20 + 8 * i, False) for i, code in enumerate(["3S", "8H", "JC", "6D"])]
+MIXED = [
+    CardSpec("9S", True, -150, -60, 35.0, False),
+    CardSpec("4D", False, 0, -60, -10.0, False),
+    CardSpec("JOKER", True, 150, -60, 80.0, False),
+    CardSpec("5H", False, -80, 80, 100.0, False),
+    CardSpec("KC", True, 90, 80, 190.0, False),
+]
+
+
+@pytest.mark.parametrize(("cards", "seed"), [(ROW, 1), (FAN, 2), (MIXED, 3)], ids=["row", "fan", "mixed"])
+def test_finds_the_right_cards(recogniser, deck, cards, seed):
+    scene = _scene(deck, cards, seed)
+    readable = {o.code for o in scene.cards() if o.face_up and any(c.visible for c in o.corners)}
+    backs = sum(not o.face_up and o.visible_fraction > 0.3 for o in scene.cards())
+    found = recogniser.recognise(scene.image)
+    labels = [d.label for d in found if d.face_up and d.label != UNKNOWN]
+    assert len(labels) == len(set(labels)), f"a card reported twice: {labels}"
+    wrong = set(labels) - {o.code for o in scene.cards()}
+    assert not wrong, f"read cards that are not there: {wrong}"
+    assert len(readable & set(labels)) >= len(readable) - 1, f"missed {readable - set(labels)}"
+    assert sum(not d.face_up for d in found) == backs
+
+
+def test_detect_json_contract_and_bad_files(deck, tmp_path, capsys):
+    good = tmp_path / "table.jpg"
+    cv2.imwrite(str(good), _scene(deck, ROW, 1).image)
+    text = tmp_path / "notes.jpg"
+    text.write_text("not a picture")
+    annotated = tmp_path / "annotated"
+    assert main(["detect", str(good), str(text), "--json", "--annotate", str(annotated)]) == 1
+    out = capsys.readouterr()
+    results = json.loads(out.out)
+    assert [r["image"] for r in results] == [str(good), str(text)]
+    first = results[0]
+    assert (first["width"], first["height"]) == (1280, 720)
+    for det in first["detections"]:
+        assert set(det) >= {"label", "face_up", "confidence", "quad", "box"}
+        assert len(det["quad"]) == 4 and all(len(p) == 2 for p in det["quad"]) and len(det["box"]) == 4
+        assert 0.0 <= det["confidence"] <= 1.0
+    assert {d["label"] for d in first["detections"]} & {"AS", "10H", "QD", "7C", "KS", "2H"}
+    assert "not a picture" in results[1]["error"] and "notes.jpg" in out.err
+    assert (annotated / "table-cards.jpg").is_file()
+
+
+def test_missing_models_are_a_clear_error(tmp_path, capsys):
+    assert main(["detect", str(tmp_path), "--models", str(tmp_path)]) == 2  # no pictures there either
+    picture = tmp_path / "a.png"
+    cv2.imwrite(str(picture), np.zeros((10, 10, 3), np.uint8))
+    assert main(["detect", str(picture), "--models", str(tmp_path / "none")]) == 2
+    assert "model file not found" in capsys.readouterr().err
+
+
+def _layout_photos(deck):
+    """The layout the enrol command asks for, over two photographs: spades and hearts, then the rest."""
+    order = [*FACE_CODES, "JOKER"]
+    rows = [order[i : i + 13] for i in range(0, 53, 13)]
+    photos = []
+    for part, seed in ((rows[:2], 11), (rows[2:], 12)):
+        cards = []
+        for r, row in enumerate(part):
+            cards += [CardSpec(code, True, -432 + 72 * c, 140 - 100 * r, 0.0, False) for c, code in enumerate(row)]
+        if len(part) == 3:
+            cards.append(CardSpec("AS", False, -432 + 72 * 2, 140 - 100 * 2, 0.0, False))
+        photos.append((f"photo{seed}", _scene(deck, cards, seed, tilt=0.0, height=820.0).image))
+    return photos
+
+
+def test_a_laid_out_deck_becomes_a_deck_directory(recogniser, deck, tmp_path):
+    result = layout_deck(_layout_photos(deck), recogniser.finder, tmp_path / "mine", "mine")
+    mine = load_deck(result.deck_dir)
+    assert "JOKER" in mine.codes
+
+    def small(image):
+        grey = cv2.cvtColor(image[..., :3], cv2.COLOR_BGR2GRAY)
+        return cv2.resize(grey, (40, 56), interpolation=cv2.INTER_AREA).astype(np.float32).ravel()
+
+    truth = {code: small(deck.image(code)) for code in mine.codes}
+    right = 0
+    for code in truth:
+        got = small(mine.image(code))
+        turned = got.reshape(56, 40)[::-1, ::-1].ravel()
+        best = max(truth, key=lambda c: max(np.corrcoef(truth[c], got)[0, 1], np.corrcoef(truth[c], turned)[0, 1]))
+        right += best == code
+    assert right >= 50, f"only {right} of 53 layout pictures match their card"
+
+
+def test_a_layout_with_cards_missing_is_refused(recogniser, deck, tmp_path):
+    photos = _layout_photos(deck)[:1]
+    with pytest.raises(LayoutError, match="expected 52"):
+        layout_deck(photos, recogniser.finder, tmp_path / "mine", "mine")
+    assert not (tmp_path / "mine").exists()
