@@ -10,12 +10,12 @@ import pytest
 
 from vision.recognise.bench import BenchScene, score_scene, summarise
 from vision.recognise.calibration import CalibrationError, load_calibration
-from vision.recognise.crops import CROP_PX, index_crop
+from vision.recognise.crops import CROP_PX, corner_boxes, index_crop
 from vision.recognise.detect import DetectResult, annotate, expand_paths, read_image
 from vision.recognise.enrol import DeckHead, EnrolError, fit_head, load_head
 from vision.recognise.finder import Found, decode, xywhr_quads
 from vision.recognise.labels import FINDER_CLASSES, NONE, READER_CLASSES
-from vision.recognise.recogniser import UNKNOWN, CardDetection, assemble
+from vision.recognise.recogniser import UNKNOWN, CardDetection, assemble, with_probes
 
 CLASSES = tuple(sorted(READER_CLASSES))  # ultralytics orders classification classes by folder name
 
@@ -260,3 +260,26 @@ def test_scoring_counts_right_wrong_unknown_and_duplicates():
     assert summary["face_up"]["recall"] == 0.5 and summary["face_up"]["precision"] == 0.5
     assert summary["face_up"]["unknown_reports"] == 1
     assert summary["face_down"]["recall"] == 1.0 and summary["duplicates"] == 1
+
+
+def test_corner_boxes_are_the_labelled_index_regions_whatever_the_corner_order():
+    # a card from a rendered scene, and the corner quads the labeller wrote for it
+    card = np.array([[520.93, 327.489], [565.443, 281.112], [646.444, 325.922], [603.467, 375.929]], np.float32)
+    labelled = [
+        [[520.93, 327.489], [529.197, 318.876], [549.179, 330.476], [540.976, 339.253]],
+        [[618.065, 322.956], [625.627, 314.406], [646.444, 325.922], [638.957, 334.634]],
+    ]
+    expected = {tuple(np.round([*np.min(q, axis=0), *np.max(q, axis=0)], 0)) for q in np.array(labelled)}
+    for turn in range(4):
+        for quad in (np.roll(card, turn, axis=0), np.roll(card[::-1], turn, axis=0)):
+            boxes = {tuple(np.round(b, 0)) for b in corner_boxes(quad)}
+            assert len(boxes) == 4 and expected <= boxes
+
+
+def test_cards_without_a_found_index_get_their_corners_probed():
+    read = _found("card", 100, 100, 163, 188)
+    unread = _found("card", 300, 100, 363, 188)
+    found = [read, unread, _found("index", 102, 102, 113, 124)]
+    probes = with_probes(found)[len(found) :]
+    assert len(probes) == 4 and all(f.kind == "index" and 300 <= f.box[0] < f.box[2] <= 363 for f in probes)
+    assert all(f.score < unread.score for f in probes)

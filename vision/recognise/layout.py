@@ -16,6 +16,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision.recognise.crops import card_frame
 from vision.recognise.finder import Finder, Found
 from vision.synth.deckdir import BACK, FACE_CODES
 
@@ -52,13 +53,7 @@ def reading_order(found: Sequence[Found]) -> list[Found]:
 def upright(image: np.ndarray, quad: np.ndarray, size: tuple[int, int] = CARD_PX) -> np.ndarray:
     """The card warped flat, long side vertical, starting from its top-left-most corner (a 180-degree turn does
     not matter to a standard card: its indices sit in opposite corners)."""
-    quad = np.asarray(quad, np.float32)
-    if np.linalg.norm(quad[1] - quad[0]) > np.linalg.norm(quad[2] - quad[1]):
-        quad = np.roll(quad, -1, axis=0)  # make the first edge a short one
-    if cv2.contourArea(quad, oriented=True) < 0:
-        quad = quad[[1, 0, 3, 2]]  # clockwise in the image, like the target
-    start = int(np.argmin(quad.sum(axis=1)[[0, 2]])) * 2  # of the two corners a short edge starts at
-    quad = np.roll(quad, -start, axis=0)
+    quad = card_frame(quad)
     w, h = size
     target = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
     return cv2.warpPerspective(image, cv2.getPerspectiveTransform(quad, target), size, flags=cv2.INTER_AREA)

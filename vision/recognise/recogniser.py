@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from vision.recognise.calibration import TableCalibration
+from vision.recognise.crops import corner_boxes
 from vision.recognise.enrol import DeckHead
 from vision.recognise.finder import Finder, Found
 from vision.recognise.labels import BACK, NONE
@@ -28,6 +29,7 @@ MIN_CONFIDENCE = 0.5  # below this a face-up card is UNKNOWN rather than a guess
 NONE_REJECT = 0.5  # an index box the reader calls none with at least this probability is dropped
 SPLIT_CONFIDENCE = 0.9  # an index this sure of a label its card's other indices do not share is its own card
 CORNER_REACH = 0.45  # an index belongs to a card when it lies within this many card widths of one of its corners
+PROBE_SCORE = 0.5  # a probed corner's finder score, relative to its card's: below any index the finder saw
 
 
 @dataclass(frozen=True)
@@ -121,12 +123,28 @@ class Recogniser:
         return self.reader.classes
 
     def recognise(self, frame: np.ndarray) -> list[CardDetection]:
-        found = self.find(frame)
+        found = with_probes(self.find(frame))
         probs = self.read_indices(frame, [f.box for f in found if f.kind == "index"])
         out = assemble(found, probs, self.classes, self.min_confidence)
         if self.calibration is not None:
             out = [self.calibration.place(d) for d in out]
         return out
+
+
+def with_probes(found: list[Found]) -> list[Found]:
+    """Adds the four corner regions of every face-up card none of whose indices the finder found, as index
+    boxes for the reader: a card outline is easier to find than a small index, and where a card is in view its
+    corners say what it is. The reader calls the empty corners none."""
+    indices = [f for f in found if f.kind == "index"]
+    cards = [f for f in found if f.kind == "card"]
+    read = {owner(i, cards) for i in indices}
+    probes = []
+    for k, card in enumerate(cards):
+        if k not in read:
+            for box in corner_boxes(card.quad):
+                quad = np.array([[box[0], box[1]], [box[2], box[1]], [box[2], box[3]], [box[0], box[3]]], np.float32)
+                probes.append(Found("index", card.score * PROBE_SCORE, quad, box))
+    return found + probes
 
 
 def _index_groups(indices: Sequence[Found], cards: Sequence[Found], log_p: np.ndarray, keep: Sequence[int]) -> list:
