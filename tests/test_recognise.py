@@ -10,7 +10,7 @@ import pytest
 
 from vision.recognise.bench import BenchScene, score_scene, summarise
 from vision.recognise.calibration import CalibrationError, load_calibration
-from vision.recognise.crops import CROP_PX, corner_boxes, index_crop
+from vision.recognise.crops import CROP_PX, corner_quads, index_crop
 from vision.recognise.detect import DetectResult, annotate, expand_paths, read_image
 from vision.recognise.enrol import DeckHead, EnrolError, fit_head, load_head
 from vision.recognise.finder import Found, decode, xywhr_quads
@@ -40,14 +40,37 @@ def _probs(*rows):
 # ----------------------------------------------------------------------------------------------- crops, decode
 
 
-def test_index_crop_centres_the_box_with_a_margin():
+def test_index_crop_centres_the_region_with_a_margin():
     image = np.zeros((200, 300, 3), np.uint8)
     image[80:120, 140:160] = 255  # a 20 x 40 index
-    crop = index_crop(image, (140, 80, 160, 120))
+    crop = index_crop(image, _quad(140, 80, 160, 120))
     assert crop.shape == (CROP_PX, CROP_PX, 3)
     assert crop[CROP_PX // 2, CROP_PX // 2].min() > 200
     assert crop[:, 0].max() < 50 and crop[:, -1].max() < 50  # the margin beside a tall box is background
     assert (crop[..., 0] > 128).mean() == pytest.approx(20 * 40 / 56**2, abs=0.03)  # side: 1.4 x 40 px
+
+
+@pytest.mark.parametrize("turn", [0, 37, 90, 200])
+def test_index_crop_turns_the_index_upright_or_upside_down(turn):
+    """A mark at the index's top-left ends at the crop's top-left or bottom-right, whatever the table angle."""
+    index = np.zeros((40, 20, 3), np.uint8)
+    index[2:10, 2:8] = 255
+    canvas = np.zeros((300, 300, 3), np.uint8)
+    rot = cv2.getRotationMatrix2D((10, 20), turn, 1.0)
+    rot[:, 2] += (140, 130)
+    canvas = cv2.warpAffine(index, rot, (300, 300))
+    quad = cv2.transform(np.array([[[0, 0], [20, 0], [20, 40], [0, 40]]], np.float32), rot)[0]
+    crop = index_crop(canvas, quad, size=56, scale=1.4)
+    ys, xs = np.nonzero(crop[..., 0] > 128)
+    corner = (xs.mean() < 28, ys.mean() < 28)
+    assert corner in ((True, True), (False, False))
+
+
+def test_large_indices_are_shrunk_without_aliasing():
+    stripes = np.zeros((400, 400, 3), np.uint8)
+    stripes[:, ::2] = 255  # one-pixel stripes: aliasing would turn them into a pattern, area shrinking to grey
+    crop = index_crop(stripes, _quad(100, 100, 200, 300))
+    assert 100 < crop.mean() < 155 and crop.std() < 30
 
 
 def test_xywhr_quads_follow_the_angle():
@@ -262,7 +285,7 @@ def test_scoring_counts_right_wrong_unknown_and_duplicates():
     assert summary["face_down"]["recall"] == 1.0 and summary["duplicates"] == 1
 
 
-def test_corner_boxes_are_the_labelled_index_regions_whatever_the_corner_order():
+def test_corner_quads_are_the_labelled_index_regions_whatever_the_corner_order():
     # a card from a rendered scene, and the corner quads the labeller wrote for it
     card = np.array([[520.93, 327.489], [565.443, 281.112], [646.444, 325.922], [603.467, 375.929]], np.float32)
     labelled = [
@@ -272,7 +295,7 @@ def test_corner_boxes_are_the_labelled_index_regions_whatever_the_corner_order()
     expected = {tuple(np.round([*np.min(q, axis=0), *np.max(q, axis=0)], 0)) for q in np.array(labelled)}
     for turn in range(4):
         for quad in (np.roll(card, turn, axis=0), np.roll(card[::-1], turn, axis=0)):
-            boxes = {tuple(np.round(b, 0)) for b in corner_boxes(quad)}
+            boxes = {tuple(np.round([*q.min(axis=0), *q.max(axis=0)], 0)) for q in corner_quads(quad)}
             assert len(boxes) == 4 and expected <= boxes
 
 

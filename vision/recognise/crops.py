@@ -11,22 +11,46 @@ CROP_PX = 32  # the reader's input side; an index is 10-60 px tall in a 1280x720
 CROP_SCALE = 1.4  # the square's side over the box's longer side: the index plus a margin of card and edge
 
 
-def crop_matrix(box: Sequence[float], size: int = CROP_PX, scale: float = CROP_SCALE) -> np.ndarray:
-    """The 2x3 affine map from frame pixels to a size x size crop centred on `box` (x1, y1, x2, y2)."""
+def crop_matrix(quad: np.ndarray, size: int = CROP_PX, scale: float = CROP_SCALE) -> tuple[np.ndarray, float]:
+    """The 2x3 affine map from frame pixels to the size x size crop of an index region (a quad whose long side
+    runs along the card), turned so that side is vertical; and the crop's side in frame pixels."""
+    q = card_frame(quad)
+    centre = q.mean(axis=0)
+    across = (q[1] - q[0] + q[2] - q[3]) / 2
+    along = (q[3] - q[0] + q[2] - q[1]) / 2
+    side = max(float(np.linalg.norm(across)), float(np.linalg.norm(along)), 1.0) * scale
+    ux = across / max(float(np.linalg.norm(across)), 1e-6)
+    uy = along / max(float(np.linalg.norm(along)), 1e-6)
+    src = np.array([centre - (ux + uy) * side / 2, centre + (ux - uy) * side / 2, centre + (uy - ux) * side / 2])
+    dst = np.array([[0, 0], [size, 0], [0, size]], np.float32)
+    return cv2.getAffineTransform(src.astype(np.float32), dst), side
+
+
+def index_crop(image: np.ndarray, quad: np.ndarray, size: int = CROP_PX, scale: float = CROP_SCALE) -> np.ndarray:
+    """The index turned upright (or upside down: a card's two indices face opposite ways, and which is which
+    is unknowable from one corner) with a margin of card and edge, resampled to size x size. Turning it leaves
+    the reader two orientations to learn instead of every angle. Large indices are shrunk by area first, so a
+    big card is not read through aliasing."""
+    quad = np.asarray(quad, np.float32)
+    matrix, side = crop_matrix(quad, size, scale)
+    shrink = side / size
+    if shrink > 1.5:
+        c = quad.mean(axis=0)
+        reach = side * 0.75 + 2
+        x0, y0 = max(int(c[0] - reach), 0), max(int(c[1] - reach), 0)
+        x1, y1 = min(int(c[0] + reach) + 1, image.shape[1]), min(int(c[1] + reach) + 1, image.shape[0])
+        if x1 - x0 >= 2 and y1 - y0 >= 2:
+            k = 1 / shrink
+            roi = cv2.resize(image[y0:y1, x0:x1], None, fx=k, fy=k, interpolation=cv2.INTER_AREA)
+            local = (quad - [x0, y0]) * [roi.shape[1] / (x1 - x0), roi.shape[0] / (y1 - y0)]
+            matrix, _ = crop_matrix(local.astype(np.float32), size, scale)
+            image = roi
+    return cv2.warpAffine(image, matrix, (size, size), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
+def box_quad(box: Sequence[float]) -> np.ndarray:
     x1, y1, x2, y2 = (float(v) for v in box)
-    side = max(x2 - x1, y2 - y1, 1.0) * scale
-    k = size / side
-    cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
-    return np.array([[k, 0, size / 2 - k * cx], [0, k, size / 2 - k * cy]], np.float32)
-
-
-def index_crop(image: np.ndarray, box: Sequence[float], size: int = CROP_PX, scale: float = CROP_SCALE) -> np.ndarray:
-    """An axis-aligned square around the box, resampled to size x size: the index keeps whatever rotation it
-    has on the table, so the reader learns every rotation rather than trusting a guessed one."""
-    matrix = crop_matrix(box, size, scale)
-    side = size / matrix[0, 0]
-    interpolation = cv2.INTER_AREA if side > size else cv2.INTER_LINEAR
-    return cv2.warpAffine(image, matrix, (size, size), flags=interpolation, borderMode=cv2.BORDER_REPLICATE)
+    return np.array([[x1, y1], [x2, y1], [x2, y2], [x1, y2]], np.float32)
 
 
 CORNER_INDEX = (0.18, 0.25)  # an index's region as a share of card width and height: the labeller's STANDARD_INDEX
@@ -45,18 +69,15 @@ def card_frame(quad: np.ndarray) -> np.ndarray:
     return np.roll(quad, -start, axis=0)
 
 
-def corner_boxes(
-    quad: np.ndarray, region: tuple[float, float] = CORNER_INDEX
-) -> list[tuple[float, float, float, float]]:
-    """Bounding boxes of the four corner regions where a card prints its index, for reading a card whose indices
-    the finder missed: two of them hold the index, the reader calls the others none."""
+def corner_quads(quad: np.ndarray, region: tuple[float, float] = CORNER_INDEX) -> list[np.ndarray]:
+    """The four corner regions where a card prints its index, for reading a card whose indices the finder
+    missed: two of them hold the index, the reader calls the others none."""
     frame = card_frame(quad)
     unit = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float32)
     h = cv2.getPerspectiveTransform(unit, frame)
     rw, rh = region
-    boxes = []
+    quads = []
     for u0, v0 in ((0, 0), (1 - rw, 0), (1 - rw, 1 - rh), (0, 1 - rh)):
         corners = np.array([[u0, v0], [u0 + rw, v0], [u0 + rw, v0 + rh], [u0, v0 + rh]], np.float32)
-        pts = cv2.perspectiveTransform(corners.reshape(-1, 1, 2), h).reshape(-1, 2)
-        boxes.append((float(pts[:, 0].min()), float(pts[:, 1].min()), float(pts[:, 0].max()), float(pts[:, 1].max())))
-    return boxes
+        quads.append(cv2.perspectiveTransform(corners.reshape(-1, 1, 2), h).reshape(-1, 2))
+    return quads

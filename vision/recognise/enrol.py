@@ -129,7 +129,7 @@ def enrol(
         rng = np.random.default_rng([seed, i, 1])
         samples = index_samples(rng, scene.to_dict())
         if samples:
-            reading = reader.read(scene.image, [box for _, box in samples])
+            reading = reader.read(scene.image, [quad for _, quad in samples])
             if reading.features is None:
                 raise EnrolError(f"{reader.path}: this reader exports no features; re-export it to enrol decks")
             feats.append(reading.features)

@@ -21,9 +21,9 @@ class Reading:
     features: np.ndarray | None  # (n, d) pooled features when the graph exports them
 
 
-def crops_blob(frame: np.ndarray, boxes: Sequence[Sequence[float]], size: int = CROP_PX) -> np.ndarray:
+def crops_blob(frame: np.ndarray, quads: Sequence[np.ndarray], size: int = CROP_PX) -> np.ndarray:
     """(n, 3, size, size) float32 RGB in 0-1: ultralytics' classification input for BGR crops."""
-    crops = np.stack([index_crop(frame, box, size) for box in boxes]) if len(boxes) else np.zeros((0, size, size, 3))
+    crops = np.stack([index_crop(frame, q, size) for q in quads]) if len(quads) else np.zeros((0, size, size, 3))
     return np.ascontiguousarray(crops[..., ::-1].transpose(0, 3, 1, 2), dtype=np.float32) / 255.0
 
 
@@ -51,5 +51,6 @@ class Reader:
         features = result[1].reshape(len(blob), -1) if len(result) > 1 else None
         return Reading(result[0], features)
 
-    def read(self, frame: np.ndarray, boxes: Sequence[Sequence[float]]) -> Reading:
-        return self.read_blob(crops_blob(frame, boxes, self.size))
+    def read(self, frame: np.ndarray, quads: Sequence[np.ndarray]) -> Reading:
+        """Readings of index regions (4x2 quads, long side along the card) in one batch."""
+        return self.read_blob(crops_blob(frame, quads, self.size))

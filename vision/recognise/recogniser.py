@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from vision.recognise.calibration import TableCalibration
-from vision.recognise.crops import corner_boxes
+from vision.recognise.crops import corner_quads
 from vision.recognise.enrol import DeckHead
 from vision.recognise.finder import Finder, Found
 from vision.recognise.labels import BACK, NONE
@@ -106,10 +106,10 @@ class Recogniser:
         self.calibration = calibration
         self.min_confidence = min_confidence
 
-    def read_indices(self, frame: np.ndarray, boxes: Sequence[Sequence[float]]) -> np.ndarray:
-        """Class probabilities (reader order) for index boxes, through the enrolled head when there is one."""
-        reading = self.reader.read(frame, boxes)
-        if self.deck is None or len(boxes) == 0:
+    def read_indices(self, frame: np.ndarray, quads: Sequence[np.ndarray]) -> np.ndarray:
+        """Class probabilities (reader order) for index regions, through the enrolled head when there is one."""
+        reading = self.reader.read(frame, quads)
+        if self.deck is None or len(quads) == 0:
             return reading.probs
         if reading.features is None:
             raise ValueError(f"{self.reader.path}: this reader exports no features, so a deck cannot be enrolled")
@@ -124,7 +124,7 @@ class Recogniser:
 
     def recognise(self, frame: np.ndarray) -> list[CardDetection]:
         found = with_probes(self.find(frame))
-        probs = self.read_indices(frame, [f.box for f in found if f.kind == "index"])
+        probs = self.read_indices(frame, [f.quad for f in found if f.kind == "index"])
         out = assemble(found, probs, self.classes, self.min_confidence)
         if self.calibration is not None:
             out = [self.calibration.place(d) for d in out]
@@ -141,9 +141,8 @@ def with_probes(found: list[Found]) -> list[Found]:
     probes = []
     for k, card in enumerate(cards):
         if k not in read:
-            for box in corner_boxes(card.quad):
-                quad = np.array([[box[0], box[1]], [box[2], box[1]], [box[2], box[3]], [box[0], box[3]]], np.float32)
-                probes.append(Found("index", card.score * PROBE_SCORE, quad, box))
+            for quad in corner_quads(card.quad):
+                probes.append(Found("index", card.score * PROBE_SCORE, quad, _bounds(quad)))
     return found + probes
 
 

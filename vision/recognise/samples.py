@@ -1,4 +1,4 @@
-"""Reader training samples from a labelled scene: jittered index boxes and index-sized boxes holding none.
+"""Reader training samples from a labelled scene: jittered index quads and index-sized quads holding none.
 
 Shared by the training-set builder and by enrolment, so a deck enrolled at home is taught with exactly the crops
 the reader was trained on.
@@ -13,13 +13,19 @@ import numpy as np
 from vision.recognise.labels import NONE
 
 
-def jittered_box(rng: np.random.Generator, box: Sequence[float], amount: float = 0.15) -> np.ndarray:
-    """A finder never returns the exact box: centre and size wobble by about `amount` of the box."""
-    x1, y1, x2, y2 = box
-    w, h = x2 - x1, y2 - y1
-    cx, cy = (x1 + x2) / 2 + rng.normal(0, amount / 2) * w, (y1 + y2) / 2 + rng.normal(0, amount / 2) * h
-    w, h = w * np.exp(rng.normal(0, amount)), h * np.exp(rng.normal(0, amount))
-    return np.array([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2])
+def jittered_quad(
+    rng: np.random.Generator, quad: np.ndarray, amount: float = 0.15, turn_deg: float = 4.0
+) -> np.ndarray:
+    """A finder never returns the exact region: its centre, size and angle wobble by about `amount` of the
+    region (and a few degrees)."""
+    quad = np.asarray(quad, np.float64)
+    centre = quad.mean(axis=0)
+    size = np.ptp(quad, axis=0).max()
+    shift = rng.normal(0, amount / 2, 2) * size
+    angle = np.radians(rng.normal(0, turn_deg))
+    rot = np.array([[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]])
+    scale = np.exp(rng.normal(0, amount))
+    return ((quad - centre) @ rot.T * scale + centre + shift).astype(np.float32)
 
 
 def overlap(a: Sequence[float], b: Sequence[float]) -> float:
@@ -30,9 +36,9 @@ def overlap(a: Sequence[float], b: Sequence[float]) -> float:
     return iw * ih / small if small > 0 else 0.0
 
 
-def negative_boxes(rng: np.random.Generator, meta: dict, count: int) -> Iterator[np.ndarray]:
-    """Index-sized boxes that hold no readable index: inside card faces and backs away from the corners, on
-    hands and clutter, and on the bare table."""
+def negative_quads(rng: np.random.Generator, meta: dict, count: int) -> Iterator[np.ndarray]:
+    """Index-sized regions at any angle that hold no readable index: inside card faces and backs away from the
+    corners, on hands and clutter, and on the bare table."""
     w, h = meta["width"], meta["height"]
     cards = [o for o in meta["objects"] if o.get("kind", "card") == "card"]
     sizes = [np.subtract(c["box"][2:], c["box"][:2]) for o in cards for c in o.get("corners", []) if c.get("box")]
@@ -48,25 +54,26 @@ def negative_boxes(rng: np.random.Generator, meta: dict, count: int) -> Iterator
             centre = (quad[0] * (1 - a) + quad[1] * a) * (1 - b) + (quad[3] * (1 - a) + quad[2] * a) * b
         else:
             centre = rng.uniform([0, 0], [w, h])
-        bw, bh = size * np.exp(rng.normal(0, 0.25, 2))
-        if rng.random() < 0.5:
-            bw, bh = bh, bw
-        box = np.array([centre[0] - bw / 2, centre[1] - bh / 2, centre[0] + bw / 2, centre[1] + bh / 2])
+        bw, bh = np.sort(size * np.exp(rng.normal(0, 0.25, 2)))
+        angle = rng.uniform(0, np.pi)
+        ux, uy = np.array([np.cos(angle), np.sin(angle)]), np.array([-np.sin(angle), np.cos(angle)])
+        quad = np.array([centre + (sx * bw * ux + sy * bh * uy) / 2 for sx, sy in ((-1, -1), (1, -1), (1, 1), (-1, 1))])
+        box = (*quad.min(axis=0), *quad.max(axis=0))
         if any(overlap(box, c) > 0.2 for c in corners) or box[0] < 0 or box[1] < 0 or box[2] > w or box[3] > h:
             continue
         made += 1
-        yield box
+        yield quad.astype(np.float32)
 
 
 def index_samples(rng: np.random.Generator, meta: dict, negatives: float = 0.25) -> list[tuple[str, np.ndarray]]:
-    """(label, box) for every readable index of a face-up card, jittered, plus about `negatives` as many none."""
+    """(label, quad) for every readable index of a face-up card, jittered, plus about `negatives` as many none."""
     samples: list[tuple[str, np.ndarray]] = []
     for obj in meta["objects"]:
         if obj.get("kind", "card") != "card" or not obj["face_up"]:
             continue
         for corner in obj.get("corners", []):
             if corner["visible"] and corner.get("box") is not None:
-                samples.append((obj["code"], jittered_box(rng, corner["box"])))
+                samples.append((obj["code"], jittered_quad(rng, np.array(corner["quad"]))))
     n_neg = int(rng.poisson(negatives * max(len(samples), 1)))
-    samples += [(NONE, box) for box in negative_boxes(rng, meta, n_neg)]
+    samples += [(NONE, quad) for quad in negative_quads(rng, meta, n_neg)]
     return samples

@@ -58,9 +58,9 @@ class UltralyticsRecogniser(Recogniser):
                 found.append(Found(kind, float(score), quad, box))
         return found
 
-    def read_indices(self, frame: np.ndarray, boxes: Sequence[Sequence[float]]) -> np.ndarray:
-        if not len(boxes):
+    def read_indices(self, frame: np.ndarray, quads: Sequence[np.ndarray]) -> np.ndarray:
+        if not len(quads):
             return np.zeros((0, len(self._classes)), np.float32)
-        crops = [index_crop(frame, box, self.crop) for box in boxes]
+        crops = [index_crop(frame, quad, self.crop) for quad in quads]
         results = self.reader_model.predict(crops, imgsz=self.crop, verbose=False)
         return np.stack([r.probs.data.numpy() for r in results])

@@ -4,10 +4,10 @@ Stage 1 (finder, YOLO-OBB): the frame at half size, with oriented boxes for ever
 (`index`), every face-up card (`card`) and every face-down card (`back`). Indices are what survive overlap and
 fanning; whole cards give the quadrilateral and group a card's indices; backs have no index at all.
 
-Stage 2 (reader, classification): square crops around corner indices cut from the full-resolution frame, the
-same rule the runtime uses on the finder's boxes (`vision.recognise.crops.index_crop`), with the box jittered
-the way a finder's boxes are, plus `none` crops (card art, pips, backs, hands, table) so that the reader can
-refuse what the finder mistook for an index.
+Stage 2 (reader, classification): square crops of corner indices cut from the full-resolution frame and turned
+upright, the same rule the runtime uses on the finder's oriented boxes (`vision.recognise.crops.index_crop`),
+with the region jittered the way a finder's boxes are, plus `none` crops (card art, pips, backs, hands, table)
+so that the reader can refuse what the finder mistook for an index.
 """
 
 from __future__ import annotations
@@ -121,7 +121,7 @@ def _stage2_one(args: tuple[str, str, str, str, int, float]) -> int:
         raise ValueError(f"{image_path}: not a readable image")
     meta = json.loads(Path(meta_path).read_text())
     rng = np.random.default_rng([seed, int(stem.split("_")[-1])])
-    crops = [(code, index_crop(image, box)) for code, box in index_samples(rng, meta, negatives)]
+    crops = [(code, index_crop(image, quad)) for code, quad in index_samples(rng, meta, negatives)]
     for i, (code, crop) in enumerate(crops):
         folder = Path(out_dir) / code
         folder.mkdir(parents=True, exist_ok=True)
