@@ -380,14 +380,18 @@ def run_bench(
     enrol_eval_scenes: int = 80,
     workers: int = 2,
     progress: Callable[[str, int, int], None] | None = None,
+    split: str = "test",
 ) -> dict:
+    """Renders the split's scenes, scores the recogniser on them, times it (and ultralytics' predict when
+    `baseline_runs` is given), and enrols the worst-read deck. `split="val"` is for choosing thresholds, so the
+    test families are never looked at while tuning."""
     from vision.recognise.enrol import enrol, load_head
     from vision.recognise.models import READER_HEAD_FILE, models_dir
 
     def tick(stage: str) -> Callable[[int, int], None] | None:
         return (lambda i, n: progress(stage, i, n)) if progress else None
 
-    deck_paths = test_decks(decks_root)
+    deck_paths = test_decks(decks_root, split)
     bench = render_scenes(deck_paths, scenes, seed, workers, tick("render"))
     recogniser = Recogniser(models)
     for scene in bench[:3]:  # warm-up: first runs allocate
@@ -397,7 +401,7 @@ def run_bench(
     result: dict = {
         "data": {
             "decks": [p.name for p in deck_paths],
-            "split": "test (families held out of training, decks.split_families seed 0)",
+            "split": f"{split} (families held out of training, decks.split_families seed 0)",
             "scenes": scenes,
             "seed": seed,
             "size": [1280, 720],
@@ -458,8 +462,8 @@ def format_table(result: dict) -> str:
     up, down = acc["face_up"], acc["face_down"]
     data = result["data"]
     lines = [
-        f"Card recogniser on {data['scenes']} synthetic 1280x720 scenes (seed {data['seed']}) of held-out decks: "
-        + ", ".join(data["decks"]),
+        f"Card recogniser on {data['scenes']} synthetic 1280x720 scenes (seed {data['seed']}) of held-out decks "
+        f"({data['split'].split()[0]} split): " + ", ".join(data["decks"]),
         "",
         f"{'':26s}{'cards':>8s}{'precision':>11s}{'recall':>9s}{'wrong':>7s}",
         f"{'face up (index visible)':26s}{up['cards']:>8d}{_pct(up['precision']):>11s}{_pct(up['recall']):>9s}"

@@ -7,8 +7,8 @@ from collections.abc import Sequence
 import cv2
 import numpy as np
 
-CROP_PX = 32  # the reader's input side; an index is 10-60 px tall in a 1280x720 frame
-CROP_SCALE = 1.4  # the square's side over the box's longer side: the index plus a margin of card and edge
+CROP_PX = 64  # the reader's input side: a median index spans about 45 px of the frame with its margin
+CROP_SCALE = 1.3  # the square's side over the region's longer side: the index plus a margin of card and edge
 
 
 def crop_matrix(quad: np.ndarray, size: int = CROP_PX, scale: float = CROP_SCALE) -> tuple[np.ndarray, float]:

@@ -57,27 +57,28 @@ class Finder:
         blob = cv2.dnn.blobFromImage(canvas, 1 / 255.0, swapRB=True)
         return blob, scale
 
-    def find(self, frame: np.ndarray) -> list[Found]:
+    def find(self, frame: np.ndarray, min_score: dict[str, float] | None = None) -> list[Found]:
         blob, scale = self.prepare(frame)
         raw = self.session.run(None, {self.input_name: blob})[0][0].T  # (N, 4 + classes + 1)
-        return decode(raw, scale)
+        return decode(raw, scale, min_score)
 
 
-def decode(raw: np.ndarray, scale: float) -> list[Found]:
-    """Thresholds, rotated NMS per class, and the boxes back in frame pixels."""
+def decode(raw: np.ndarray, scale: float, min_score: dict[str, float] | None = None) -> list[Found]:
+    """Thresholds (per class, MIN_SCORE unless given), rotated NMS per class, and the boxes in frame pixels."""
+    min_score = min_score or MIN_SCORE
     n_cls = len(FINDER_CLASSES)
     scores = raw[:, 4 : 4 + n_cls]
     cls = scores.argmax(1)
     best = scores[np.arange(len(raw)), cls]
     found: list[Found] = []
     for k, kind in enumerate(FINDER_CLASSES):
-        keep = (cls == k) & (best >= MIN_SCORE[kind])
+        keep = (cls == k) & (best >= min_score[kind])
         if not keep.any():
             continue
         rows = raw[keep]
         xywhr = np.concatenate([rows[:, :4] / scale, rows[:, 4 + n_cls : 5 + n_cls]], axis=1)
         rects = [((float(x), float(y)), (float(w), float(h)), float(np.degrees(r))) for x, y, w, h, r in xywhr]
-        chosen = cv2.dnn.NMSBoxesRotated(rects, best[keep].tolist(), MIN_SCORE[kind], NMS_IOU[kind])
+        chosen = cv2.dnn.NMSBoxesRotated(rects, best[keep].tolist(), min_score[kind], NMS_IOU[kind])
         chosen = np.array(chosen, int).ravel()
         quads = xywhr_quads(xywhr[chosen])
         for quad, score in zip(quads, best[keep][chosen], strict=True):

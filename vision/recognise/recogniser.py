@@ -10,6 +10,8 @@ which a confident wrong label would not let it do.
 
 from __future__ import annotations
 
+import dataclasses
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,15 +23,44 @@ from vision.recognise.crops import corner_quads
 from vision.recognise.enrol import DeckHead
 from vision.recognise.finder import Finder, Found
 from vision.recognise.labels import BACK, NONE
-from vision.recognise.models import FINDER_FILE, READER_FILE, models_dir
+from vision.recognise.models import FINDER_FILE, READER_FILE, ModelError, models_dir
 from vision.recognise.reader import Reader
 
 UNKNOWN = "UNKNOWN"
-MIN_CONFIDENCE = 0.5  # below this a face-up card is UNKNOWN rather than a guess
-NONE_REJECT = 0.5  # an index box the reader calls none with at least this probability is dropped
+THRESHOLDS_FILE = "cards-thresholds.json"  # chosen on the validation families by vision.train.tune
 SPLIT_CONFIDENCE = 0.9  # an index this sure of a label its card's other indices do not share is its own card
 CORNER_REACH = 0.45  # an index belongs to a card when it lies within this many card widths of one of its corners
 PROBE_SCORE = 0.5  # a probed corner's finder score, relative to its card's: below any index the finder saw
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """Every cut-off between seeing and reporting, in one place so tuning can choose them together."""
+
+    index: float = 0.25  # finder score for a corner index to be read
+    card: float = 0.35  # finder score for a face-up card outline
+    back: float = 0.35  # finder score for a face-down card, reported as BACK
+    none_reject: float = 0.5  # an index the reader calls none with at least this probability is dropped
+    min_confidence: float = 0.5  # below this a face-up card is UNKNOWN rather than a guess
+
+    def finder_scores(self) -> dict[str, float]:
+        return {"index": self.index, "card": self.card, "back": self.back}
+
+    def save(self, path: Path) -> Path:
+        path.write_text(json.dumps(dataclasses.asdict(self), indent=1) + "\n")
+        return path
+
+    @classmethod
+    def load(cls, path: Path) -> Thresholds:
+        """The file's values, defaults where it has none; defaults when there is no file."""
+        if not path.is_file():
+            return cls()
+        try:
+            data = json.loads(path.read_text())
+            known = {f.name for f in dataclasses.fields(cls)}
+            return cls(**{k: float(v) for k, v in data.items() if k in known})
+        except (OSError, ValueError, TypeError, AttributeError) as err:
+            raise ModelError(f"{path}: not a thresholds file ({err})") from err
 
 
 @dataclass(frozen=True)
@@ -97,14 +128,14 @@ class Recogniser:
         threads: int = 2,
         deck: DeckHead | None = None,
         calibration: TableCalibration | None = None,
-        min_confidence: float = MIN_CONFIDENCE,
+        thresholds: Thresholds | None = None,
     ) -> None:
         root = models or models_dir()
         self.finder = Finder(root / FINDER_FILE, threads)
         self.reader = Reader(root / READER_FILE, threads)
         self.deck = deck
         self.calibration = calibration
-        self.min_confidence = min_confidence
+        self.thresholds = thresholds or Thresholds.load(root / THRESHOLDS_FILE)
 
     def read_indices(self, frame: np.ndarray, quads: Sequence[np.ndarray]) -> np.ndarray:
         """Class probabilities (reader order) for index regions, through the enrolled head when there is one."""
@@ -116,7 +147,7 @@ class Recogniser:
         return self.deck.probs(reading.features, self.reader.classes)
 
     def find(self, frame: np.ndarray) -> list[Found]:
-        return self.finder.find(frame)
+        return self.finder.find(frame, self.thresholds.finder_scores())
 
     @property
     def classes(self) -> tuple[str, ...]:
@@ -125,7 +156,7 @@ class Recogniser:
     def recognise(self, frame: np.ndarray) -> list[CardDetection]:
         found = with_probes(self.find(frame))
         probs = self.read_indices(frame, [f.quad for f in found if f.kind == "index"])
-        out = assemble(found, probs, self.classes, self.min_confidence)
+        out = assemble(found, probs, self.classes, self.thresholds)
         if self.calibration is not None:
             out = [self.calibration.place(d) for d in out]
         return out
@@ -163,14 +194,15 @@ def _index_groups(indices: Sequence[Found], cards: Sequence[Found], log_p: np.nd
 
 
 def assemble(
-    found: Sequence[Found], probs: np.ndarray, classes: Sequence[str], min_confidence: float = MIN_CONFIDENCE
+    found: Sequence[Found], probs: np.ndarray, classes: Sequence[str], thresholds: Thresholds | None = None
 ) -> list[CardDetection]:
     """The finder's boxes and the reader's probabilities (rows: the index boxes in `found` order, columns:
-    `classes`) made into cards: one per label, UNKNOWN below `min_confidence`, face-down cards as BACK."""
+    `classes`) made into cards: one per label, UNKNOWN below the confidence threshold, face-down cards as BACK."""
+    t = thresholds or Thresholds()
     indices = [f for f in found if f.kind == "index"]
     cards = [f for f in found if f.kind == "card"]
     none = list(classes).index(NONE)
-    keep = [i for i in range(len(indices)) if probs[i, none] < NONE_REJECT]
+    keep = [i for i in range(len(indices)) if probs[i, none] < t.none_reject]
     labels = [c for c in classes if c != NONE]
     columns = [list(classes).index(c) for c in labels]
     log_p = np.log(np.clip(probs[:, columns], 1e-6, 1.0))
@@ -193,7 +225,7 @@ def assemble(
         best = float(p[order[0]])
         out.append(
             CardDetection(
-                label=labels[order[0]] if best >= min_confidence else UNKNOWN,
+                label=labels[order[0]] if best >= t.min_confidence else UNKNOWN,
                 face_up=True,
                 confidence=best,
                 quad=quad,

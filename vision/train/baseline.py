@@ -9,9 +9,10 @@ from pathlib import Path
 import numpy as np
 
 from vision.recognise.crops import index_crop
-from vision.recognise.finder import MIN_SCORE, Found, xywhr_quads
+from vision.recognise.finder import Found, xywhr_quads
 from vision.recognise.labels import FINDER_CLASSES
-from vision.recognise.recogniser import Recogniser
+from vision.recognise.models import models_dir
+from vision.recognise.recogniser import THRESHOLDS_FILE, Recogniser, Thresholds
 
 
 class UltralyticsRecogniser(Recogniser):
@@ -31,9 +32,7 @@ class UltralyticsRecogniser(Recogniser):
         self.imgsz, self.crop = FINDER_EXPORT_SHAPE, READER_IMGSZ
         self.deck = None
         self.calibration = None
-        from vision.recognise.recogniser import MIN_CONFIDENCE
-
-        self.min_confidence = MIN_CONFIDENCE
+        self.thresholds = Thresholds.load(models_dir() / THRESHOLDS_FILE)
 
     @property
     def classes(self) -> tuple[str, ...]:
@@ -41,14 +40,14 @@ class UltralyticsRecogniser(Recogniser):
 
     def find(self, frame: np.ndarray) -> list[Found]:
         result = self.finder_model.predict(
-            frame, imgsz=self.imgsz, conf=min(MIN_SCORE.values()), iou=0.5, verbose=False
+            frame, imgsz=self.imgsz, conf=min(self.thresholds.finder_scores().values()), iou=0.5, verbose=False
         )[0]
         obb = result.obb
         xywhr = obb.xywhr.numpy()
         found = []
         for quad, score, k in zip(xywhr_quads(xywhr), obb.conf.numpy(), obb.cls.numpy().astype(int), strict=True):
             kind = FINDER_CLASSES[k]
-            if score >= MIN_SCORE[kind]:
+            if score >= self.thresholds.finder_scores()[kind]:
                 box = (
                     float(quad[:, 0].min()),
                     float(quad[:, 1].min()),

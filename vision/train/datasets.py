@@ -27,6 +27,11 @@ from vision.recognise.labels import FINDER_CLASSES, READER_CLASSES
 from vision.recognise.samples import index_samples
 
 CARD_MIN_VISIBLE = 0.3  # as the OBB export: a card mostly under others has no meaningful box to learn
+# Decks whose corner-index regions (the labeller's STANDARD_INDEX, top-left and bottom-right) hold no index: KDE's
+# Oxygen decks print the rank alone at the top right and a lone pip at the top left, so their "index" labels are
+# blank or a bare suit. Their cards still teach the finder card outlines; their indices teach nothing.
+NONSTANDARD_INDEX = frozenset({"kde-oxygen-air", "kde-oxygen-white"})
+FAMILY_SPLIT = {"train": "train", "val": "val", "test": "test"}  # dataset split -> the family split it was drawn from
 STAGE1_SCALE = 0.5
 SPLITS = ("train", "val", "test")
 
@@ -43,8 +48,23 @@ def _norm_quad(quad: np.ndarray, w: int, h: int) -> np.ndarray | None:
     return np.clip(quad / [w, h], 0.0, 1.0)
 
 
-def stage1_lines(meta: dict) -> list[str]:
-    """OBB label lines (class x1 y1 ... x4 y4, normalised) for one scene's metadata."""
+def scene_decks(decks_root: Path, split: str) -> list[str]:
+    """The deck names in the order `tabletop synth scenes --family-split SPLIT` indexed them."""
+    from vision.synth.components import load_components
+    from vision.synth.decks import split_families
+
+    return [d.name for d in split_families(load_components(decks_root), seed=0)[FAMILY_SPLIT[split]]]
+
+
+def deck_of(stem: str, deck_names: Sequence[str]) -> str:
+    """The deck a scene was drawn with: `export.scene_for`'s first random draw from the scene's own seed."""
+    seed, index = (int(v) for v in stem.split("_"))
+    return deck_names[int(np.random.default_rng([seed, index]).integers(0, len(deck_names)))]
+
+
+def stage1_lines(meta: dict, indices: bool = True) -> list[str]:
+    """OBB label lines (class x1 y1 ... x4 y4, normalised) for one scene's metadata; `indices=False` leaves out
+    the index boxes (a deck that prints its index elsewhere)."""
     w, h = meta["width"], meta["height"]
     ids = {name: i for i, name in enumerate(FINDER_CLASSES)}
     lines = []
@@ -52,7 +72,7 @@ def stage1_lines(meta: dict) -> list[str]:
         if obj.get("kind", "card") != "card":
             continue
         boxes: list[tuple[str, np.ndarray]] = []
-        if obj["face_up"]:
+        if obj["face_up"] and indices:
             boxes += [("index", np.array(c["quad"])) for c in obj.get("corners", []) if c["visible"]]
         if obj["visible_fraction"] >= CARD_MIN_VISIBLE:
             boxes.append(("card" if obj["face_up"] else "back", np.array(obj["quad"])))
@@ -63,8 +83,8 @@ def stage1_lines(meta: dict) -> list[str]:
     return lines
 
 
-def _stage1_one(args: tuple[str, str, str, float]) -> int:
-    image_path, meta_path, out_stem, scale = args
+def _stage1_one(args: tuple[str, str, str, float, bool]) -> int:
+    image_path, meta_path, out_stem, scale, indexed = args
     target = Path(out_stem.replace("/labels/", "/images/") + ".jpg")
     label = Path(out_stem + ".txt")
     if target.exists() and label.exists():
@@ -76,7 +96,7 @@ def _stage1_one(args: tuple[str, str, str, float]) -> int:
     meta = json.loads(Path(meta_path).read_text())
     target.parent.mkdir(parents=True, exist_ok=True)
     label.parent.mkdir(parents=True, exist_ok=True)
-    label.write_text("\n".join(stage1_lines(meta)) + "\n")
+    label.write_text("\n".join(stage1_lines(meta, indexed)) + "\n")
     _, data = cv2.imencode(".jpg", small, [cv2.IMWRITE_JPEG_QUALITY, 93])
     tmp = target.with_suffix(".tmp")
     tmp.write_bytes(data.tobytes())
@@ -84,9 +104,14 @@ def _stage1_one(args: tuple[str, str, str, float]) -> int:
     return 1
 
 
-def _scenes(src: Path, split: str) -> list[tuple[Path, Path]]:
+def _scenes(src: Path, split: str, decks_root: Path | None) -> list[tuple[Path, Path, bool]]:
+    """(image, meta, whether its deck prints standard corner indices) for each scene of a split."""
     images = sorted((src / "images" / split).glob("*.jpg"))
-    return [(p, src / "meta" / split / (p.stem + ".json")) for p in images]
+    names = scene_decks(decks_root, split) if decks_root is not None else None
+    return [
+        (p, src / "meta" / split / (p.stem + ".json"), names is None or deck_of(p.stem, names) not in NONSTANDARD_INDEX)
+        for p in images
+    ]
 
 
 def build_stage1(
@@ -96,12 +121,14 @@ def build_stage1(
     scale: float = STAGE1_SCALE,
     workers: int = 2,
     limit: int | None = None,
+    decks_root: Path | None = None,
 ) -> Path:
-    """Writes dst/{images,labels}/SPLIT and dst/data.yaml; resumable (finished files are skipped)."""
+    """Writes dst/{images,labels}/SPLIT and dst/data.yaml; resumable (finished files are skipped). With
+    `decks_root` (the decks the scenes were drawn from), decks in NONSTANDARD_INDEX get no index boxes."""
     jobs = []
     for split in splits:
-        for image, meta in _scenes(src, split)[:limit]:
-            jobs.append((str(image), str(meta), str(dst / "labels" / split / image.stem), scale))
+        for image, meta, indexed in _scenes(src, split, decks_root)[:limit]:
+            jobs.append((str(image), str(meta), str(dst / "labels" / split / image.stem), scale, indexed))
     with ProcessPoolExecutor(workers) as pool:
         list(tqdm(pool.map(_stage1_one, jobs, chunksize=16), total=len(jobs), desc="stage 1 set", unit="img"))
     names = "\n".join(f"  {i}: {n}" for i, n in enumerate(FINDER_CLASSES))
@@ -139,11 +166,15 @@ def build_stage2(
     workers: int = 2,
     limit: int | None = None,
     seed: int = 0,
+    decks_root: Path | None = None,
 ) -> Path:
-    """Writes dst/SPLIT/CLASS/*.png (ultralytics' classification layout); resumable per scene."""
+    """Writes dst/SPLIT/CLASS/*.png (ultralytics' classification layout); resumable per scene. With
+    `decks_root`, scenes of decks in NONSTANDARD_INDEX are left out (their index labels are blank corners)."""
     jobs = []
     for split in splits:
-        for image, meta in _scenes(src, split)[:limit]:
+        for image, meta, indexed in _scenes(src, split, decks_root)[:limit]:
+            if not indexed:
+                continue
             jobs.append((str(image), str(meta), str(dst / split), image.stem, seed, negatives))
     for split in splits:
         for code in READER_CLASSES:
@@ -162,11 +193,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--limit", type=int, default=None)
+    parser.add_argument("--decks", type=Path, help="the decks the scenes were drawn from (leaves out odd indices)")
     args = parser.parse_args(argv)
     if args.stage == "1":
-        print(build_stage1(args.src, args.out, workers=args.workers, limit=args.limit))
+        print(build_stage1(args.src, args.out, workers=args.workers, limit=args.limit, decks_root=args.decks))
     else:
-        print(build_stage2(args.src, args.out, workers=args.workers, limit=args.limit))
+        print(build_stage2(args.src, args.out, workers=args.workers, limit=args.limit, decks_root=args.decks))
     return 0
 
 

@@ -24,7 +24,7 @@ FINDER_YAML = HERE / "finder.yaml"
 READER_YAML = HERE / "reader.yaml"
 FINDER_IMGSZ = 640  # training tile; the exported graph takes the 1280x720 frame at half size, 640x384
 FINDER_EXPORT_SHAPE = (384, 640)
-READER_IMGSZ = 32
+READER_IMGSZ = 64
 
 
 def _ultralytics() -> ModuleType:
@@ -56,6 +56,7 @@ def train(
     workers: int = 2,
     init: Path | None = None,
     name: str | None = None,
+    lr0: float | None = None,
 ) -> Path:
     """Trains (or resumes) one stage; returns its run directory. `init` starts from an earlier run's weights
     (a new run, `name`, with its own schedule): how training goes on across sessions."""
@@ -102,7 +103,7 @@ def train(
         model.train(
             imgsz=READER_IMGSZ,
             optimizer="AdamW",
-            lr0=0.002,
+            lr0=lr0 or 0.002,
             cos_lr=True,
             cache="ram",
             fliplr=0.0,
@@ -175,7 +176,7 @@ def expose_features(path: Path) -> Path:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Train or export the card recogniser's stages (CPU, resumable).")
     sub = parser.add_subparsers(dest="command", required=True)
-    for stage, batch in (("finder", 16), ("reader", 256)):
+    for stage, batch in (("finder", 16), ("reader", 64)):
         p = sub.add_parser(stage)
         p.add_argument("--data", type=Path, required=True)
         p.add_argument("--project", type=Path, default=Path("out/runs"))
@@ -183,6 +184,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         p.add_argument("--batch", type=int, default=batch)
         p.add_argument("--init", type=Path, help="start from these weights (an earlier run's last.pt)")
         p.add_argument("--name", help="run name (default: the stage)")
+        p.add_argument("--lr0", type=float, help="reader: initial learning rate (default 0.002)")
     p = sub.add_parser("export")
     p.add_argument("--run", type=Path, required=True)
     p.add_argument("--onnx", type=Path, required=True)
@@ -190,7 +192,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "export":
         print(export(args.run, args.onnx))
     else:
-        print(train(args.command, args.data, args.project, args.epochs, args.batch, init=args.init, name=args.name))
+        print(
+            train(
+                args.command,
+                args.data,
+                args.project,
+                args.epochs,
+                args.batch,
+                init=args.init,
+                name=args.name,
+                lr0=args.lr0,
+            )
+        )
     return 0
 
 
