@@ -12,7 +12,8 @@ from vision.recognise.labels import FINDER_CLASSES
 from vision.recognise.models import ModelError, class_names, session
 
 MIN_SCORE = {"index": 0.25, "card": 0.35, "back": 0.35}  # below these a box is not worth a reader's look
-NMS_IOU = {"index": 0.4, "card": 0.6, "back": 0.6}  # stacked cards overlap a lot; indices barely ever do
+NMS_IOU = {"index": 0.4, "card": 0.5}  # per NMS group (named by its first class); indices barely ever overlap
+NMS_GROUPS = (("index",), ("card", "back"))
 PAD_VALUE = 114  # ultralytics' letterbox grey, what the finder saw in training
 
 
@@ -64,24 +65,26 @@ class Finder:
 
 
 def decode(raw: np.ndarray, scale: float, min_score: dict[str, float] | None = None) -> list[Found]:
-    """Thresholds (per class, MIN_SCORE unless given), rotated NMS per class, and the boxes in frame pixels."""
+    """Thresholds (per class, MIN_SCORE unless given), rotated NMS, and the boxes in frame pixels. Face-up and
+    face-down outlines share one NMS: one place on the table holds one card, whichever side is up."""
     min_score = min_score or MIN_SCORE
     n_cls = len(FINDER_CLASSES)
     scores = raw[:, 4 : 4 + n_cls]
     cls = scores.argmax(1)
     best = scores[np.arange(len(raw)), cls]
+    floor = np.array([min_score[kind] for kind in FINDER_CLASSES])
     found: list[Found] = []
-    for k, kind in enumerate(FINDER_CLASSES):
-        keep = (cls == k) & (best >= min_score[kind])
+    for kinds in NMS_GROUPS:
+        ks = [FINDER_CLASSES.index(kind) for kind in kinds]
+        keep = np.isin(cls, ks) & (best >= floor[cls])
         if not keep.any():
             continue
-        rows = raw[keep]
+        rows, kept_cls, kept_score = raw[keep], cls[keep], best[keep]
         xywhr = np.concatenate([rows[:, :4] / scale, rows[:, 4 + n_cls : 5 + n_cls]], axis=1)
         rects = [((float(x), float(y)), (float(w), float(h)), float(np.degrees(r))) for x, y, w, h, r in xywhr]
-        chosen = cv2.dnn.NMSBoxesRotated(rects, best[keep].tolist(), min_score[kind], NMS_IOU[kind])
-        chosen = np.array(chosen, int).ravel()
-        quads = xywhr_quads(xywhr[chosen])
-        for quad, score in zip(quads, best[keep][chosen], strict=True):
+        iou = NMS_IOU[kinds[0]]
+        chosen = np.array(cv2.dnn.NMSBoxesRotated(rects, kept_score.tolist(), 0.0, iou), int).ravel()
+        for quad, score, k in zip(xywhr_quads(xywhr[chosen]), kept_score[chosen], kept_cls[chosen], strict=True):
             box = (float(quad[:, 0].min()), float(quad[:, 1].min()), float(quad[:, 0].max()), float(quad[:, 1].max()))
-            found.append(Found(kind, float(score), quad, box))
+            found.append(Found(FINDER_CLASSES[k], float(score), quad, box))
     return found
