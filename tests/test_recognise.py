@@ -10,7 +10,7 @@ import pytest
 
 from vision.recognise.bench import BenchScene, score_scene, summarise
 from vision.recognise.calibration import CalibrationError, load_calibration
-from vision.recognise.crops import CROP_PX, corner_quads, index_crop
+from vision.recognise.crops import CROP_PX, CROP_SCALE, corner_quads, index_crop
 from vision.recognise.detect import DetectResult, annotate, expand_paths, read_image
 from vision.recognise.enrol import DeckHead, EnrolError, fit_head, load_head
 from vision.recognise.finder import Found, decode, xywhr_quads
@@ -47,7 +47,7 @@ def test_index_crop_centres_the_region_with_a_margin():
     assert crop.shape == (CROP_PX, CROP_PX, 3)
     assert crop[CROP_PX // 2, CROP_PX // 2].min() > 200
     assert crop[:, 0].max() < 50 and crop[:, -1].max() < 50  # the margin beside a tall box is background
-    assert (crop[..., 0] > 128).mean() == pytest.approx(20 * 40 / 56**2, abs=0.03)  # side: 1.4 x 40 px
+    assert (crop[..., 0] > 128).mean() == pytest.approx(20 * 40 / (CROP_SCALE * 40) ** 2, abs=0.03)
 
 
 @pytest.mark.parametrize("turn", [0, 37, 90, 200])

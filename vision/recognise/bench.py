@@ -24,7 +24,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.recognise.labels import BACK
+from vision.recognise.labels import BACK, CARD_CLASSES
 from vision.recognise.recogniser import UNKNOWN, CardDetection, Recogniser
 
 BACK_MIN_VISIBLE = 0.3
@@ -411,9 +411,8 @@ def run_bench(
         "per_deck_recall": per_deck_recall(bench, scores),
         "latency": {"onnxruntime": latency_stats([times[i] for i in busy]), "all_frames": latency_stats(times)},
     }
-    result["confusion_png"] = str(
-        confusion_image(scores, [c for c in recogniser.classes if c != "none"], out / "vision-confusion.png")
-    )
+    order = [c for c in CARD_CLASSES if c != BACK]  # AS..KS, AH..KH, AD..KD, AC..KC, JOKER
+    result["confusion_png"] = str(confusion_image(scores, order, out / "vision-confusion.png"))
     if baseline_runs is not None:
         from vision.train.baseline import UltralyticsRecogniser
 
