@@ -211,29 +211,23 @@ def _ratio(a: int, b: int) -> float | None:
     return a / b if b else None
 
 
+def _side(outcomes: Sequence[CardOutcome], right: int, wrong: int) -> dict:
+    return {
+        "cards": len(outcomes),
+        "precision": _ratio(right, right + wrong),
+        "recall": _ratio(sum(o.found for o in outcomes), len(outcomes)),
+        "reported_right": right,
+        "reported_wrong": wrong,
+    }
+
+
 def summarise(scores: Sequence[SceneScore]) -> dict:
     up = [o for s in scores for o in s.outcomes if o.face_up and o.eligible]
     down = [o for s in scores for o in s.outcomes if not o.face_up and o.eligible]
-    tp_up, fp_up = sum(s.true_up for s in scores), sum(s.false_up for s in scores)
-    tp_b, fp_b = sum(s.true_back for s in scores), sum(s.false_back for s in scores)
-    return {
-        "face_up": {
-            "cards": len(up),
-            "precision": _ratio(tp_up, tp_up + fp_up),
-            "recall": _ratio(sum(o.found for o in up), len(up)),
-            "reported_right": tp_up,
-            "reported_wrong": fp_up,
-            "unknown_reports": sum(s.unknown for s in scores),
-        },
-        "face_down": {
-            "cards": len(down),
-            "precision": _ratio(tp_b, tp_b + fp_b),
-            "recall": _ratio(sum(o.found for o in down), len(down)),
-            "reported_right": tp_b,
-            "reported_wrong": fp_b,
-        },
-        "duplicates": sum(s.duplicates for s in scores),
-    }
+    face_up = _side(up, sum(s.true_up for s in scores), sum(s.false_up for s in scores))
+    face_up["unknown_reports"] = sum(s.unknown for s in scores)
+    face_down = _side(down, sum(s.true_back for s in scores), sum(s.false_back for s in scores))
+    return {"face_up": face_up, "face_down": face_down, "duplicates": sum(s.duplicates for s in scores)}
 
 
 BINS: dict[str, tuple[Callable[[BenchScene], str] | None, Callable[[CardOutcome], str] | None]] = {
