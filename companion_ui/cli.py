@@ -226,6 +226,7 @@ def bench_vision(args: argparse.Namespace) -> int:
             baseline_runs=Path(args.baseline) if args.baseline else None,
             enrol_scenes=args.enrol_scenes,
             progress=progress,
+            split=args.split,
         )
     except (ModelError, DeckError, FileNotFoundError) as err:
         raise CliError(str(err)) from err
@@ -701,6 +702,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--models", metavar="DIR", help="vision: folder with the ONNX models (default: models/)")
     p.add_argument("--baseline", metavar="RUNS", help="vision: training runs folder, to time ultralytics predict too")
     p.add_argument("--enrol-scenes", type=int, default=120, help="vision: scenes for the enrolment test (0: skip)")
+    p.add_argument(
+        "--split",
+        choices=("test", "val"),
+        default="test",
+        help="vision: held-out families to use (val for tuning thresholds, test for the reported numbers)",
+    )
     p.add_argument("--games", type=int, default=1000, help="seeded games per policy (default 1000)")
     p.add_argument("--seed", type=int, default=None, help="first seed (default 0; vision 3)")
     p.add_argument("--json", metavar="FILE", help="also write the results as JSON")
