@@ -169,12 +169,12 @@ def with_probes(found: list[Found]) -> list[Found]:
     indices = [f for f in found if f.kind == "index"]
     cards = [f for f in found if f.kind == "card"]
     read = {owner(i, cards) for i in indices}
-    probes = []
-    for k, card in enumerate(cards):
-        if k not in read:
-            for quad in corner_quads(card.quad):
-                probes.append(Found("index", card.score * PROBE_SCORE, quad, _bounds(quad)))
-    return found + probes
+    return found + [p for k, card in enumerate(cards) if k not in read for p in card_probes(card)]
+
+
+def card_probes(card: Found) -> list[Found]:
+    """A card outline's four corner regions as index boxes, scored below any index the finder saw itself."""
+    return [Found("index", card.score * PROBE_SCORE, quad, _bounds(quad)) for quad in corner_quads(card.quad)]
 
 
 def _index_groups(indices: Sequence[Found], cards: Sequence[Found], log_p: np.ndarray, keep: Sequence[int]) -> list:

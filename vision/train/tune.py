@@ -21,10 +21,9 @@ import numpy as np
 from tqdm import tqdm
 
 from vision.recognise.bench import render_scenes, score_scene, summarise, test_decks
-from vision.recognise.crops import corner_quads
 from vision.recognise.finder import Found
 from vision.recognise.models import models_dir
-from vision.recognise.recogniser import PROBE_SCORE, THRESHOLDS_FILE, Recogniser, Thresholds, assemble, owner
+from vision.recognise.recogniser import THRESHOLDS_FILE, Recogniser, Thresholds, assemble, card_probes, owner
 
 FLOOR = 0.05
 GRID = {
@@ -45,11 +44,7 @@ class Cached:
 
 def read_all(recogniser: Recogniser, frame: np.ndarray) -> Cached:
     found = recogniser.finder.find(frame, {"index": FLOOR, "card": FLOOR, "back": FLOOR})
-    probes = {
-        k: [Found("index", f.score * PROBE_SCORE, q, (*q.min(axis=0), *q.max(axis=0))) for q in corner_quads(f.quad)]
-        for k, f in enumerate(found)
-        if f.kind == "card"
-    }
+    probes = {k: card_probes(f) for k, f in enumerate(found) if f.kind == "card"}
     queue = [f for f in found if f.kind == "index"] + [p for ps in probes.values() for p in ps]
     probs = recogniser.read_indices(frame, [f.quad for f in queue])
     return Cached(found, probes, {id(f): probs[i] for i, f in enumerate(queue)})
