@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import cv2
 import numpy as np
 
@@ -46,11 +44,6 @@ def index_crop(image: np.ndarray, quad: np.ndarray, size: int = CROP_PX, scale: 
             matrix, _ = crop_matrix(local.astype(np.float32), size, scale)
             image = roi
     return cv2.warpAffine(image, matrix, (size, size), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-
-
-def box_quad(box: Sequence[float]) -> np.ndarray:
-    x1, y1, x2, y2 = (float(v) for v in box)
-    return np.array([[x1, y1], [x2, y1], [x2, y2], [x1, y2]], np.float32)
 
 
 CORNER_INDEX = (0.18, 0.25)  # an index's region as a share of card width and height: the labeller's STANDARD_INDEX

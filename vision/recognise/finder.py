@@ -25,6 +25,11 @@ class Found:
     box: tuple[float, float, float, float]  # the quad's axis-aligned bounds, frame pixels
 
 
+def quad_bounds(quad: np.ndarray) -> tuple[float, float, float, float]:
+    """A quad's axis-aligned bounds (x1, y1, x2, y2)."""
+    return float(quad[:, 0].min()), float(quad[:, 1].min()), float(quad[:, 0].max()), float(quad[:, 1].max())
+
+
 def xywhr_quads(xywhr: np.ndarray) -> np.ndarray:
     """(n, 5) centre, size and angle (radians) to (n, 4, 2) corners, as ultralytics' xywhr2xyxyxyxy."""
     ctr, w, h, r = xywhr[:, :2], xywhr[:, 2:3], xywhr[:, 3:4], xywhr[:, 4:5]
@@ -85,6 +90,5 @@ def decode(raw: np.ndarray, scale: float, min_score: dict[str, float] | None = N
         iou = NMS_IOU[kinds[0]]
         chosen = np.array(cv2.dnn.NMSBoxesRotated(rects, kept_score.tolist(), 0.0, iou), int).ravel()
         for quad, score, k in zip(xywhr_quads(xywhr[chosen]), kept_score[chosen], kept_cls[chosen], strict=True):
-            box = (float(quad[:, 0].min()), float(quad[:, 1].min()), float(quad[:, 0].max()), float(quad[:, 1].max()))
-            found.append(Found(FINDER_CLASSES[k], float(score), quad, box))
+            found.append(Found(FINDER_CLASSES[k], float(score), quad, quad_bounds(quad)))
     return found

@@ -4,8 +4,8 @@ two (or four) corner indices.
 Identity comes from indices, because an index survives overlap and fanning where a whole card does not; the
 card's quadrilateral comes from the finder's card box when it found one. A standard deck holds each card once,
 so indices that read the same label are one card, and no card is ever reported twice. A card whose reading is
-below `min_confidence` is reported as UNKNOWN with its candidates: the tracker can wait for a better frame,
-which a confident wrong label would not let it do.
+below the confidence threshold (`Thresholds.min_confidence`) is reported as UNKNOWN with its candidates: the
+tracker can wait for a better frame, which a confident wrong label would not let it do.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import numpy as np
 from vision.recognise.calibration import TableCalibration
 from vision.recognise.crops import corner_quads
 from vision.recognise.enrol import DeckHead
-from vision.recognise.finder import Finder, Found
+from vision.recognise.finder import Finder, Found, quad_bounds
 from vision.recognise.labels import BACK, NONE
 from vision.recognise.models import FINDER_FILE, READER_FILE, ModelError, models_dir
 from vision.recognise.reader import Reader
@@ -89,10 +89,6 @@ class CardDetection:
         if self.table_mm is not None:
             out["table_mm"] = [round(float(v), 1) for v in self.table_mm]
         return out
-
-
-def _bounds(quad: np.ndarray) -> tuple[float, float, float, float]:
-    return float(quad[:, 0].min()), float(quad[:, 1].min()), float(quad[:, 0].max()), float(quad[:, 1].max())
 
 
 def _centre(box: Sequence[float]) -> np.ndarray:
@@ -174,7 +170,7 @@ def with_probes(found: list[Found]) -> list[Found]:
 
 def card_probes(card: Found) -> list[Found]:
     """A card outline's four corner regions as index boxes, scored below any index the finder saw itself."""
-    return [Found("index", card.score * PROBE_SCORE, quad, _bounds(quad)) for quad in corner_quads(card.quad)]
+    return [Found("index", card.score * PROBE_SCORE, quad, quad_bounds(quad)) for quad in corner_quads(card.quad)]
 
 
 def _index_groups(indices: Sequence[Found], cards: Sequence[Found], log_p: np.ndarray, keep: Sequence[int]) -> list:
@@ -229,7 +225,7 @@ def assemble(
                 face_up=True,
                 confidence=best,
                 quad=quad,
-                box=_bounds(quad),
+                box=quad_bounds(quad),
                 indices=len(members),
                 candidates=tuple((labels[j], float(p[j])) for j in order),
                 index_boxes=tuple(indices[i].box for i in members),

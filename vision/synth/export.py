@@ -86,22 +86,30 @@ def detect_lines(scene: Scene, class_id: dict[str, int] = CLASS_ID) -> list[str]
     return lines
 
 
+def obb_quad(quad: np.ndarray, w: int, h: int) -> np.ndarray | None:
+    """A quad as YOLO-OBB coordinates (normalised, inside the frame): one crossing the frame edge becomes the
+    rotated box of its in-frame part; None when nothing of it is in frame."""
+    quad = np.asarray(quad, np.float32)
+    if quad.min() < 0 or (quad[:, 0] > w).any() or (quad[:, 1] > h).any():
+        frame = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
+        area, inside = cv2.intersectConvexConvex(quad, frame)
+        if area <= 1 or inside is None:
+            return None
+        quad = cv2.boxPoints(cv2.minAreaRect(inside))
+    return np.clip(quad / [w, h], 0.0, 1.0)
+
+
 def obb_lines(scene: Scene, min_visible: float = OBB_MIN_VISIBLE, class_id: dict[str, int] = CLASS_ID) -> list[str]:
     """Card quads in TL, TR, BR, BL order; a card crossing the frame edge gets the rotated box of its in-frame
     part, since YOLO-OBB coordinates must lie inside the image."""
     w, h = scene.image.shape[1], scene.image.shape[0]
-    frame = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
     lines = []
     for card in scene.cards():
         if card.visible_fraction < min_visible:
             continue
-        quad = np.array(card.quad, np.float32)
-        if quad.min() < 0 or (quad[:, 0] > w).any() or (quad[:, 1] > h).any():
-            area, inside = cv2.intersectConvexConvex(quad, frame)
-            if area <= 1 or inside is None:
-                continue
-            quad = cv2.boxPoints(cv2.minAreaRect(inside))
-        norm = np.clip(quad / [w, h], 0.0, 1.0)
+        norm = obb_quad(np.array(card.quad), w, h)
+        if norm is None:
+            continue
         lines.append(f"{class_id[card.code]} " + " ".join(f"{v:.6f}" for v in norm.ravel()))
     return lines
 

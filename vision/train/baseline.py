@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from vision.recognise.crops import index_crop
-from vision.recognise.finder import Found, xywhr_quads
+from vision.recognise.finder import Found, quad_bounds, xywhr_quads
 from vision.recognise.labels import FINDER_CLASSES
 from vision.recognise.models import models_dir
 from vision.recognise.recogniser import THRESHOLDS_FILE, Recogniser, Thresholds
@@ -48,13 +48,7 @@ class UltralyticsRecogniser(Recogniser):
         for quad, score, k in zip(xywhr_quads(xywhr), obb.conf.numpy(), obb.cls.numpy().astype(int), strict=True):
             kind = FINDER_CLASSES[k]
             if score >= self.thresholds.finder_scores()[kind]:
-                box = (
-                    float(quad[:, 0].min()),
-                    float(quad[:, 1].min()),
-                    float(quad[:, 0].max()),
-                    float(quad[:, 1].max()),
-                )
-                found.append(Found(kind, float(score), quad, box))
+                found.append(Found(kind, float(score), quad, quad_bounds(quad)))
         return found
 
     def read_indices(self, frame: np.ndarray, quads: Sequence[np.ndarray]) -> np.ndarray:

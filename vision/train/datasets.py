@@ -25,6 +25,7 @@ from tqdm import tqdm
 from vision.recognise.crops import index_crop
 from vision.recognise.labels import FINDER_CLASSES, READER_CLASSES
 from vision.recognise.samples import index_samples
+from vision.synth.export import obb_quad
 
 CARD_MIN_VISIBLE = 0.3  # as the OBB export: a card mostly under others has no meaningful box to learn
 # Decks whose corner-index regions (the labeller's STANDARD_INDEX, top-left and bottom-right) hold no index: KDE's
@@ -34,18 +35,6 @@ NONSTANDARD_INDEX = frozenset({"kde-oxygen-air", "kde-oxygen-white"})
 FAMILY_SPLIT = {"train": "train", "val": "val", "test": "test"}  # dataset split -> the family split it was drawn from
 STAGE1_SCALE = 0.5
 SPLITS = ("train", "val", "test")
-
-
-def _norm_quad(quad: np.ndarray, w: int, h: int) -> np.ndarray | None:
-    """A quad clipped to the frame (YOLO-OBB coordinates must lie inside), normalised; None when off-frame."""
-    frame = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
-    quad = quad.astype(np.float32)
-    if quad.min() < 0 or (quad[:, 0] > w).any() or (quad[:, 1] > h).any():
-        area, inside = cv2.intersectConvexConvex(quad, frame)
-        if area <= 1 or inside is None:
-            return None
-        quad = cv2.boxPoints(cv2.minAreaRect(inside))
-    return np.clip(quad / [w, h], 0.0, 1.0)
 
 
 def scene_decks(decks_root: Path, split: str) -> list[str]:
@@ -77,7 +66,7 @@ def stage1_lines(meta: dict, indices: bool = True) -> list[str]:
         if obj["visible_fraction"] >= CARD_MIN_VISIBLE:
             boxes.append(("card" if obj["face_up"] else "back", np.array(obj["quad"])))
         for name, quad in boxes:
-            norm = _norm_quad(quad, w, h)
+            norm = obb_quad(quad, w, h)
             if norm is not None:
                 lines.append(f"{ids[name]} " + " ".join(f"{v:.6f}" for v in norm.ravel()))
     return lines
