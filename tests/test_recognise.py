@@ -12,7 +12,7 @@ from vision.recognise.bench import BenchScene, score_scene, summarise
 from vision.recognise.calibration import CalibrationError, load_calibration
 from vision.recognise.crops import CROP_PX, CROP_SCALE, corner_quads, index_crop
 from vision.recognise.detect import DetectResult, annotate, expand_paths, read_image
-from vision.recognise.enrol import DeckHead, EnrolError, fit_head, load_head
+from vision.recognise.enrol import DeckHead, EnrolError, choose_head, fit_head, load_head
 from vision.recognise.finder import Found, decode, xywhr_quads
 from vision.recognise.labels import FINDER_CLASSES, NONE, READER_CLASSES
 from vision.recognise.recogniser import UNKNOWN, CardDetection, assemble, with_probes
@@ -306,3 +306,35 @@ def test_cards_without_a_found_index_get_their_corners_probed():
     probes = with_probes(found)[len(found) :]
     assert len(probes) == 4 and all(f.kind == "index" and 300 <= f.box[0] < f.box[2] <= 363 for f in probes)
     assert all(f.score < unread.score for f in probes)
+
+
+def test_choosing_a_head_keeps_the_base_when_refits_do_not_generalise():
+    """Labels that are noise: a refit learns the fitting crops by heart and reads held-out ones no better, so the
+    base layer is kept and enrolling cannot make the deck read worse."""
+    rng = np.random.default_rng(1)
+    classes = ("AS", "KH", NONE)
+    centres = rng.normal(0, 3, (3, 8))
+    truth = [classes[i % 3] for i in range(300)]
+    x = (np.array([centres[classes.index(c)] for c in truth]) + rng.normal(0, 0.5, (300, 8))).astype(np.float32)
+    base = DeckHead("base", classes, centres.astype(np.float32), -0.5 * (centres**2).sum(1).astype(np.float32))
+    noise = [classes[i] for i in rng.integers(0, 3, 300)]
+    held_out = np.arange(300) % 5 == 4
+    choice = choose_head(base, x, noise, held_out, "mine")
+    assert choice.pull is None and choice.head is base
+    assert choice.held_out_after == choice.held_out_before
+
+
+def test_choosing_a_head_refits_and_calibrates_when_held_out_scenes_gain():
+    rng = np.random.default_rng(2)
+    classes = ("AS", "KH", NONE)
+    base = DeckHead("base", classes, rng.normal(0, 0.1, (3, 8)).astype(np.float32), np.zeros(3, np.float32))
+    centres = rng.normal(0, 3, (3, 8))
+    labels = [classes[i % 3] for i in range(400)]
+    x = (np.array([centres[classes.index(c)] for c in labels]) + rng.normal(0, 1.5, (400, 8))).astype(np.float32)
+    held_out = np.arange(400) % 5 == 4
+    choice = choose_head(base, x, labels, held_out, "mine")
+    assert choice.pull is not None and choice.held_out_after > choice.held_out_before + 0.3
+    assert choice.head.name == "mine"
+    # calibrated: on held-out crops the mean confidence is close to the accuracy, not far above it
+    probs = choice.head.probs(x[held_out], classes)
+    assert abs(probs.max(axis=1).mean() - choice.held_out_after) < 0.1

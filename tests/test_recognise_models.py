@@ -149,3 +149,21 @@ def test_a_layout_with_cards_missing_is_refused(recogniser, deck, tmp_path):
     with pytest.raises(LayoutError, match="expected 52"):
         layout_deck(photos, recogniser.finder, tmp_path / "mine", "mine")
     assert not (tmp_path / "mine").exists()
+
+
+def test_enrol_writes_a_deck_head_that_detect_uses(deck, tmp_path, capsys):
+    head = tmp_path / "plastic.npz"
+    assert main(["enrol", str(deck.path), "--scenes", "10", "--out", str(head)]) == 0
+    said = capsys.readouterr().out
+    assert head.is_file() and "index crops from 10 scenes" in said and "held-out" in said
+    picture = tmp_path / "row.png"
+    cv2.imwrite(str(picture), _scene(deck, ROW, 3).image)
+    assert main(["detect", str(picture), "--json", "--deck", str(head)]) == 0
+    assert json.loads(capsys.readouterr().out)[0]["detections"]
+
+
+def test_enrol_refuses_too_few_scenes_and_a_missing_deck(deck, tmp_path, capsys):
+    assert main(["enrol", str(deck.path), "--scenes", "2"]) == 2
+    assert "at least 5 scenes" in capsys.readouterr().err
+    assert main(["enrol", str(tmp_path / "nope")]) == 2
+    assert "nope" in capsys.readouterr().err

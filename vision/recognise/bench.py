@@ -370,7 +370,7 @@ def run_bench(
     seed: int = 3,
     models: Path | None = None,
     baseline_runs: Path | None = None,
-    enrol_scenes: int = 120,
+    enrol_scenes: int = 200,
     enrol_eval_scenes: int = 80,
     workers: int = 2,
     progress: Callable[[str, int, int], None] | None = None,
@@ -440,6 +440,9 @@ def run_bench(
             "enrol_crops": enrolled.crops,
             "eval_scenes": enrol_eval_scenes,
             "seconds": enrolled.seconds,
+            "chosen_pull": enrolled.choice.pull,
+            "held_out_crops_before": enrolled.choice.held_out_before,
+            "held_out_crops_after": enrolled.choice.held_out_after,
             "before": summarise(before)["face_up"],
             "after": summarise(after)["face_up"],
         }
@@ -508,6 +511,9 @@ def format_table(result: dict) -> str:
             f"  before: precision {_pct(e['before']['precision'])}, recall {_pct(e['before']['recall'])}   "
             f"after: precision {_pct(e['after']['precision'])}, recall {_pct(e['after']['recall'])}   "
             f"({e['eval_scenes']} fresh scenes of that deck)",
+            f"  index crops of the held-out enrolment scenes read right: {_pct(e['held_out_crops_before'])} -> "
+            f"{_pct(e['held_out_crops_after'])}"
+            + (f" (pull {e['chosen_pull']:g})" if e["chosen_pull"] is not None else " (no refit helped: base kept)"),
         ]
     lines.append(f"\nConfusion matrix: {result['confusion_png']}")
     return "\n".join(lines)

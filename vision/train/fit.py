@@ -57,9 +57,11 @@ def train(
     init: Path | None = None,
     name: str | None = None,
     lr0: float | None = None,
+    scale: float = 0.5,
 ) -> Path:
     """Trains (or resumes) one stage; returns its run directory. `init` starts from an earlier run's weights
-    (a new run, `name`, with its own schedule): how training goes on across sessions."""
+    (a new run, `name`, with its own schedule): how training goes on across sessions. `scale` is the finder's
+    zoom augmentation (+-): a smaller range spends fewer samples on indices shrunk below what the camera sees."""
     ultralytics = _ultralytics()
     name = name or stage
     run = project / name
@@ -93,7 +95,7 @@ def train(
         model = ultralytics.YOLO(str(init or FINDER_YAML), task="obb")
         # mosaic all the way (close_mosaic 0): frames are 640x360, so a plain letterbox would waste 44% of
         # every 640x640 tile on padding; rotations are already in the data (cards lie at every angle)
-        model.train(imgsz=FINDER_IMGSZ, close_mosaic=0, mosaic=1.0, degrees=0.0, fliplr=0.5, scale=0.5, **common)
+        model.train(imgsz=FINDER_IMGSZ, close_mosaic=0, mosaic=1.0, degrees=0.0, fliplr=0.5, scale=scale, **common)
     elif stage == "reader":
         model = ultralytics.YOLO(str(init or READER_YAML), task="classify")
         # no flips (a mirrored index is not a card), mild crops (the index must stay in), colour jitter and
@@ -185,6 +187,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         p.add_argument("--init", type=Path, help="start from these weights (an earlier run's last.pt)")
         p.add_argument("--name", help="run name (default: the stage)")
         p.add_argument("--lr0", type=float, help="reader: initial learning rate (default 0.002)")
+        if stage == "finder":
+            p.add_argument("--scale", type=float, default=0.5, help="zoom augmentation, +- this fraction")
     p = sub.add_parser("export")
     p.add_argument("--run", type=Path, required=True)
     p.add_argument("--onnx", type=Path, required=True)
@@ -202,6 +206,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 init=args.init,
                 name=args.name,
                 lr0=args.lr0,
+                scale=getattr(args, "scale", 0.5),
             )
         )
     return 0
