@@ -6,6 +6,7 @@ last epoch (a session is at most three hours and takes its background jobs with 
     python -m vision.train.fit finder --data out/finder_ds/data.yaml --epochs 2
     python -m vision.train.fit reader --data out/reader_ds --epochs 4
     python -m vision.train.fit export --run out/runs/finder --onnx models/cards-finder.onnx
+    python -m vision.train.fit val --weights out/runs/reader/weights/last.pt --data out/reader_ds4 --split test
 """
 
 from __future__ import annotations
@@ -123,6 +124,26 @@ def train(
     return run
 
 
+def validate(weights: Path, data: Path, split: str) -> dict[str, float]:
+    """Stage-level metrics on a split's families (finder: box mAP and recall per class; reader: top-1): where
+    the end-to-end benchmark's misses come from."""
+    ultralytics = _ultralytics()
+    if not weights.is_file():
+        raise FileNotFoundError(f"{weights}: no such weights")
+    model = ultralytics.YOLO(str(weights))
+    imgsz = FINDER_IMGSZ if model.task == "obb" else READER_IMGSZ
+    metrics = model.val(data=str(data), split=split, imgsz=imgsz, batch=16, workers=2, plots=False)
+    if model.task == "classify":
+        return {"top1": float(metrics.top1), "top5": float(metrics.top5)}
+    box = metrics.box
+    found = {"mAP50": float(box.map50), "mAP50-95": float(box.map)}
+    for k, name in enumerate(model.names.values()):
+        found[f"{name} mAP50"] = float(box.ap50[k])
+        found[f"{name} recall"] = float(box.r[k])
+        found[f"{name} precision"] = float(box.p[k])
+    return found
+
+
 def export(run: Path, onnx: Path) -> Path:
     """The run's last weights as a static-shape ONNX graph (ONNX Runtime only at run time)."""
     ultralytics = _ultralytics()
@@ -192,8 +213,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     p = sub.add_parser("export")
     p.add_argument("--run", type=Path, required=True)
     p.add_argument("--onnx", type=Path, required=True)
+    p = sub.add_parser("val")
+    p.add_argument("--weights", type=Path, required=True)
+    p.add_argument("--data", type=Path, required=True, help="the stage's data (finder data.yaml or reader folder)")
+    p.add_argument("--split", default="val", choices=("val", "test"))
     args = parser.parse_args(argv)
-    if args.command == "export":
+    if args.command == "val":
+        for key, value in validate(args.weights, args.data, args.split).items():
+            print(f"{key:24s} {value:.4f}")
+    elif args.command == "export":
         print(export(args.run, args.onnx))
     else:
         print(
