@@ -107,6 +107,19 @@ def test_decode_suppresses_overlaps_per_class_and_rescales():
     assert np.allclose(index.box, (190, 180, 210, 220), atol=1e-3)  # frame pixels: twice the input's
 
 
+def test_a_card_boxed_twice_loosely_and_tightly_is_one_card_but_fanned_cards_stay_two():
+    raw = _raw(
+        [
+            (200, 200, 100, 140, "back", 0.7, 0.0),  # loose box
+            (195, 205, 66, 96, "back", 0.3, 0.0),  # tight box inside it: IoU 0.45, under the NMS cut
+            (500, 200, 60, 90, "card", 0.8, 0.0),
+            (530, 215, 60, 90, "back", 0.6, 0.0),  # a fanned neighbour half under it: kept
+        ]
+    )
+    found = decode(raw, scale=1.0)
+    assert sorted((f.kind, round(f.score, 1)) for f in found) == [("back", 0.6), ("back", 0.7), ("card", 0.8)]
+
+
 # ------------------------------------------------------------------------------------------------ assembling
 
 

@@ -14,6 +14,9 @@ from vision.recognise.models import ModelError, class_names, session
 MIN_SCORE = {"index": 0.25, "card": 0.35, "back": 0.35}  # below these a box is not worth a reader's look
 NMS_IOU = {"index": 0.4, "card": 0.5}  # per NMS group (named by its first class); indices barely ever overlap
 NMS_GROUPS = (("index",), ("card", "back"))
+# Cards of one deck are one size, so an outline lying mostly inside a stronger one is that card boxed twice (a
+# loose box and a tight one can stay under the IoU cut): a real card that far under another could not be seen.
+CONTAINED = 0.85
 PAD_VALUE = 114  # ultralytics' letterbox grey, what the finder saw in training
 
 
@@ -89,6 +92,20 @@ def decode(raw: np.ndarray, scale: float, min_score: dict[str, float] | None = N
         rects = [((float(x), float(y)), (float(w), float(h)), float(np.degrees(r))) for x, y, w, h, r in xywhr]
         iou = NMS_IOU[kinds[0]]
         chosen = np.array(cv2.dnn.NMSBoxesRotated(rects, kept_score.tolist(), 0.0, iou), int).ravel()
-        for quad, score, k in zip(xywhr_quads(xywhr[chosen]), kept_score[chosen], kept_cls[chosen], strict=True):
-            found.append(Found(FINDER_CLASSES[k], float(score), quad, quad_bounds(quad)))
+        group = [
+            Found(FINDER_CLASSES[k], float(score), quad, quad_bounds(quad))
+            for quad, score, k in zip(xywhr_quads(xywhr[chosen]), kept_score[chosen], kept_cls[chosen], strict=True)
+        ]
+        found += group if kinds == ("index",) else drop_contained(group)
     return found
+
+
+def drop_contained(found: list[Found], share: float = CONTAINED) -> list[Found]:
+    """Strongest first, keeps each box unless at least `share` of its area lies inside a box already kept."""
+    kept: list[Found] = []
+    for f in sorted(found, key=lambda f: -f.score):
+        area = abs(cv2.contourArea(f.quad))
+        inside = (cv2.intersectConvexConvex(f.quad, k.quad)[0] for k in kept)
+        if area <= 0 or not any(i >= share * area for i in inside):
+            kept.append(f)
+    return kept
