@@ -8,8 +8,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 T=.venv-train/bin/python
 OUT=${OUT:-out}
-FINDER_EPOCHS=${FINDER_EPOCHS:-2}
-READER_EPOCHS=${READER_EPOCHS:-8}
+FINDER_EPOCHS=${FINDER_EPOCHS:-4}
+READER_EPOCHS=${READER_EPOCHS:-24}
 
 [ -d "$OUT/decks" ] || .venv/bin/tabletop synth decks --out "$OUT/decks"
 DS="$OUT/ds10k_v2"
@@ -20,7 +20,7 @@ DS="$OUT/ds10k_v2"
 $T -m vision.train.datasets "$DS" --stage 1 --out "$OUT/finder_ds2" --decks "$OUT/decks"
 $T -m vision.train.datasets "$DS" --stage 2 --out "$OUT/reader_ds4" --decks "$OUT/decks"
 
-$T -m vision.train.fit finder --data "$OUT/finder_ds2/data.yaml" --epochs "$FINDER_EPOCHS" --project "$OUT/runs"
+$T -m vision.train.fit finder --data "$OUT/finder_ds2/data.yaml" --epochs "$FINDER_EPOCHS" --scale 0.25 --project "$OUT/runs"
 $T -m vision.train.fit reader --data "$OUT/reader_ds4" --epochs "$READER_EPOCHS" --lr0 0.001 --project "$OUT/runs"
 
 $T -m vision.train.fit export --run "$OUT/runs/finder" --onnx models/cards-finder.onnx
