@@ -54,13 +54,14 @@ MIXED = [
 ]
 
 
-# A regression floor, not the bar: the shipped models read 6 of these 13 readable cards right (models/cards.md);
-# the issue's bar (99% on held-out families) is measured by `tabletop bench vision`, not by a unit test.
-MIN_RIGHT_OF_13 = 5
+# A regression floor, not the bar: the shipped models read 8 of these 13 readable cards right and find 1 of the 2
+# backs (models/cards.md); the issue's bar (99% on held-out families) is measured by `tabletop bench vision`, not
+# by a unit test.
+MIN_RIGHT_OF_13 = 7
 
 
 def test_finds_cards_in_clean_scenes_and_never_reports_one_twice(recogniser, deck):
-    right = readable = 0
+    right = readable = backs_found = 0
     for cards, seed in ((ROW, 1), (FAN, 2), (MIXED, 3)):
         scene = _scene(deck, cards, seed)
         truth = {o.code for o in scene.cards() if o.face_up and any(c.visible for c in o.corners)}
@@ -68,11 +69,13 @@ def test_finds_cards_in_clean_scenes_and_never_reports_one_twice(recogniser, dec
         found = recogniser.recognise(scene.image)
         labels = [d.label for d in found if d.face_up and d.label != UNKNOWN]
         assert len(labels) == len(set(labels)), f"a card reported twice: {labels}"
-        assert sum(not d.face_up for d in found) == backs
+        assert sum(not d.face_up for d in found) <= backs, "a back reported where no card lies face down"
+        backs_found += sum(not d.face_up for d in found)
         assert all(0.0 <= d.confidence <= 1.0 and d.quad.shape == (4, 2) for d in found)
         right += len(truth & set(labels))
         readable += len(truth)
     assert readable == 13
+    assert backs_found >= 1
     assert right >= MIN_RIGHT_OF_13, f"read {right} of {readable} cards right"
 
 
@@ -122,8 +125,8 @@ def _layout_photos(deck):
 
 @pytest.mark.xfail(
     strict=True,
-    reason="the shipped finder scores most outlines in these layout photos below the layout's 0.5 cut-off "
-    "(it finds 1 and 15 of 26 and 27 cards): the layout path needs a better-trained finder (issue 5 is open)",
+    reason="the shipped finder now outlines every laid-out card, but its outlines are loose: only 35 of the 53 "
+    "warped pictures match their card (50 asked); the layout path needs a better-trained finder (issue 5 is open)",
 )
 def test_a_laid_out_deck_becomes_a_deck_directory(recogniser, deck, tmp_path):
     result = layout_deck(_layout_photos(deck), recogniser.finder, tmp_path / "mine", "mine")
