@@ -207,13 +207,19 @@ def test_bad_calibration_files_name_the_problem(tmp_path, content, message):
 # ------------------------------------------------------------------------------------------------- enrolment
 
 
-def test_fitting_a_head_learns_a_deck_the_base_reads_wrong():
-    rng = np.random.default_rng(0)
+def _deck_features(seed: int, n: int, spread: float) -> tuple[tuple[str, ...], DeckHead, list[str], np.ndarray]:
+    """Features of three cards in clusters of `spread`, and a base layer that knows nothing of them."""
+    rng = np.random.default_rng(seed)
     classes = ("AS", "KH", NONE)
     base = DeckHead("base", classes, rng.normal(0, 0.1, (3, 8)).astype(np.float32), np.zeros(3, np.float32))
     centres = rng.normal(0, 3, (3, 8))
-    labels = [classes[i % 3] for i in range(300)]
-    x = np.array([centres[classes.index(c)] for c in labels]) + rng.normal(0, 0.5, (300, 8))
+    labels = [classes[i % 3] for i in range(n)]
+    x = np.array([centres[classes.index(c)] for c in labels]) + rng.normal(0, spread, (n, 8))
+    return classes, base, labels, x.astype(np.float32)
+
+
+def test_fitting_a_head_learns_a_deck_the_base_reads_wrong():
+    classes, base, labels, x = _deck_features(0, 300, 0.5)
     head = fit_head(base, x.astype(np.float32), labels, steps=200)
     before = np.mean(np.array(classes)[base.logits(x).argmax(1)] == np.array(labels))
     after = np.mean(np.array(classes)[head.logits(x).argmax(1)] == np.array(labels))
@@ -338,12 +344,7 @@ def test_choosing_a_head_keeps_the_base_when_refits_do_not_generalise():
 
 
 def test_choosing_a_head_refits_and_calibrates_when_held_out_scenes_gain():
-    rng = np.random.default_rng(2)
-    classes = ("AS", "KH", NONE)
-    base = DeckHead("base", classes, rng.normal(0, 0.1, (3, 8)).astype(np.float32), np.zeros(3, np.float32))
-    centres = rng.normal(0, 3, (3, 8))
-    labels = [classes[i % 3] for i in range(400)]
-    x = (np.array([centres[classes.index(c)] for c in labels]) + rng.normal(0, 1.5, (400, 8))).astype(np.float32)
+    classes, base, labels, x = _deck_features(2, 400, 1.5)
     held_out = np.arange(400) % 5 == 4
     choice = choose_head(base, x, labels, held_out, "mine")
     assert choice.pull is not None and choice.held_out_after > choice.held_out_before + 0.3
