@@ -133,18 +133,22 @@ def choose_head(
     labels = np.asarray(labels)
     fit_x, fit_y = features[~held_out], list(labels[~held_out])
     check_x, check_y = features[held_out], labels[held_out]
-    base_right = np.array(base.classes)[base.logits(check_x).argmax(1)] == check_y
+    base_right = reads_right(base, check_x, check_y)
     before = float(base_right.mean()) if len(check_y) else 0.0
     best: tuple[float, float | None, DeckHead] = (before, None, base)
     for pull in PULLS:
         head = fit_head(base, fit_x, fit_y, pull=pull, name=name)
-        right = np.array(head.classes)[head.logits(check_x).argmax(1)] == check_y
+        right = reads_right(head, check_x, check_y)
         if clearly_better(right, base_right) and right.mean() > best[0]:
             best = (float(right.mean()), pull, head)
     score, pull, head = best
     if pull is not None:
         head = calibrate(head, check_x, list(check_y))
     return HeadChoice(head, pull, before, score)
+
+
+def reads_right(head: DeckHead, features: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    return np.array(head.classes)[head.logits(features).argmax(1)] == labels
 
 
 def clearly_better(right: np.ndarray, base_right: np.ndarray) -> bool:
