@@ -24,6 +24,11 @@ class Reading:
 def crops_blob(frame: np.ndarray, quads: Sequence[np.ndarray], size: int = CROP_PX) -> np.ndarray:
     """(n, 3, size, size) float32 RGB in 0-1: ultralytics' classification input for BGR crops."""
     crops = np.stack([index_crop(frame, q, size) for q in quads]) if len(quads) else np.zeros((0, size, size, 3))
+    return bgr_blob(crops)
+
+
+def bgr_blob(crops: np.ndarray) -> np.ndarray:
+    """(n, h, w, 3) BGR uint8 to (n, 3, h, w) float32 RGB in 0-1, as the reader was trained."""
     return np.ascontiguousarray(crops[..., ::-1].transpose(0, 3, 1, 2), dtype=np.float32) / 255.0
 
 

@@ -26,6 +26,7 @@ READER_YAML = HERE / "reader.yaml"
 FINDER_IMGSZ = 640  # training tile; the exported graph takes the 1280x720 frame at half size, 640x384
 FINDER_EXPORT_SHAPE = (384, 640)
 READER_IMGSZ = 64
+FINDER_SCALE = 0.5  # the finder's zoom augmentation, +- this fraction (ultralytics' default)
 
 
 def _ultralytics() -> ModuleType:
@@ -58,7 +59,7 @@ def train(
     init: Path | None = None,
     name: str | None = None,
     lr0: float | None = None,
-    scale: float = 0.5,
+    scale: float = FINDER_SCALE,
 ) -> Path:
     """Trains (or resumes) one stage; returns its run directory. `init` starts from an earlier run's weights
     (a new run, `name`, with its own schedule): how training goes on across sessions. `scale` is the finder's
@@ -209,7 +210,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         p.add_argument("--name", help="run name (default: the stage)")
         p.add_argument("--lr0", type=float, help="reader: initial learning rate (default 0.002)")
         if stage == "finder":
-            p.add_argument("--scale", type=float, default=0.5, help="zoom augmentation, +- this fraction")
+            p.add_argument("--scale", type=float, default=FINDER_SCALE, help="zoom augmentation, +- this fraction")
     p = sub.add_parser("export")
     p.add_argument("--run", type=Path, required=True)
     p.add_argument("--onnx", type=Path, required=True)
@@ -234,7 +235,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 init=args.init,
                 name=args.name,
                 lr0=args.lr0,
-                scale=getattr(args, "scale", 0.5),
+                scale=getattr(args, "scale", FINDER_SCALE),
             )
         )
     return 0

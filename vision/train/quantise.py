@@ -22,7 +22,7 @@ import numpy as np
 
 from vision.recognise.finder import Finder
 from vision.recognise.models import FINDER_FILE, READER_FILE, models_dir
-from vision.recognise.reader import Reader
+from vision.recognise.reader import Reader, bgr_blob
 
 INT8_SUFFIX = ".int8.onnx"
 
@@ -49,7 +49,7 @@ def finder_blobs(finder: Finder, images: Sequence[Path]) -> Iterator[np.ndarray]
 def reader_blobs(size: int, crops: Sequence[Path], batch: int = 32) -> Iterator[np.ndarray]:
     for start in range(0, len(crops), batch):
         images = [cv2.resize(cv2.imread(str(p), cv2.IMREAD_COLOR), (size, size)) for p in crops[start : start + batch]]
-        yield np.ascontiguousarray(np.stack(images)[..., ::-1].transpose(0, 3, 1, 2), dtype=np.float32) / 255.0
+        yield bgr_blob(np.stack(images))
 
 
 def quantise(src: Path, dst: Path, input_name: str, blobs: Iterator[np.ndarray]) -> Path:
