@@ -187,8 +187,10 @@ def cmd_hint(args: argparse.Namespace) -> int:
 def cmd_bench(args: argparse.Namespace) -> int:
     if args.target == "vision":
         return bench_vision(args)
+    if args.target == "tracker":
+        return bench_tracker(args)
     if args.target != "loot-the-loop":
-        raise CliError(f"unknown benchmark '{args.target}': expected loot-the-loop or vision")
+        raise CliError(f"unknown benchmark '{args.target}': expected loot-the-loop, vision or tracker")
     if args.games < 1:
         raise CliError(f"--games must be at least 1, got {args.games}")
     from games.loot_the_loop.bench import format_table, run_bench
@@ -237,6 +239,50 @@ def bench_vision(args: argparse.Namespace) -> int:
     path = Path(args.json) if args.json else Path(args.out) / "vision-bench.json"
     save_atomically(path, result)
     print(f"Wrote {path}")
+    return 0
+
+
+def bench_tracker(args: argparse.Namespace) -> int:
+    from tracker.bench import format_summary, run_bench
+    from vision.recognise.models import ModelError
+
+    games = 20 if args.games == 1000 else args.games  # 1000 is the engine bench's default
+    if games < 1:
+        raise CliError(f"--games must be at least 1, got {games}")
+    try:
+        result = run_bench(Path(args.videos), Path(args.decks), games, not args.quiet, render=not args.no_render)
+    except (ModelError, FileNotFoundError, ValueError) as err:
+        raise CliError(str(err)) from err
+    print(format_summary(result["summary"]))
+    path = Path(args.json) if args.json else Path(args.out) / "tracker-bench.json"
+    save_atomically(path, result)
+    print(f"Wrote {path}")
+    return 0
+
+
+# ----- tabletop replay -------------------------------------------------------------------------------------------
+def cmd_replay(args: argparse.Namespace) -> int:
+    from tracker.replay import replay
+    from vision.recognise.models import ModelError
+
+    try:
+        result = replay(args.video, args.game, progress=not args.quiet and not args.json)
+    except (ModelError, FileNotFoundError, ValueError) as err:
+        raise CliError(str(err)) from err
+    if args.json:
+        checks = [e.to_json() for e in result.events if e.kind == "check"]
+        print(json.dumps({"actions": result.actions_json(), "checks": checks, "state": result.state,
+                          "score": result.state.get("score")}, indent=1))  # fmt: skip
+        return 0
+    for e in result.events:
+        when = f"{e.t:7.2f} s  frame {e.frame:5d}"
+        if e.kind == "action":
+            print(f"{when}  {e.action:14s} ({e.confidence:.2f})")
+        elif e.kind in ("revised", "check"):
+            print(f"{when}  {e.text}")
+    state = result.state
+    print(f"Final: {len(state.get('actions', []))} actions, score {state.get('score')}"
+          + (f", {state['result']}" if state.get("result") else ""))  # fmt: skip
     return 0
 
 
@@ -701,8 +747,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--models", metavar="DIR", help="folder with the ONNX models (default: models/)")
     p.set_defaults(func=cmd_enrol)
 
-    p = sub.add_parser("bench", help="benchmarks (loot-the-loop: solver vs random policy; vision: card recogniser)")
-    p.add_argument("target", help="what to measure: loot-the-loop or vision")
+    p = sub.add_parser("replay", help="run the camera pipeline on a video file and print the decoded actions")
+    p.add_argument("video", help="a video of the table (e.g. video.mp4 from tabletop synth game)")
+    p.add_argument("--game", default="loot-the-loop", help="the game on the table (default loot-the-loop)")
+    p.add_argument("--json", action="store_true", help="print the actions, checks and final state as JSON")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_replay)
+
+    p = sub.add_parser(
+        "bench", help="benchmarks (loot-the-loop: solver vs random; vision: card recogniser; tracker: whole games)"
+    )
+    p.add_argument("target", help="what to measure: loot-the-loop, vision or tracker")
+    p.add_argument("--videos", default="out/tracker_bench", help="tracker: folder of rendered games (made if missing)")
+    p.add_argument("--no-render", action="store_true", help="tracker: measure only the games already rendered")
     p.add_argument("--scenes", type=int, default=300, help="vision: held-out scenes to render (default 300)")
     p.add_argument("--decks", default="out/decks", help="vision: rendered deck directories (tabletop synth decks)")
     p.add_argument("--out", default="out/bench", help="vision: folder for the JSON and the confusion matrix")
@@ -715,7 +772,7 @@ def build_parser() -> argparse.ArgumentParser:
         default="test",
         help="vision: held-out families to use (val for tuning thresholds, test for the reported numbers)",
     )
-    p.add_argument("--games", type=int, default=1000, help="seeded games per policy (default 1000)")
+    p.add_argument("--games", type=int, default=1000, help="seeded games per policy (default 1000; tracker: games, 20)")
     p.add_argument("--seed", type=int, default=None, help="first seed (default 0; vision 3)")
     p.add_argument("--json", metavar="FILE", help="also write the results as JSON")
     p.add_argument("--quiet", action="store_true", help="no progress bar")

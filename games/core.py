@@ -244,6 +244,15 @@ class GameState(ABC):
         problem = self.violation(action)
         if problem is not None:
             raise IllegalMove(action, problem.rule, problem.reason)
+        return self._carry_out(action)
+
+    def force(self, action: Action | str) -> list[Event]:
+        """Carry out an action without the legality check: the table as it would be had the player made the move
+        against the rules. The tracker uses it to tell an illegal move (which it must flag, naming the rule) from
+        a misread. Undoable like any other action; on failure the state is exactly as before."""
+        return self._carry_out(self.parse_action(action) if isinstance(action, str) else action)
+
+    def _carry_out(self, action: Action) -> list[Event]:
         snapshot = self._snapshot()
         try:
             events = self._do(action)

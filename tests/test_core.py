@@ -262,3 +262,20 @@ def test_parse_seat_refuses_what_is_not_a_player_number(word: str) -> None:
 
 def test_plural_reads_naturally() -> None:
     assert [plural(n, "card") for n in (0, 1, 2)] == ["0 cards", "1 card", "2 cards"]
+
+
+def test_force_carries_out_a_move_the_rules_forbid_and_undo_takes_it_back():
+    from games.core import IllegalMove
+    from games.loot_the_loop.engine import LootTheLoop
+
+    state = LootTheLoop(seed=3)
+    state.apply(state.legal_actions()[0])
+    illegal = next(f"explore {n}" for n in range(2, 11) if not state.is_legal(f"explore {n}"))
+    before = state.to_dict()["state"]
+    with pytest.raises(IllegalMove):
+        state.apply(illegal)
+    assert state.to_dict()["state"] == before
+    state.force(illegal)
+    assert state.to_dict()["state"] != before
+    state.undo()
+    assert state.to_dict()["state"] == before

@@ -142,6 +142,12 @@ class Recogniser:
             raise ValueError(f"{self.reader.path}: this reader exports no features, so a deck cannot be enrolled")
         return self.deck.probs(reading.features, self.reader.classes)
 
+    def read_regions(self, frame: np.ndarray, quads: Sequence[np.ndarray]) -> list[dict[str, float]]:
+        """Label probabilities (the reader's classes, 'none' included) for index regions the caller chose: the
+        tracker knows where a covered card's index must lie even when the finder saw nothing there."""
+        probs = self.read_indices(frame, list(quads))
+        return [{c: float(p) for c, p in zip(self.classes, row, strict=True)} for row in probs]
+
     def find(self, frame: np.ndarray) -> list[Found]:
         return self.finder.find(frame, self.thresholds.finder_scores())
 

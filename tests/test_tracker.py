@@ -1,0 +1,245 @@
+"""The tracker without pictures: sightings, votes and hysteresis, the motion gate, and Loot the Loop's decoder fed
+perfectly placed (but optionally misread) tables from seeded games, including impossible changes and corrections."""
+
+from __future__ import annotations
+
+import difflib
+import random
+
+import numpy as np
+import pytest
+
+from games.loot_the_loop.engine import LootTheLoop
+from games.policies import random_policy
+from tests.tracker_tables import card_quad, snapshot
+from tracker.decoder import EMIT, PATIENCE, Emitter, Hypothesis
+from tracker.loot_the_loop import LABELS, LootTheLoopDecoder, Observation, corridor
+from tracker.motion import MotionGate
+from tracker.pipeline import Channel, Tracker, occluded
+from tracker.sightings import BACK, FLOOR, Sighting, strip_sighting
+from tracker.snapshot import TableObject, build_snapshot, link, unique_cards
+
+
+def _obj(probs: dict[str, float], x: float = 100.0, y: float = 100.0, seen: int = 3) -> TableObject:
+    quad = card_quad(x, y)
+    return TableObject(Sighting(probs, quad).log_probs(LABELS), quad, seen, True)
+
+
+# ----- sightings and snapshots -----------------------------------------------------------------------------------
+def test_a_sighting_keeps_the_offered_labels_and_shares_the_rest():
+    s = Sighting({"7H": 0.7, "7D": 0.2}, card_quad(0, 0))
+    lp = s.log_probs(LABELS)
+    assert np.exp(lp["7H"]) == pytest.approx(0.7)
+    assert np.exp(lp["KS"]) == pytest.approx(max(0.1 / 51, FLOOR))
+    assert np.exp(lp[BACK]) == pytest.approx(FLOOR)  # a face-up card is not a back
+    assert all(np.exp(v) >= FLOOR for v in lp.values())
+
+
+def test_votes_over_frames_outvote_one_confident_misread():
+    quad = card_quad(200, 200)
+    reads = [[Sighting({"7H": 0.8}, quad)], [Sighting({"QH": 0.99}, quad + 1)], [Sighting({"7H": 0.8}, quad - 1)]]
+    snap = build_snapshot(reads, LABELS, 10, 0.3, 1280, 720)
+    assert len(snap.objects) == 1 and snap.objects[0].best[0] == "7H" and snap.objects[0].seen == 3
+
+
+def test_sightings_of_separate_cards_stay_separate():
+    reads = [[Sighting({"7H": 0.9}, card_quad(100, 100)), Sighting({"8S": 0.9}, card_quad(400, 100))]] * 2
+    assert sorted(len(t) for t in link(reads)) == [2, 2]
+
+
+def test_each_card_exists_once():
+    a, b = _obj({"7H": 0.95}, 100), _obj({"7H": 0.6, "7D": 0.3}, 400)
+    unique_cards([a, b])
+    assert a.best[0] == "7H" and b.best[0] == "7D"
+
+
+def test_an_unchanged_card_keeps_its_votes_and_a_missed_one_is_carried():
+    quad_a, quad_b = card_quad(200, 200), card_quad(600, 200)
+    first = build_snapshot(
+        [[Sighting({"7H": 0.9}, quad_a), Sighting({"8S": 0.9}, quad_b)]] * 3, LABELS, 0, 0, 1280, 720
+    )
+    changes = np.zeros((180, 320), bool)  # nothing changed anywhere
+    second = build_snapshot([[Sighting({"7D": 0.6, "7H": 0.35}, quad_a)]], LABELS, 30, 1, 1280, 720, first, changes)
+    labels = sorted(o.best[0] for o in second.objects)
+    assert labels == ["7H", "8S"]  # 7H's three strong readings outweigh one weak 7D; 8S was missed, kept
+    assert any(o.carried for o in second.objects)
+
+
+def test_strip_reading_takes_the_corner_that_holds_the_index():
+    s = strip_sighting([{"7C": 0.8, "none": 0.1}, {"none": 0.95, "7C": 0.01}], card_quad(0, 0))
+    assert s is not None and s.best[0] == "7C"
+    assert strip_sighting([{"none": 0.9}, {"none": 0.95}], card_quad(0, 0)) is None
+
+
+# ----- motion and occlusion --------------------------------------------------------------------------------------
+def _frame(blob_x: int | None = None) -> np.ndarray:
+    frame = np.full((360, 640, 3), 90, np.uint8)
+    frame[100:200, 100:170] = 230  # a card
+    if blob_x is not None:
+        frame[150:330, blob_x : blob_x + 120] = (120, 160, 210)  # a hand
+    return frame
+
+
+def test_the_gate_settles_only_after_the_table_is_still():
+    gate = MotionGate(fps=30, settle_s=0.1)
+    assert [gate.update(_frame()) for _ in range(4)] == [False, False, False, True]
+    assert gate.update(_frame(300)) is False
+    assert gate.update(_frame(340)) is False
+
+
+def test_a_change_where_no_card_is_or_was_means_something_is_over_the_table():
+    table = [_obj({"7H": 0.9}, 100, 100)]
+    snap = build_snapshot([], LABELS, 0, 0, 320, 180)
+    snap.objects = table
+    hand = np.zeros((45, 80), bool)
+    hand[10:40, 40:75] = True  # far from the card
+    assert occluded(snap, None, hand, 320)
+    card_gone = np.zeros((45, 80), bool)
+    card_gone[15:35, 18:32] = True  # where the card lay
+    assert not occluded(snap, None, card_gone, 320)
+
+
+def test_a_hand_passing_over_an_unchanged_table_decodes_nothing():
+    reads = []
+
+    def recognise(frame):
+        reads.append(1)
+        return [Sighting({"7H": 0.9}, card_quad(135, 150) * 1.0)]
+
+    decoder = LootTheLoopDecoder()
+    tracker = Tracker(recognise, [Channel(decoder, LABELS, 2)], 30)
+    frames = [_frame()] * 20 + [_frame(x) for x in range(0, 600, 40)] + [_frame()] * 20
+    events = [e for i, f in enumerate(frames) for e in tracker.feed(i, f)]
+    assert not [e for e in events if e.kind == "action"]
+    assert tracker.timing.reads >= 2 and len(reads) < len(frames) // 2  # read only while still
+
+
+# ----- the decoder on seeded games ------------------------------------------------------------------------------
+def _play(seed: int, n: int) -> tuple[list[dict], list[str]]:
+    state = LootTheLoop(seed=seed)
+    rng = random.Random(seed)
+    cores, actions = [state.to_dict()["state"]], []
+    while not state.is_over and len(actions) < n:
+        action = random_policy(state, 0, rng) if len(actions) else state.legal_actions()[0]
+        state.apply(action)
+        actions.append(str(action))
+        cores.append(state.to_dict()["state"])
+    return cores, actions
+
+
+def _decode(cores: list[dict], misread: dict[int, dict[str, str]] | None = None) -> tuple[LootTheLoopDecoder, list]:
+    decoder = LootTheLoopDecoder()
+    events = []
+    for k, core in enumerate(cores):
+        events += decoder.update(snapshot(core, cores[k - 1] if k else None, 30 * k, misread=(misread or {}).get(k)))
+    events += decoder.finish(30 * len(cores), 30 * len(cores))
+    return decoder, events
+
+
+def _matched(truth: list[str], decoded: list[str]) -> int:
+    return sum(b.size for b in difflib.SequenceMatcher(a=truth, b=decoded, autojunk=False).get_matching_blocks())
+
+
+def test_clean_tables_decode_to_the_true_actions():
+    """Perfectly placed tables still hide things: an explore that lands face down looks the same by either top
+    card's value until the moved cards come round, and the two piles under the top one are not seen. So the bar
+    here is most actions and every score, not all actions."""
+    right = total = scores = 0
+    for seed in (2, 3, 5, 6):
+        cores, actions = _play(seed, 40)
+        decoder, _ = _decode(cores)
+        decoded = decoder.state()["actions"]
+        right += _matched(actions, decoded)
+        total += len(actions)
+        scores += decoder.state()["score"] == len(cores[-1]["score"])
+    assert right / total >= 0.85
+    assert scores == 4
+
+
+def test_one_confident_misread_does_not_change_the_actions():
+    cores, actions = _play(3, 20)
+    clean, _ = _decode(cores)
+    baseline = _matched(actions, clean.state()["actions"])
+    for k in [k for k in range(2, len(cores)) if cores[k]["up"][0]][:3]:  # tables with a face-up top card
+        wrong = next(c for c in ("KS", "QH", "2D") if c != cores[k]["deck"][0])
+        decoder, _ = _decode(cores, {k: {"deck 0": wrong}})
+        assert _matched(actions, decoder.state()["actions"]) >= baseline - 1  # at most a tie broken the other way
+        assert decoder.state()["score"] == clean.state()["score"]
+        assert wrong not in decoder.state()["deck"][:1]
+
+
+def _impossible_explore(core: dict) -> tuple[dict, int] | None:
+    state = LootTheLoop.from_dict(
+        {
+            "game": "loot-the-loop",
+            "format": 1,
+            "players": 1,
+            "seed": 0,
+            "options": {},
+            "chance_draws": 0,
+            "state": core,
+            "history": [],
+        }
+    )
+    for n in range(2, 11):
+        if state.is_legal(f"explore {n}"):
+            continue
+        moved = state.clone()
+        moved.force(f"explore {n}")
+        if moved.up[0] and not moved.is_over:
+            return moved.to_dict()["state"], n
+    return None
+
+
+def test_an_impossible_change_is_flagged_not_applied_and_a_correction_resumes():
+    cores, _actions = _play(2, 12)
+    decoder, _ = _decode(cores)
+    before = decoder.state()
+    found = _impossible_explore(cores[-1])
+    assert found is not None
+    bad, n = found
+    events = decoder.update(snapshot(bad, cores[-1], 10_000, p=0.99))
+    checks = [e for e in events if e.kind == "check"]
+    assert checks and f"explore {n}" in checks[0].text and "not allow" in checks[0].text
+    assert decoder.state()["actions"] == before["actions"]  # nothing applied
+    legal = LootTheLoop.from_dict(
+        {
+            "game": "loot-the-loop",
+            "format": 1,
+            "players": 1,
+            "seed": 0,
+            "options": {},
+            "chance_draws": 0,
+            "state": cores[-1],
+            "history": [],
+        }
+    ).legal_actions()
+    fixed = decoder.correct([str(legal[0])], 400.0, 12_000)
+    assert [e.action for e in fixed if e.kind == "action"] == [str(legal[0])]
+    assert decoder.state()["actions"][-1] == str(legal[0])
+    assert "does not fit" in decoder.correct(["explore 99"], 401.0, 12_030)[0].text
+
+
+def test_a_split_step_is_asked_about_and_a_later_certainty_revises_it():
+    emitter = Emitter()
+    emitter.add_step(1.0, 30)
+    split = [Hypothesis({}, 0.0, (("explore 3",),)), Hypothesis({}, 0.0, (("explore 5",),))]
+    assert emitter.emit(split, 1.0, 30) == []
+    for k in range(PATIENCE):
+        emitter.add_step(2.0 + k, 60 + k)
+        split = [Hypothesis({}, h.log_p, (*h.steps, ())) for h in split]
+        events = emitter.emit(split, 2.0 + k, 60 + k)
+    assert [e.kind for e in events] == ["action", "check"] and "explore 3 or explore 5" in events[1].text
+    sure = [Hypothesis({}, 0.0, split[1].steps), Hypothesis({}, -10.0, split[0].steps)]
+    revised = emitter.emit(sure, 9.0, 300)
+    assert [e.kind for e in revised] == ["revised"] and revised[0].action == "explore 5"
+    assert revised[0].confidence >= EMIT
+
+
+def test_the_corridor_orders_the_deck_from_the_top_card():
+    top = card_quad(600, 560)
+    objs = [_obj({"7H": 0.9}, 600, 560), _obj({BACK: 0.9}, 600, 560 - 2 * 0.2727 * 84), _obj({"2D": 0.9}, 900, 300)]
+    places, loose = corridor(objs, top)
+    assert places[0][0].best[0] == "7H" and places[2][0].best[0] == BACK
+    assert [o.best[0] for o in loose] == ["2D"]
+    assert Observation.of(build_snapshot([], LABELS, 0, 0, 1280, 720), top).groups[0] == ({}, [])

@@ -1,0 +1,236 @@
+"""`tabletop bench tracker`: the tracker on whole rendered games of Loot the Loop, with the frame-wise baseline
+(one reading per still table, no rules, no beam) in the same run.
+
+The games are rendered by the synthetic engine with decks of the test families only (never used to train or
+choose anything in the recognisers), half played by the solver and half at random; a game missing from the folder
+is rendered first, so the bench can be built up over several sessions. Per game and in total it reports:
+
+* actions decoded correctly: the decoded sequence (after the decoder's own revisions) aligned with the true one;
+* silent errors: an announced action that was wrong and was neither revised nor flagged with "please check";
+* final score right: the score pile count of the decoded end state against the engine's;
+* delay: from the end of the physical move (the hand gone) to the announcement, including the processing time of
+  the frame that produced it;
+* speed: frames worked per second and frames a live 30 fps camera would have dropped.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import statistics
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tracker.decoder import TrackerEvent
+from tracker.replay import ReplayResult, replay
+
+TEST_DECKS = ("gnome-dondorf", "gnome-orell", "gnome-plastic", "gnome-rheinland", "kde-dondorf")
+POLICIES = ("random", "solver")
+FIRST_SEED = 2000
+
+
+@dataclass(frozen=True)
+class BenchGame:
+    policy: str
+    seed: int
+    deck: str
+
+    @property
+    def name(self) -> str:
+        return f"{self.policy}-{self.seed}-{self.deck}"
+
+
+def plan(games: int) -> list[BenchGame]:
+    """Half random, half solver play (random first: short games), decks of the test families in turn."""
+    per = (games + 1) // 2
+    out = [BenchGame(p, FIRST_SEED + i, TEST_DECKS[i % len(TEST_DECKS)]) for p in POLICIES for i in range(per)]
+    return sorted(out, key=lambda g: (g.seed, POLICIES.index(g.policy)))[:games]
+
+
+def ensure_video(game: BenchGame, root: Path, decks: Path, progress: bool) -> Path:
+    """The game's folder, rendered now if it is missing (written to a temporary folder, renamed when whole)."""
+    from companion_ui.synth_game import render_game_video
+
+    out = root / game.name
+    if (out / "meta.json").is_file():
+        return out
+    tmp = root / (game.name + ".tmp")
+    render_game_video(seed=game.seed, deck_dir=decks / game.deck, out_dir=tmp, policy=game.policy, progress=progress)
+    tmp.rename(out)
+    return out
+
+
+def step_outcomes(events: list[TrackerEvent]) -> dict[int, dict[str, Any]]:
+    """Per step: the first announcement, whether it was revised and whether the player was asked to check."""
+    steps: dict[int, dict[str, Any]] = {}
+    for e in events:
+        if e.step < 0:
+            continue
+        rec = steps.setdefault(
+            e.step, {"first": None, "first_frame": None, "revised": False, "checked": False, "final_frame": None}
+        )
+        if e.kind == "action":
+            if rec["first"] is None:
+                rec["first"], rec["first_frame"] = [], e.frame
+            if rec["first_frame"] == e.frame:
+                rec["first"].append(e.action)
+            rec["final_frame"] = rec["final_frame"] or e.frame
+        elif e.kind == "revised":
+            rec["revised"] = True
+            rec["final_frame"] = e.frame
+        elif e.kind == "check":
+            rec["checked"] = True
+    return steps
+
+
+def score_game(
+    truth: list[dict],
+    result: ReplayResult,
+    events: list[TrackerEvent],
+    state: dict,
+    final_score: int,
+    steps_of: list[tuple[str, ...]],
+) -> dict[str, Any]:
+    """Compare decoded actions with the truth (see the module docstring)."""
+    true_actions = [a["action"] for a in truth]
+    decoded = [(k, a) for k, step in enumerate(steps_of) for a in step]
+    matcher = difflib.SequenceMatcher(a=true_actions, b=[a for _, a in decoded], autojunk=False)
+    matched: dict[int, int] = {}  # decoded position -> true position
+    for block in matcher.get_matching_blocks():
+        for n in range(block.size):
+            matched[block.b + n] = block.a + n
+    correct = len(matched)
+    outcomes = step_outcomes(events)
+    silent = 0
+    delays = []
+    for pos, (k, _action) in enumerate(decoded):
+        rec = outcomes.get(k)
+        if rec is None:
+            continue
+        wrong_at_first = rec["first"] is not None and tuple(rec["first"]) != steps_of[k]
+        said_so = rec["checked"] or rec["revised"]
+        if not said_so and (pos not in matched or wrong_at_first):
+            silent += 1
+        if pos in matched and rec["final_frame"] is not None:
+            t_end = truth[matched[pos]]["t_end"]
+            announced = rec["final_frame"] / result.fps + result.lag.get(rec["final_frame"], 0.0)
+            delays.append(announced - t_end)
+    return {
+        "true_actions": len(true_actions),
+        "decoded_actions": len(decoded),
+        "correct": correct,
+        "accuracy": round(correct / max(len(true_actions), 1), 4),
+        "silent_errors": silent,
+        "checks": sum(1 for e in events if e.kind == "check"),
+        "revisions": sum(1 for e in events if e.kind == "revised"),
+        "score": state.get("score"),
+        "true_score": final_score,
+        "score_right": state.get("score") == final_score,
+        "median_delay_s": round(statistics.median(delays), 3) if delays else None,
+        "delays": [round(d, 3) for d in delays],
+    }
+
+
+def evaluate(folder: Path, recognise: Any = None) -> dict[str, Any]:
+    meta = json.loads((folder / "meta.json").read_text())
+    truth = json.loads((folder / "actions.json").read_text())
+    result = replay(folder / "video.mp4", meta["game"], recognise, baseline=True)
+    out: dict[str, Any] = {"game": folder.name, "frames": result.frames, "duration_s": meta["duration_s"]}
+    for name, events, state in (
+        ("decoder", result.events, result.state),
+        ("baseline", result.baseline_events, result.baseline_state),
+    ):
+        steps = [tuple(s) for s in state.get("steps", [])]
+        out[name] = score_game(truth, result, events, state, meta["final_score"], steps)
+    out["speed"] = {
+        **result.live(),
+        "wall_s": round(result.wall_s, 1),
+        "reads": result.reads,
+        "realtime_factor": round(meta["duration_s"] / result.wall_s, 2),
+    }
+    return out
+
+
+def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {"games": len(rows)}
+    for name in ("decoder", "baseline"):
+        parts = [r[name] for r in rows]
+        true = sum(p["true_actions"] for p in parts)
+        delays = [d for p in parts for d in p["delays"]]
+        out[name] = {
+            "actions": true,
+            "correct": sum(p["correct"] for p in parts),
+            "accuracy": round(sum(p["correct"] for p in parts) / max(true, 1), 4),
+            "silent_errors": sum(p["silent_errors"] for p in parts),
+            "checks": sum(p["checks"] for p in parts),
+            "scores_right": sum(p["score_right"] for p in parts),
+            "score_rate": round(sum(p["score_right"] for p in parts) / max(len(parts), 1), 4),
+            "median_delay_s": round(statistics.median(delays), 3) if delays else None,
+        }
+    speeds = [r["speed"] for r in rows]
+    frames = sum(s["frames"] for s in speeds)
+    out["speed"] = {
+        "frames": frames,
+        "dropped": sum(s["dropped"] for s in speeds),
+        "work_fps": round(frames / sum(s["frames"] / max(s["work_fps"], 1e-9) for s in speeds), 1) if speeds else 0,
+        "realtime_factor_min": min((s["realtime_factor"] for s in speeds), default=0),
+    }
+    if out["decoder"]["accuracy"] and out["baseline"]["accuracy"]:
+        out["accuracy_ratio"] = round(out["decoder"]["accuracy"] / out["baseline"]["accuracy"], 2)
+    return out
+
+
+def run_bench(
+    root: str | Path, decks: str | Path, games: int = 20, progress: bool = True, render: bool = True
+) -> dict[str, Any]:
+    """Render what is missing (unless `render` is off: then only the games already rendered are measured), then
+    replay every game with the decoder and the baseline."""
+    root, decks = Path(root), Path(decks)
+    root.mkdir(parents=True, exist_ok=True)
+    missing = [g for g in plan(games) if not (decks / g.deck).is_dir()]
+    if missing and render:
+        raise FileNotFoundError(
+            f"{decks}: no deck directory {missing[0].deck} (render Debian's decks with: tabletop synth decks)"
+        )
+    rows = []
+    for game in plan(games):
+        if not render and not (root / game.name / "meta.json").is_file():
+            continue
+        folder = ensure_video(game, root, decks, progress)
+        rows.append(evaluate(folder))
+        if progress:
+            r = rows[-1]
+            print(
+                f"{game.name}: decoder {r['decoder']['correct']}/{r['decoder']['true_actions']}, baseline "
+                f"{r['baseline']['correct']}/{r['baseline']['true_actions']}, score {r['decoder']['score']} vs "
+                f"{r['decoder']['true_score']}, speed x{r['speed']['realtime_factor']}",
+                flush=True,
+            )
+    return {"rows": rows, "summary": summary(rows) if rows else {}}
+
+
+def format_summary(summary: dict[str, Any]) -> str:
+    if not summary:
+        return "No games evaluated."
+    rows = [
+        f"Tracker bench: {summary['games']} Loot the Loop games (test-family decks), decoder vs frame-wise baseline"
+    ]
+    rows.append(f"{'':28s}{'decoder':>12s}{'baseline':>12s}")
+    d, b = summary["decoder"], summary["baseline"]
+    for label, key in (
+        ("actions right", "accuracy"),
+        ("silent errors", "silent_errors"),
+        ("checks raised", "checks"),
+        ("final score right", "score_rate"),
+        ("median delay (s)", "median_delay_s"),
+    ):
+        rows.append(f"{label:28s}{d[key]!s:>12s}{b[key]!s:>12s}")
+    sp = summary["speed"]
+    rows.append(
+        f"frames {sp['frames']}, worked at {sp['work_fps']} fps, dropped at 30 fps live: {sp['dropped']}, "
+        f"slowest game {sp['realtime_factor_min']}x real time"
+    )
+    if "accuracy_ratio" in summary:
+        rows.append(f"decoder / baseline accuracy: {summary['accuracy_ratio']}x")
+    return "\n".join(rows)

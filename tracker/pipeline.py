@@ -1,0 +1,206 @@
+"""Frames in, events out: the motion gate, the recogniser on still frames, snapshots, and a game's decoder.
+
+Recognition is the expensive step, so it runs only on a still table: once the gate has seen `settle_s` of
+stillness, every `read_every`-th frame is read, up to `max_reads` per still period; after `min_reads` the readings
+become a snapshot and the decoder commits it. Frames while anything moves (a hand, a card in the air) are never
+read, so a hand over the table cannot be mistaken for a move. A still table that differs from the last committed
+one only where no card lies (a hand resting on the table, a sleeve) is held back until it clears.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from tracker.decoder import Decoder, TrackerEvent
+from tracker.motion import MotionGate, change_map, small_grey
+from tracker.sightings import Sighting, strip_sighting
+from tracker.snapshot import Snapshot, build_snapshot
+
+NO_CHANGE = 0.0005  # share of the picture: below this, the still table is the one already committed
+OCCLUDED_CARDS = 0.6  # changed area outside every card now and before, in card areas: something lies over the table
+
+Recognise = Callable[[np.ndarray], list[Sighting]]
+ReadRegions = Callable[[np.ndarray, list[np.ndarray]], list[dict[str, float]]]
+
+
+@dataclass
+class TrackerConfig:
+    settle_s: float = 0.15
+    read_every: int = 2
+    min_reads: int = 3
+    max_reads: int = 6
+
+
+@dataclass
+class Timing:
+    """Where the time went, for the benchmark."""
+
+    frames: int = 0
+    reads: int = 0
+    gate_s: float = 0.0
+    read_s: float = 0.0
+    decode_s: float = 0.0
+
+
+@dataclass
+class Channel:
+    """One decoder with its own snapshots: the tracker can feed several from the same readings (the frame-wise
+    baseline uses only the first reading of each still period)."""
+
+    decoder: Decoder
+    labels: Sequence[str]
+    reads_needed: int
+    committed: Snapshot | None = None
+    committed_grey: np.ndarray | None = None
+    done: bool = False  # this still period is decided
+    events: list[TrackerEvent] = field(default_factory=list)
+
+
+class Tracker:
+    """Feeds frames through the gate and recogniser into one or more decoder channels."""
+
+    def __init__(
+        self,
+        recognise: Recognise,
+        channels: Sequence[Channel],
+        fps: float = 30.0,
+        config: TrackerConfig | None = None,
+        read_regions: ReadRegions | None = None,
+    ) -> None:
+        self.recognise = recognise
+        self.read_regions = read_regions
+        self.channels = list(channels)
+        self.config = config or TrackerConfig()
+        self.gate = MotionGate(fps=fps, settle_s=self.config.settle_s)
+        self.fps = fps
+        self.reads: list[list[Sighting]] = []
+        self.last_read = -(10**9)
+        self.timing = Timing()
+
+    def feed(self, index: int, frame: np.ndarray) -> list[TrackerEvent]:
+        started = time.perf_counter()
+        settled = self.gate.update(frame)
+        self.timing.frames += 1
+        self.timing.gate_s += time.perf_counter() - started
+        if not settled:
+            if self.reads:
+                self.reads = []
+                for ch in self.channels:
+                    ch.done = False
+            return []
+        if len(self.reads) >= self.config.max_reads or index - self.last_read < self.config.read_every:
+            return []
+        if all(ch.done for ch in self.channels):
+            return []
+        t0 = time.perf_counter()
+        self.reads.append(self.recognise(frame) + self._attend(frame))
+        self.last_read = index
+        self.timing.reads += 1
+        self.timing.read_s += time.perf_counter() - t0
+        t1 = time.perf_counter()
+        events = []
+        grey = self.gate.previous
+        assert grey is not None
+        for ch in self.channels:
+            if not ch.done and len(self.reads) >= ch.reads_needed:
+                events += self._commit(ch, index, frame, grey)
+        self.timing.decode_s += time.perf_counter() - t1
+        return events
+
+    def _attend(self, frame: np.ndarray) -> list[Sighting]:
+        """Readings the first channel's decoder asked for: places it expects a card where the finder may miss one."""
+        asks = getattr(self.channels[0].decoder, "regions", None)
+        if self.read_regions is None or asks is None:
+            return []
+        wanted = asks()
+        if not wanted:
+            return []
+        readings = self.read_regions(frame, [q for _, corners in wanted for q in corners])
+        out = []
+        k = 0
+        for quad, corners in wanted:
+            found = strip_sighting(readings[k : k + len(corners)], quad)
+            k += len(corners)
+            if found is not None:
+                out.append(found)
+        return out
+
+    def _commit(self, ch: Channel, index: int, frame: np.ndarray, grey: np.ndarray) -> list[TrackerEvent]:
+        ch.done = True
+        h, w = frame.shape[:2]
+        t = index / self.fps
+        reads = self.reads[: ch.reads_needed] if ch.reads_needed == 1 else self.reads
+        if ch.committed is None or ch.committed_grey is None:
+            snapshot = build_snapshot(reads, ch.labels, index, t, w, h)
+        else:
+            changes = change_map(ch.committed_grey, grey)
+            if float(changes.mean()) < NO_CHANGE:
+                return []
+            snapshot = build_snapshot(reads, ch.labels, index, t, w, h, ch.committed, changes)
+            if occluded(snapshot, ch.committed, changes, w):
+                ch.done = False  # look again on a later still frame of this period
+                return []
+        events = ch.decoder.update(snapshot)
+        ch.committed, ch.committed_grey = snapshot, grey
+        ch.events += events
+        return events
+
+    def finish(self, index: int) -> list[TrackerEvent]:
+        events = []
+        for ch in self.channels:
+            done = ch.decoder.finish(index / self.fps, index)
+            ch.events += done
+            events += done
+        return events
+
+
+def occluded(snapshot: Snapshot, before: Snapshot | None, changes: np.ndarray, width: int) -> bool:
+    """Whether much of what changed lies where no card is now and no card was before (a card that left bares the
+    table where it lay): then something, a hand most likely, is over the table."""
+    objects = snapshot.objects + (before.objects if before is not None else [])
+    if not objects:
+        return bool(changes.mean() > 0.01)
+    scale = changes.shape[1] / width
+    cards = np.zeros(changes.shape, np.uint8)
+    areas = []
+    for obj in objects:
+        quad = np.round(obj.quad * scale).astype(np.int32)
+        cv2.fillConvexPoly(cards, quad, 1)
+        areas.append(abs(cv2.contourArea(quad.astype(np.float32))))
+    cards = cv2.dilate(cards, np.ones((5, 5), np.uint8))
+    outside = float(np.count_nonzero(changes & (cards == 0)))
+    card_area = float(np.median(areas)) if areas else 1.0
+    return outside > OCCLUDED_CARDS * max(card_area, 1.0)
+
+
+def video_frames(path: str | Path) -> Iterator[tuple[int, np.ndarray]]:
+    """Decoded frames of a video file, numbered; a file OpenCV cannot open is a clear error."""
+    capture = cv2.VideoCapture(str(path))
+    if not capture.isOpened():
+        raise ValueError(f"{path}: not a video OpenCV can open (expected an MP4/AVI/MKV file)")
+    index = 0
+    try:
+        while True:
+            ok, frame = capture.read()
+            if not ok:
+                break
+            yield index, frame
+            index += 1
+    finally:
+        capture.release()
+
+
+def video_fps(path: str | Path, default: float = 30.0) -> float:
+    capture = cv2.VideoCapture(str(path))
+    fps = capture.get(cv2.CAP_PROP_FPS) if capture.isOpened() else 0.0
+    capture.release()
+    return float(fps) if fps and fps > 1 else default
+
+
+__all__ = ["Channel", "Tracker", "TrackerConfig", "occluded", "small_grey", "video_fps", "video_frames"]
