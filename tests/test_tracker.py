@@ -11,9 +11,9 @@ import pytest
 
 from games.loot_the_loop.engine import LootTheLoop
 from games.policies import random_policy
-from tests.tracker_tables import card_quad, snapshot
+from tests.tracker_tables import card_quad, illegal_explore, snapshot
 from tracker.decoder import EMIT, PATIENCE, Emitter, Hypothesis
-from tracker.loot_the_loop import LABELS, LootTheLoopDecoder, Observation, corridor
+from tracker.loot_the_loop import LABELS, LootTheLoopDecoder, Observation, corridor, engine
 from tracker.motion import MotionGate
 from tracker.pipeline import Channel, Tracker, occluded
 from tracker.sightings import BACK, FLOOR, Sighting, strip_sighting
@@ -168,52 +168,19 @@ def test_one_confident_misread_does_not_change_the_actions():
         assert wrong not in decoder.state()["deck"][:1]
 
 
-def _impossible_explore(core: dict) -> tuple[dict, int] | None:
-    state = LootTheLoop.from_dict(
-        {
-            "game": "loot-the-loop",
-            "format": 1,
-            "players": 1,
-            "seed": 0,
-            "options": {},
-            "chance_draws": 0,
-            "state": core,
-            "history": [],
-        }
-    )
-    for n in range(2, 11):
-        if state.is_legal(f"explore {n}"):
-            continue
-        moved = state.clone()
-        moved.force(f"explore {n}")
-        if moved.up[0] and not moved.is_over:
-            return moved.to_dict()["state"], n
-    return None
-
-
 def test_an_impossible_change_is_flagged_not_applied_and_a_correction_resumes():
     cores, _actions = _play(2, 12)
     decoder, _ = _decode(cores)
     before = decoder.state()
-    found = _impossible_explore(cores[-1])
-    assert found is not None
-    bad, n = found
-    events = decoder.update(snapshot(bad, cores[-1], 10_000, p=0.99))
+    state = engine(cores[-1])
+    move = illegal_explore(state)
+    assert move is not None
+    state.force(move)
+    events = decoder.update(snapshot(state.to_dict()["state"], cores[-1], 10_000, p=0.99))
     checks = [e for e in events if e.kind == "check"]
-    assert checks and f"explore {n}" in checks[0].text and "not allow" in checks[0].text
+    assert checks and move in checks[0].text and "not allow" in checks[0].text
     assert decoder.state()["actions"] == before["actions"]  # nothing applied
-    legal = LootTheLoop.from_dict(
-        {
-            "game": "loot-the-loop",
-            "format": 1,
-            "players": 1,
-            "seed": 0,
-            "options": {},
-            "chance_draws": 0,
-            "state": cores[-1],
-            "history": [],
-        }
-    ).legal_actions()
+    legal = engine(cores[-1]).legal_actions()
     fixed = decoder.correct([str(legal[0])], 400.0, 12_000)
     assert [e.action for e in fixed if e.kind == "action"] == [str(legal[0])]
     assert decoder.state()["actions"][-1] == str(legal[0])

@@ -11,23 +11,13 @@ import pytest
 from companion_ui.cli import main
 from companion_ui.synth_game import LtlFilm, play_game
 from games.loot_the_loop.engine import LootTheLoop
+from tests.tracker_tables import illegal_explore
 from tracker.replay import replay
 from vision.synth.decks import render_debian_decks
 from vision.synth.video import GameStep, render_table_video
 
 DECK = "gnome-anglo"  # a training family: read well enough that the tracker's behaviour is what is tested
 SEED = 4
-
-
-def _illegal_explore(state: LootTheLoop) -> str | None:
-    for n in range(2, 11):
-        if state.is_legal(f"explore {n}"):
-            continue
-        moved = state.clone()
-        moved.force(f"explore {n}")
-        if moved.up[0] and not moved.is_over:
-            return f"explore {n}"
-    return None
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +31,7 @@ def clip(tmp_path_factory):
         state.apply(step.action)
         film.advance(state.to_dict()["state"])
     hand = GameStep("nothing", (played.steps[-1].stages[-1],))
-    move = _illegal_explore(state)
+    move = illegal_explore(state)
     assert move is not None
     state.force(move)
     bad = GameStep(move, (film.layout(film.advance(state.to_dict()["state"])),))

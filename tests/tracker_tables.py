@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from games.loot_the_loop.engine import LootTheLoop
 from tracker.loot_the_loop import DECK_SHOWN, LABELS, PILE_SHOWN, STEP_SHARE
 from tracker.sightings import BACK, Sighting
 from tracker.snapshot import Snapshot, TableObject
@@ -57,3 +58,16 @@ def snapshot(
         changed = 1.0 if before is None or old.get(name, ("", None))[0] != label else 0.0
         objects.append(TableObject(sighting.log_probs(LABELS), quad, 3, face_up, changed))
     return Snapshot(objects, frame, frame / 30.0, 3, 0.05 if before is not None else 1.0, 1280, 720)
+
+
+def illegal_explore(state: LootTheLoop) -> str | None:
+    """An explore the rules forbid here that would leave the game going with a face-up top card (a table the
+    tracker must flag, not apply), or None."""
+    for n in range(2, 11):
+        if state.is_legal(f"explore {n}"):
+            continue
+        moved = state.clone()
+        moved.force(f"explore {n}")
+        if moved.up[0] and not moved.is_over:
+            return f"explore {n}"
+    return None
