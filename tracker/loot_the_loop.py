@@ -207,11 +207,6 @@ class Observation:
         obs.pile_loose = [o for g in found if not any(g is p for p in piles) for o in g]
         return obs
 
-    @property
-    def deck(self) -> dict[int, list[TableObject]]:
-        """The biggest group's places (what a new tracker takes for the deck)."""
-        return self.groups[0][0] if self.groups else {}
-
 
 # ----------------------------------------------------------------------------------------------- views
 
