@@ -191,11 +191,12 @@ def cmd_bench(args: argparse.Namespace) -> int:
         return bench_tracker(args)
     if args.target != "loot-the-loop":
         raise CliError(f"unknown benchmark '{args.target}': expected loot-the-loop, vision or tracker")
-    if args.games < 1:
-        raise CliError(f"--games must be at least 1, got {args.games}")
+    games = 1000 if args.games is None else args.games
+    if games < 1:
+        raise CliError(f"--games must be at least 1, got {games}")
     from games.loot_the_loop.bench import format_table, run_bench
 
-    result = run_bench(games=args.games, seed=args.seed or 0, progress=not args.quiet)
+    result = run_bench(games=games, seed=args.seed or 0, progress=not args.quiet)
     print(format_table(result))
     if args.json:
         save_atomically(Path(args.json), result)
@@ -246,7 +247,7 @@ def bench_tracker(args: argparse.Namespace) -> int:
     from tracker.bench import format_summary, run_bench
     from vision.recognise.models import ModelError
 
-    games = 20 if args.games == 1000 else args.games  # 1000 is the engine bench's default
+    games = 20 if args.games is None else args.games
     if games < 1:
         raise CliError(f"--games must be at least 1, got {games}")
     try:
@@ -772,7 +773,7 @@ def build_parser() -> argparse.ArgumentParser:
         default="test",
         help="vision: held-out families to use (val for tuning thresholds, test for the reported numbers)",
     )
-    p.add_argument("--games", type=int, default=1000, help="seeded games per policy (default 1000; tracker: games, 20)")
+    p.add_argument("--games", type=int, help="loot-the-loop: games per policy (default 1000); tracker: games (20)")
     p.add_argument("--seed", type=int, default=None, help="first seed (default 0; vision 3)")
     p.add_argument("--json", metavar="FILE", help="also write the results as JSON")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
