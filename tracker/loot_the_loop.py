@@ -115,18 +115,12 @@ def cascade_places(group: Sequence[TableObject]) -> dict[int, list[TableObject]]
     """Each object's place in a cascade, counted in strips from the top card. The axis is the group's long axis
     (all its outline corners), pointing away from the camera's side (up the picture); an object's place is how
     far its far edge lies beyond the top card's, in steps measured from the group itself."""
-    points = np.concatenate([o.quad for o in group]).astype(np.float64)
     if len(group) == 1:
-        q = group[0].quad
-        sides = [q[1] - q[0], q[2] - q[1]]
-        axis = max(sides, key=lambda v: float(np.hypot(*v)))
+        axis = card_axes(group[0].quad)[0]
     else:
-        centred = points - points.mean(axis=0)
-        _, _, vt = np.linalg.svd(centred, full_matrices=False)
-        axis = vt[0]
-    axis = np.asarray(axis, np.float64) / max(float(np.hypot(*axis)), 1e-9)
-    if axis[1] > 0:  # point up the picture: away from the player
-        axis = -axis
+        points = np.concatenate([o.quad for o in group]).astype(np.float64)
+        _, _, vt = np.linalg.svd(points - points.mean(axis=0), full_matrices=False)
+        axis = vt[0] if vt[0][1] <= 0 else -vt[0]  # point up the picture: away from the player
     far = [float((o.quad @ axis).max()) for o in group]
     length = max(float(np.ptp(o.quad @ axis)) for o in group)
     ordered = sorted(set(round(f, 1) for f in far))
@@ -260,7 +254,7 @@ def view_of(core: dict[str, Any], unread: frozenset[str]) -> View:
 
 
 class Scorer:
-    """Log-likelihood of one observation under predicted views; caches what does not depend on the view."""
+    """Log-likelihood of one observation under predicted views (`first`: no earlier snapshot to compare with)."""
 
     def __init__(self, obs: Observation, first: bool) -> None:
         self.obs = obs
@@ -351,14 +345,10 @@ class Scorer:
             return total + sum(self.extra(o, frozenset()) for o in obs.pile_loose)
         deck_before = before.cascades[0] if before is not None and not before.setup else None
         loose_before = before.loose if before is not None and not before.setup else None
-        if not obs.groups:
-            return self.cascade(view.cascades[0], deck_before, {}, DECK_SHOWN, pool) + self.loose(
-                view.loose, loose_before, [], view.under, pool
-            )
         return max(
             self.cascade(view.cascades[0], deck_before, places, DECK_SHOWN, pool)
             + self.loose(view.loose, loose_before, loose, view.under, pool)
-            for places, loose in obs.groups
+            for places, loose in obs.groups or [({}, [])]
         )
 
 
@@ -524,9 +514,6 @@ def read_visible(core: dict[str, Any], belief: Belief, obs: Observation) -> list
     return results
 
 
-RANK_CLASSES = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "JOKER")
-
-
 def rank_variants(core: dict[str, Any], belief: Belief, cards: Sequence[str]) -> list[tuple[dict, Belief, float]]:
     """Unread cards about to decide what the rules allow (the deck's top two, or the top pile's during setup) are
     forked over the ranks they could have, each weighted by its share of what the reading where the card lies
@@ -680,7 +667,10 @@ class LootTheLoopDecoder:
     def _apply(self, h: Hypothesis, action: Any, legal: bool) -> Hypothesis | None:
         state = engine(h.core)
         try:
-            events = state.apply(action) if legal else state.force(action)
+            if legal:
+                state.apply(action)
+            else:
+                state.force(action)
         except (GameError, ValueError, IndexError):
             return None
         core = state.to_dict()["state"]
@@ -694,8 +684,7 @@ class LootTheLoopDecoder:
         was_up = {c for c, u in core_cards(h.core) if u}
         newly = frozenset(c for c in turned if c not in was_up)
         belief = belief.with_unread(newly)
-        info = {"belief": belief, "events": [e.text for e in events], "legal": legal}
-        return Hypothesis(core, h.log_p, h.steps, info)
+        return Hypothesis(core, h.log_p, h.steps, {"belief": belief})
 
     def _children(self, h: Hypothesis, obs: Observation, legal: bool) -> list[tuple[Hypothesis, str]]:
         out = []
@@ -755,7 +744,7 @@ class LootTheLoopDecoder:
         children: list[Hypothesis] = []
         parents: dict[int, Hypothesis] = {}
         for h in self.beam:
-            null = Hypothesis(h.core, h.log_p + LOG_NULL, (*h.steps, ()), {"belief": h.info["belief"], "events": []})
+            null = Hypothesis(h.core, h.log_p + LOG_NULL, (*h.steps, ()), {"belief": h.info["belief"]})
             children.append(null)
             parents[id(null)] = h
             for child, text in self._children(h, obs, legal):
@@ -773,7 +762,6 @@ class LootTheLoopDecoder:
                 for child, text in self._children(unscored, obs, legal):
                     child.steps = (*first.steps[:-1], first.steps[-1] + (text,))
                     child.log_p += LOG_DOUBLE
-                    child.info["events"] = first.info.get("events", []) + child.info["events"]
                     seconds.append(child)
                     second_parents[id(child)] = root[id(first)]
             scored += self._score_all(seconds, second_parents, obs)
@@ -908,7 +896,7 @@ class LootTheLoopDecoder:
         else:
             steps = (*top.steps[:-1], step)
         self.before = base
-        self.beam = [Hypothesis(core, 0.0, steps, {"belief": belief, "events": []})]
+        self.beam = [Hypothesis(core, 0.0, steps, {"belief": belief})]
         self.pending = None
         self.flagged = False
         return self.emitter.emit(self.beam, t, frame)

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-BACK = "BACK"
+from vision.recognise.labels import BACK, NONE
+
 FLOOR = 1e-3  # the least probability any label keeps: a reader that is sure and wrong must not veto the rules
 BACK_SURE = 0.9  # a face-down outline: the finder's back class, whatever its score, is a back far more often than not
 
@@ -64,7 +65,6 @@ def from_detections(detections: Iterable[object]) -> list[Sighting]:
     return out
 
 
-NONE = "none"  # the reader's word for a region that holds no index
 STRIP_MIN = 0.3  # a strip reading weaker than this says nothing
 
 

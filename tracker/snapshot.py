@@ -29,11 +29,15 @@ def box_of(quad: np.ndarray) -> tuple[float, float, float, float]:
     return float(quad[:, 0].min()), float(quad[:, 1].min()), float(quad[:, 0].max()), float(quad[:, 1].max())
 
 
+def box_area(box: Sequence[float]) -> float:
+    return (box[2] - box[0]) * (box[3] - box[1])
+
+
 def box_iou(a: Sequence[float], b: Sequence[float]) -> float:
     ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
     iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
     inter = ix * iy
-    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    union = box_area(a) + box_area(b) - inter
     return inter / union if union > 0 else 0.0
 
 
@@ -41,7 +45,7 @@ def containment(small: Sequence[float], big: Sequence[float]) -> float:
     """Share of box `small` inside box `big`."""
     ix = max(0.0, min(small[2], big[2]) - max(small[0], big[0]))
     iy = max(0.0, min(small[3], big[3]) - max(small[1], big[1]))
-    area = (small[2] - small[0]) * (small[3] - small[1])
+    area = box_area(small)
     return ix * iy / area if area > 0 else 0.0
 
 
@@ -131,14 +135,14 @@ def vote(sightings: Sequence[Sighting], labels: Sequence[str]) -> TableObject:
     """One object from a track: mean log-probabilities, the biggest outline (a card's rather than its index's)."""
     logs = [s.log_probs(labels) for s in sightings]
     log_q = {label: float(np.mean([lp[label] for lp in logs])) for label in labels}
-    quad = max((s.quad for s in sightings), key=lambda q: (box_of(q)[2] - box_of(q)[0]) * (box_of(q)[3] - box_of(q)[1]))
+    quad = max((s.quad for s in sightings), key=lambda q: box_area(box_of(q)))
     face_up = sum(s.face_up for s in sightings) * 2 >= len(sightings)
     return TableObject(log_q, np.asarray(quad, np.float32), len(sightings), face_up)
 
 
 def merge_contained(objects: list[TableObject]) -> list[TableObject]:
     """An index box inside a card box that reads the same card is that card, read twice: one object."""
-    objects = sorted(objects, key=lambda o: -(o.box[2] - o.box[0]) * (o.box[3] - o.box[1]))
+    objects = sorted(objects, key=lambda o: -box_area(o.box))
     kept: list[TableObject] = []
     for obj in objects:
         label = obj.best[0]
