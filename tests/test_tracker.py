@@ -14,7 +14,7 @@ from games.policies import random_policy
 from tests.tracker_tables import card_quad, illegal_explore, snapshot
 from tracker.decoder import EMIT, PATIENCE, Emitter, Hypothesis
 from tracker.loot_the_loop import LABELS, LootTheLoopDecoder, Observation, corridor, engine
-from tracker.motion import MotionGate
+from tracker.motion import REGION_CHANGED, MotionGate
 from tracker.pipeline import Channel, Tracker, occluded
 from tracker.sightings import BACK, FLOOR, Sighting, strip_sighting
 from tracker.snapshot import TableObject, build_snapshot, link, unique_cards
@@ -65,6 +65,18 @@ def test_an_unchanged_card_keeps_its_votes_and_a_missed_one_is_carried():
     assert any(o.carried for o in second.objects)
 
 
+def test_a_lookalike_card_in_the_same_place_is_a_new_card_not_a_misread():
+    """Two card faces can differ in too few pixels for the change map (a 7D where an AC lay): a period whose
+    readings are sure of another card must not be pooled with the old card's votes into neither."""
+    quad = card_quad(200, 200)
+    first = build_snapshot([[Sighting({"AC": 0.98}, quad)]] * 3, LABELS, 0, 0, 1280, 720)
+    unchanged = np.zeros((180, 320), bool)
+    second = build_snapshot([[Sighting({"7D": 0.98}, quad)]] * 3, LABELS, 30, 1, 1280, 720, first, unchanged)
+    (obj,) = second.objects
+    assert obj.best[0] == "7D" and obj.best[1] > 0.9
+    assert obj.changed >= REGION_CHANGED  # the decoder is told this place changed
+
+
 def test_strip_reading_takes_the_corner_that_holds_the_index():
     s = strip_sighting([{"7C": 0.8, "none": 0.1}, {"none": 0.95, "7C": 0.01}], card_quad(0, 0))
     assert s is not None and s.best[0] == "7C"
@@ -102,8 +114,8 @@ def test_a_change_where_no_card_is_or_was_means_something_is_over_the_table():
 def test_a_hand_passing_over_an_unchanged_table_decodes_nothing():
     reads = []
 
-    def recognise(frame):
-        reads.append(1)
+    def recognise(frame, index):
+        reads.append(index)
         return [Sighting({"7H": 0.9}, card_quad(135, 150) * 1.0)]
 
     decoder = LootTheLoopDecoder()
@@ -142,8 +154,8 @@ def _matched(truth: list[str], decoded: list[str]) -> int:
 
 def test_clean_tables_decode_to_the_true_actions():
     """Perfectly placed tables still hide things: an explore that lands face down looks the same by either top
-    card's value until the moved cards come round, and the two piles under the top one are not seen. So the bar
-    here is most actions and every score, not all actions."""
+    card's value until the moved cards come round, and the two piles under the top one are not seen; a game that
+    ends first never settles them. So the bar here is nearly all actions and every score."""
     right = total = scores = 0
     for seed in (2, 3, 5, 6):
         cores, actions = _play(seed, 40)
@@ -152,8 +164,30 @@ def test_clean_tables_decode_to_the_true_actions():
         right += _matched(actions, decoded)
         total += len(actions)
         scores += decoder.state()["score"] == len(cores[-1]["score"])
-    assert right / total >= 0.85
+    assert right / total >= 0.97
     assert scores == 4
+
+
+def test_every_pile_top_read_at_setup_is_pinned():
+    """Pinning one turned-up card swaps names in the state, which can rename one not yet visited; every place
+    must still be read."""
+    state = LootTheLoop(seed=57)  # pile 1's top is 5S, the stand-in name the decoder gives pile 3's top
+    core = state.to_dict()["state"]
+    decoder = LootTheLoopDecoder()
+    decoder.update(snapshot(core, None, 0, p=0.98))
+    tops = {pile[0] for pile in core["piles"]}
+    for h in decoder.beam:
+        assert {pile[0] for pile in h.core["piles"]} == tops
+        assert not tops & h.info["belief"].unread
+
+
+def test_a_look_that_turns_up_two_traps_ends_the_game_only_by_what_is_read():
+    """The engine judges 'stuck' by the stand-ins for face-down cards; the decoder must judge it again once the
+    turned-up cards are read, or a look onto two safe cards would end its game (seeds 6 and 10 did)."""
+    for seed in (6, 10):
+        cores, actions = _play(seed, 12)
+        decoder, _ = _decode(cores)
+        assert decoder.state()["actions"][:4] == actions[:4]
 
 
 def test_one_confident_misread_does_not_change_the_actions():

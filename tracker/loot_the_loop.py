@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,10 +37,15 @@ from games.core import FORMAT_VERSION, GameError
 from games.loot_the_loop.engine import (
     ALL_CARDS,
     FACE_UP_PER_PILE,
+    PHASE_OVER,
     PHASE_PLAY,
     PHASE_SETUP,
     PILE_SIZES,
+    RESULT_CORNERED,
+    RESULT_STUCK,
+    Explore,
     LootTheLoop,
+    kind,
     rank,
 )
 from tracker.decoder import Emitter, Hypothesis, TrackerEvent, posterior
@@ -220,7 +225,7 @@ def hidden_cards(core: dict[str, Any]) -> list[str]:
 def label_of(card: str, up: bool, unread: frozenset[str]) -> str:
     if not up:
         return BACK
-    return UNREAD if card in unread else card
+    return UNREAD + card if card in unread else card  # which unread card: the rules may have pinned its rank
 
 
 @dataclass(frozen=True)
@@ -253,6 +258,23 @@ def view_of(core: dict[str, Any], unread: frozenset[str]) -> View:
 # ----------------------------------------------------------------------------------------------- likelihood
 
 
+@dataclass(frozen=True)
+class Pool:
+    """What an unread card could be: a face-down card's identity or another unread one's, of the ranks the
+    rules have left it (an explore by 7 proves a 7)."""
+
+    cards: tuple[str, ...]
+    allowed: dict[str, frozenset[str]]
+
+    @classmethod
+    def of_state(cls, core: dict[str, Any], belief: Belief) -> Pool:
+        return cls((*hidden_cards(core), *sorted(belief.unread)), dict(belief.allowed))
+
+    def of(self, card: str) -> list[str]:
+        ranks = self.allowed.get(card)
+        return list(self.cards) if ranks is None else [c for c in self.cards if rank(c) in ranks]
+
+
 class Scorer:
     """Log-likelihood of one observation under predicted views (`first`: no earlier snapshot to compare with)."""
 
@@ -260,12 +282,13 @@ class Scorer:
         self.obs = obs
         self.first = first  # no earlier snapshot: nothing to say about change
 
-    def evidence(self, obj: TableObject, label: str, pool: Sequence[str]) -> float:
-        if label == UNREAD:
-            if not pool:
+    def evidence(self, obj: TableObject, label: str, pool: Pool) -> float:
+        if label.startswith(UNREAD):
+            cards = pool.of(label[len(UNREAD) :])
+            if not cards:
                 return 0.0
-            total = sum(math.exp(obj.log_q[c]) for c in pool)
-            return math.log(max(total / len(pool), 1e-12)) + LOG_LABELS
+            total = sum(math.exp(obj.log_q[c]) for c in cards)
+            return math.log(max(total / len(cards), 1e-12)) + LOG_LABELS
         return obj.log_q[label] + LOG_LABELS
 
     def change(self, obj: TableObject, predicted: bool | None) -> float:
@@ -280,7 +303,7 @@ class Scorer:
         before: Sequence[str] | None,
         places: dict[int, list[TableObject]],
         shown: int,
-        pool: Sequence[str],
+        pool: Pool,
     ) -> float:
         total = 0.0
         for i in range(shown):
@@ -293,7 +316,7 @@ class Scorer:
                 total += math.log(MISS_BACK if label == BACK else MISS_TOP if i == 0 else MISS_COVERED)
                 continue
             predicted = None
-            if i == 0 and before is not None and label != UNREAD:
+            if i == 0 and before is not None and not label.startswith(UNREAD):
                 predicted = len(before) == 0 or before[0] != label
             terms = [self.evidence(o, label, pool) + self.change(o, predicted) for o in objs]
             total += max(terms) + (len(objs) - 1) * LOG_DUP
@@ -313,7 +336,7 @@ class Scorer:
         before: Sequence[str] | None,
         objs: Sequence[TableObject],
         under: frozenset[str],
-        pool: Sequence[str],
+        pool: Pool,
     ) -> float:
         """Predicted loose cards matched greedily to loose objects by evidence; the rest are misses or extras."""
         pairs = sorted(
@@ -328,13 +351,13 @@ class Scorer:
                 continue
             used_l.add(i)
             used_o.add(j)
-            predicted = None if before is None or labels[i] == UNREAD else labels[i] not in before
+            predicted = None if before is None or labels[i].startswith(UNREAD) else labels[i] not in before
             total += ev + self.change(objs[j], predicted)
         total += (len(labels) - len(used_l)) * math.log(MISS_LOOSE)
         total += sum(self.extra(o, under) for j, o in enumerate(objs) if j not in used_o)
         return total
 
-    def score(self, view: View, before: View | None, pool: Sequence[str]) -> float:
+    def score(self, view: View, before: View | None, pool: Pool) -> float:
         obs = self.obs
         if view.setup:
             total = 0.0
@@ -469,22 +492,25 @@ def resolve(
     return [(core, belief.remember(card, objs), 0.0)]
 
 
-def visible_unread(core: dict[str, Any], belief: Belief, obs: Observation) -> list[tuple[str, list[TableObject], bool]]:
-    """Unread cards in view, each with the objects seen at its place and whether only its strip shows."""
-    out = []
+Place = tuple[int, int]  # (pile, place) during setup; (-1, place) in the deck
+
+
+def visible_unread(
+    core: dict[str, Any], belief: Belief, obs: Observation
+) -> dict[Place, tuple[str, list[TableObject], bool]]:
+    """Unread cards in view by place, each with the objects seen there and whether only its strip shows."""
+    out: dict[Place, tuple[str, list[TableObject], bool]] = {}
     if core["phase"] == PHASE_SETUP:
         for p, (pile, ups) in enumerate(zip(core["piles"], core["piles_up"], strict=True)):
             places = obs.piles[p] if p < len(obs.piles) else {}
-            out += [
-                (c, places.get(i, []), i > 0)
-                for i, (c, u) in enumerate(zip(pile[:PILE_SHOWN], ups, strict=False))
-                if u and c in belief.unread
-            ]
+            for i, (c, u) in enumerate(zip(pile[:PILE_SHOWN], ups, strict=False)):
+                if u and c in belief.unread:
+                    out[(p, i)] = (c, places.get(i, []), i > 0)
         return out
     places = deck_places(core, belief, obs)
     for i, (c, u) in enumerate(zip(core["deck"][:DECK_SHOWN], core["up"][:DECK_SHOWN], strict=True)):
         if u and c in belief.unread:
-            out.append((c, places.get(i, []), i > 0))
+            out[(-1, i)] = (c, places.get(i, []), i > 0)
     return out
 
 
@@ -494,53 +520,80 @@ def deck_places(core: dict[str, Any], belief: Belief, obs: Observation) -> dict[
         return {}
     view = view_of(core, belief.unread)
     scorer = Scorer(obs, first=True)
-    pool = hidden_cards(core) + sorted(belief.unread)
+    pool = Pool.of_state(core, belief)
     return max(obs.groups, key=lambda g: scorer.cascade(view.cascades[0], None, g[0], DECK_SHOWN, pool))[0]
 
 
 def read_visible(core: dict[str, Any], belief: Belief, obs: Observation) -> list[tuple[dict, Belief, float]]:
-    """Every unread card in view resolved against what is seen at its place (forking where a reading is split)."""
+    """Every unread card in view resolved against what is seen at its place (forking where a reading is split).
+    Places, not names, are visited: pinning one card swaps names, which can rename a card not yet visited."""
     results = [(core, belief, 0.0)]
-    for card, _, _ in visible_unread(core, belief, obs):
+    for place in visible_unread(core, belief, obs):
         step = []
         for c, b, w in results:
-            if card not in b.unread:
+            seen = visible_unread(c, b, obs).get(place)
+            if seen is None:
                 step.append((c, b, w))
                 continue
-            seen = {k: (objs, covered) for k, objs, covered in visible_unread(c, b, obs)}
-            objs, covered = seen.get(card, ([], True))
+            card, objs, covered = seen
             step += [(c2, b2, w + w2) for c2, b2, w2 in resolve(c, b, card, objs, covered)]
         results = step
     return results
 
 
-def rank_variants(core: dict[str, Any], belief: Belief, cards: Sequence[str]) -> list[tuple[dict, Belief, float]]:
-    """Unread cards about to decide what the rules allow (the deck's top two, or the top pile's during setup) are
-    forked over the ranks they could have, each weighted by its share of what the reading where the card lies
-    says (with no reading: by how many such cards are still unaccounted for); each variant holds a card of that
-    rank there, its rank pinned (an explore by 7 proves a 7)."""
+def rank_variants(
+    core: dict[str, Any], belief: Belief, cards: Sequence[str], group: Callable[[str], str] = rank
+) -> list[tuple[dict, Belief, float]]:
+    """Unread cards about to decide what the rules allow (the deck's top two, the top pile's during setup, or the
+    card an explore lands on) are forked over what they could be, grouped by `group` (rank, or the card's kind
+    where only trap, exit, jewel or trinket matters), each group weighted by its share of what the reading where
+    the card lies says (with no reading: by how many such cards are still unaccounted for); each variant holds a
+    card of that group there, its ranks pinned to the group's (an explore by 7 proves a 7)."""
     results = [(core, belief, 0.0)]
     for card in cards:
         step = []
         for c, b, w in results:
-            allowed = b.ranks_for(card)
-            if card not in b.unread or (allowed is not None and len(allowed) == 1):
+            if card not in b.unread:
                 step.append((c, b, w))
                 continue
+            allowed = b.ranks_for(card)
             pool = [x for x in [*hidden_cards(c), card] if allowed is None or rank(x) in allowed]
+            by_group: dict[str, list[str]] = {}
+            for x in pool:
+                by_group.setdefault(group(x), []).append(x)
+            if len(by_group) == 1 and card in pool:  # already settled as far as this grouping goes
+                step.append((c, b, w))
+                continue
             reading = b.readings.get(card)
             weight = {x: max(reading.get(x, 0.0), 1e-4) if reading else 1.0 for x in pool}
             total = sum(weight.values())
-            by_rank: dict[str, list[str]] = {}
-            for x in pool:
-                by_rank.setdefault(rank(x), []).append(x)
-            for r, members in by_rank.items():
+            for members in by_group.values():
                 target = max(members, key=weight.__getitem__) if card not in members else card
                 share = sum(weight[x] for x in members) / total
-                nb = b.renamed(card, target).pinned(target, frozenset({r}))
+                nb = b.renamed(card, target).pinned(target, frozenset(rank(x) for x in members))
                 step.append((swap(c, card, target), nb, w + math.log(max(share, 1e-9))))
         results = step
     return results
+
+
+def landing_variants(core: dict[str, Any], belief: Belief, action: Any) -> list[tuple[dict, Belief, float]]:
+    """An explore that lands on a face-up card nobody has read: what happens (a nab, a trap, the exit) depends
+    on its kind, so the state is forked over the kinds it could be before the engine carries the move out."""
+    if not isinstance(action, Explore) or not core["deck"]:
+        return [(core, belief, 0.0)]
+    k = action.count % len(core["deck"])
+    if not core["up"][k]:
+        return [(core, belief, 0.0)]
+    return rank_variants(core, belief, [core["deck"][k]], group=kind)
+
+
+def settle(core: dict[str, Any], belief: Belief) -> dict[str, Any]:
+    """The state with the loss the rules declare now (stuck or cornered), judged only when the deck's top two
+    cards are known: while one is unread its stand-in's rank must not end the game (see `_apply`)."""
+    if core["phase"] != PHASE_PLAY or any(c in belief.unread for c in core["deck"][:2]):
+        return core
+    end = engine(core).forced_end()
+    return core if end is None else {**core, "phase": PHASE_OVER, "result": end}
 
 
 def deciding_cards(core: dict[str, Any], action: Any = None) -> list[str]:
@@ -660,8 +713,8 @@ class LootTheLoopDecoder:
         return [TrackerEvent("event", snapshot.t, snapshot.frame, f"Tracking Loot the Loop from {phase}.")]
 
     @staticmethod
-    def _pool(h: Hypothesis) -> list[str]:
-        return hidden_cards(h.core) + sorted(h.info["belief"].unread)
+    def _pool(h: Hypothesis) -> Pool:
+        return Pool.of_state(h.core, h.info["belief"])
 
     # ----- expansion
     def _apply(self, h: Hypothesis, action: Any, legal: bool) -> Hypothesis | None:
@@ -680,11 +733,16 @@ class LootTheLoopDecoder:
             except GameError:
                 return None
         belief: Belief = h.info["belief"]
-        turned = [c for c, u in zip(core["deck"], core["up"], strict=True) if u] if core["phase"] == PHASE_PLAY else []
+        turned = [c for c, u in zip(core["deck"], core["up"], strict=True) if u] if core["phase"] != PHASE_SETUP else []
         was_up = {c for c, u in core_cards(h.core) if u}
         newly = frozenset(c for c in turned if c not in was_up)
         belief = belief.with_unread(newly)
-        return Hypothesis(core, h.log_p, h.steps, {"belief": belief})
+        open_end = core["result"] in (RESULT_STUCK, RESULT_CORNERED) and any(
+            c in belief.unread for c in core["deck"][:2]
+        )
+        if open_end:  # the engine judged the end by stand-ins for cards not read yet: `settle` judges it once they are
+            core = {**core, "phase": PHASE_PLAY, "result": ""}
+        return Hypothesis(core, h.log_p, h.steps, {"belief": belief, "open_end": open_end or h.info.get("open_end")})
 
     def _children(self, h: Hypothesis, obs: Observation, legal: bool) -> list[tuple[Hypothesis, str]]:
         out = []
@@ -706,12 +764,13 @@ class LootTheLoopDecoder:
                 actions = state.legal_actions() if legal else [a for a in self._grammar(state) if not state.is_legal(a)]
                 plans.append((c, b, w, actions, len(actions)))
         for core, b, w, actions, count in plans:
-            base = Hypothesis(core, h.log_p + w, h.steps, {"belief": b})
             for action in actions:
-                child = self._apply(base, action, legal or core["phase"] == PHASE_SETUP)
-                if child is not None:
-                    child.log_p += math.log((1 - math.exp(LOG_NULL)) / max(count, 1))
-                    out.append((child, str(action)))
+                for vcore, vb, vw in landing_variants(core, b, action):
+                    base = Hypothesis(vcore, h.log_p + w + vw, h.steps, {"belief": vb})
+                    child = self._apply(base, action, legal or core["phase"] == PHASE_SETUP)
+                    if child is not None:
+                        child.log_p += math.log((1 - math.exp(LOG_NULL)) / max(count, 1))
+                        out.append((child, str(action)))
         return out
 
     @staticmethod
@@ -734,8 +793,14 @@ class LootTheLoopDecoder:
             parent = parents[id(child)]
             before = view_of(parent.core, parent.info["belief"].unread)
             for core, belief, w in read_visible(child.core, child.info["belief"], obs):
+                open_end = bool(child.info.get("open_end"))
+                if open_end:
+                    core = settle(core, belief)
+                    open_end = core["phase"] == PHASE_PLAY and any(c in belief.unread for c in core["deck"][:2])
                 prior = child.log_p + w
-                h = Hypothesis(core, prior, child.steps, {**child.info, "belief": belief, "prior": prior})
+                h = Hypothesis(
+                    core, prior, child.steps, {**child.info, "belief": belief, "prior": prior, "open_end": open_end}
+                )
                 h.log_p += scorer.score(view_of(core, belief.unread), before, self._pool(h))
                 out.append(h)
         return out
@@ -744,7 +809,8 @@ class LootTheLoopDecoder:
         children: list[Hypothesis] = []
         parents: dict[int, Hypothesis] = {}
         for h in self.beam:
-            null = Hypothesis(h.core, h.log_p + LOG_NULL, (*h.steps, ()), {"belief": h.info["belief"]})
+            info = {"belief": h.info["belief"], "open_end": h.info.get("open_end")}
+            null = Hypothesis(h.core, h.log_p + LOG_NULL, (*h.steps, ()), info)
             children.append(null)
             parents[id(null)] = h
             for child, text in self._children(h, obs, legal):

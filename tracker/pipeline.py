@@ -24,7 +24,7 @@ from tracker.snapshot import Snapshot, build_snapshot
 NO_CHANGE = 0.0005  # share of the picture: below this, the still table is the one already committed
 OCCLUDED_CARDS = 0.6  # changed area outside every card now and before, in card areas: something lies over the table
 
-Recognise = Callable[[np.ndarray], list[Sighting]]
+Recognise = Callable[[np.ndarray, int], list[Sighting]]  # a frame and its index
 ReadRegions = Callable[[np.ndarray, list[np.ndarray]], list[dict[str, float]]]
 
 
@@ -92,7 +92,7 @@ class Tracker:
             return []
         if all(ch.done for ch in self.channels):
             return []
-        self.reads.append(self.recognise(frame) + self._attend(frame))
+        self.reads.append(self.recognise(frame, index) + self._attend(frame))
         self.last_read = index
         self.timing.reads += 1
         events = []

@@ -81,7 +81,7 @@ def make_recognise(models: Path | None = None) -> tuple[Callable, Callable]:
 
     recogniser = Recogniser(models)
 
-    def recognise(frame: Any) -> list[Sighting]:
+    def recognise(frame: Any, index: int) -> list[Sighting]:
         return from_detections(recogniser.recognise(frame))
 
     return recognise, recogniser.read_regions

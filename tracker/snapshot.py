@@ -21,6 +21,7 @@ from tracker.sightings import BACK, FLOOR, Sighting
 
 LINK_IOU = 0.45  # sightings in two frames overlapping this much are one card
 CONTAINED = 0.8  # a small box this much inside a bigger one that reads the same is the same card (index vs card)
+SURE = 0.8  # a vote this sure for another label than the earlier object's: a different card, not a misread
 CARRY_WEIGHT = 6  # at most this many earlier readings weigh in when a card's pixels did not change
 LOG_FLOOR = float(np.log(FLOOR))
 
@@ -202,8 +203,9 @@ def build_snapshot(
 
 
 def _carry(previous: Snapshot, objects: list[TableObject], changes: np.ndarray, width: int) -> list[TableObject]:
-    """Hysteresis: an object in an unchanged region pools its votes with the earlier object there; an earlier
-    object whose region is unchanged and that no reading saw now is kept as it was."""
+    """Hysteresis: an object in an unchanged region pools its votes with the earlier object there, unless this
+    period's readings are sure it is another card (two card faces can differ in too few pixels for the change
+    map); an earlier object whose region is unchanged and that no reading saw now is kept as it was."""
     matched: set[int] = set()
     for obj in objects:
         if obj.changed >= REGION_CHANGED:
@@ -214,6 +216,9 @@ def _carry(previous: Snapshot, objects: list[TableObject], changes: np.ndarray, 
             continue
         old = previous.objects[best[1]]
         matched.add(best[1])
+        if obj.best[0] != old.best[0] and obj.best[1] >= SURE:
+            obj.changed = max(obj.changed, REGION_CHANGED)  # another card lies there: too alike for the pixels
+            continue
         w_old, w_new = min(old.seen, CARRY_WEIGHT), obj.seen
         obj.log_q = {lab: (old.log_q[lab] * w_old + obj.log_q[lab] * w_new) / (w_old + w_new) for lab in obj.log_q}
         obj.seen = min(old.seen + obj.seen, 4 * CARRY_WEIGHT)

@@ -325,7 +325,7 @@ class LootTheLoop(GameState):
         state.piles, state.piles_up = [], []
         state.notes, state.score = note_cards, score_cards
         state.phase, state.result, state.idle = PHASE_PLAY, "", 0
-        end = state._forced_end()
+        end = state.forced_end()
         if end is not None:
             state.phase, state.result = PHASE_OVER, end
         return state
@@ -452,7 +452,7 @@ class LootTheLoop(GameState):
         else:  # pragma: no cover - _violation refuses anything else
             raise GameError(f"unknown action {action!r}")
         if not self.is_over:
-            end = self._forced_end()
+            end = self.forced_end()
             if end is not None:
                 events += [Stuck(end), *self._finish(end)]
         return events
@@ -503,8 +503,9 @@ class LootTheLoop(GameState):
         self.idle += 1
         return [Returned(card)]
 
-    def _forced_end(self) -> str | None:
-        """RESULT_STUCK / RESULT_CORNERED if the rules declare the game lost now, else None."""
+    def forced_end(self) -> str | None:
+        """RESULT_STUCK / RESULT_CORNERED if the rules declare the game lost now, else None. Public because an
+        observer that learns a turned card's identity after the move (the tracker) must ask again then."""
         actions = self._play_actions()
         if not actions:
             return RESULT_STUCK
