@@ -464,8 +464,7 @@ def resolve(
     favours (one hypothesis, or two when the reading is split), or leave it unread when nothing is sure."""
     if not objs:
         return [(core, belief, 0.0)]
-    allowed = belief.ranks_for(card)
-    pool = [c for c in hidden_cards(core) + sorted(belief.unread) if allowed is None or rank(c) in allowed]
+    pool = Pool.of_state(core, belief).of(card)
     if card not in pool:
         pool.append(card)
     weights = np.array([sum(math.exp(o.log_q[c]) for o in objs) for c in pool])  # several objects: a mixture
@@ -587,10 +586,16 @@ def landing_variants(core: dict[str, Any], belief: Belief, action: Any) -> list[
     return rank_variants(core, belief, [core["deck"][k]], group=kind)
 
 
+def top_unread(core: dict[str, Any], belief: Belief) -> bool:
+    """Whether the deck's top two cards include one not read yet: then its stand-in's rank must not decide
+    whether the game is lost."""
+    return any(c in belief.unread for c in core["deck"][:2])
+
+
 def settle(core: dict[str, Any], belief: Belief) -> dict[str, Any]:
-    """The state with the loss the rules declare now (stuck or cornered), judged only when the deck's top two
-    cards are known: while one is unread its stand-in's rank must not end the game (see `_apply`)."""
-    if core["phase"] != PHASE_PLAY or any(c in belief.unread for c in core["deck"][:2]):
+    """The state with the loss the rules declare now (stuck or cornered), judged only once the deck's top two
+    cards are known (see `_apply`)."""
+    if core["phase"] != PHASE_PLAY or top_unread(core, belief):
         return core
     end = engine(core).forced_end()
     return core if end is None else {**core, "phase": PHASE_OVER, "result": end}
@@ -737,12 +742,10 @@ class LootTheLoopDecoder:
         was_up = {c for c, u in core_cards(h.core) if u}
         newly = frozenset(c for c in turned if c not in was_up)
         belief = belief.with_unread(newly)
-        open_end = core["result"] in (RESULT_STUCK, RESULT_CORNERED) and any(
-            c in belief.unread for c in core["deck"][:2]
-        )
+        open_end = core["result"] in (RESULT_STUCK, RESULT_CORNERED) and top_unread(core, belief)
         if open_end:  # the engine judged the end by stand-ins for cards not read yet: `settle` judges it once they are
             core = {**core, "phase": PHASE_PLAY, "result": ""}
-        return Hypothesis(core, h.log_p, h.steps, {"belief": belief, "open_end": open_end or h.info.get("open_end")})
+        return Hypothesis(core, h.log_p, h.steps, {"belief": belief, "open_end": open_end})
 
     def _children(self, h: Hypothesis, obs: Observation, legal: bool) -> list[tuple[Hypothesis, str]]:
         out = []
@@ -796,7 +799,7 @@ class LootTheLoopDecoder:
                 open_end = bool(child.info.get("open_end"))
                 if open_end:
                     core = settle(core, belief)
-                    open_end = core["phase"] == PHASE_PLAY and any(c in belief.unread for c in core["deck"][:2])
+                    open_end = top_unread(core, belief)  # settled, or still waiting for a reading
                 prior = child.log_p + w
                 h = Hypothesis(
                     core, prior, child.steps, {**child.info, "belief": belief, "prior": prior, "open_end": open_end}
