@@ -417,6 +417,48 @@ def cmd_foo(args: argparse.Namespace) -> int:
             speaker.close()
 
 
+# ----- tabletop run / demo ----------------------------------------------------------------------------------------
+def _run_options(args: argparse.Namespace, **kw: Any) -> dict[str, Any]:
+    if args.port is not None and not 1 <= args.port <= 65535:
+        raise CliError(f"--port must be 1-65535, got {args.port}")
+    if args.duration is not None and args.duration <= 0:
+        raise CliError(f"--duration must be positive, got {args.duration}")
+    return dict(
+        host=args.host, port=args.port or 8000, speech=not args.no_speech, rate=args.rate, voice=args.voice,
+        exit_at_end=args.exit_at_end, duration=args.duration, **kw,
+    )  # fmt: skip
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from companion_ui.run import RunOptions, run
+
+    if args.video and not Path(args.video).is_file():
+        raise CliError(f"--video {args.video}: no such file")
+    options = dict(parse_option(o) for o in args.option)
+    opts = RunOptions(
+        game=args.game, camera=args.camera, video=Path(args.video) if args.video else None, manual=args.manual,
+        players=args.players, seed=args.seed, options=options, save=Path(args.save) if args.save else None,
+        resume=Path(args.resume) if args.resume else None, loop=args.loop, **_run_options(args),
+    )  # fmt: skip
+    return run(opts)
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from companion_ui.run import demo_options, run
+
+    return run(demo_options(args.game, loop=not args.exit_at_end, **_run_options(args)))
+
+
+def _server_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--port", type=int, help="the page's port (default 8000)")
+    p.add_argument("--host", default="0.0.0.0", help="address to serve on (default: every interface, for a phone)")
+    p.add_argument("--no-speech", action="store_true", help="print and show announcements; do not speak")
+    p.add_argument("--rate", type=int, help="speech rate in words per minute")
+    p.add_argument("--voice", help="espeak-ng voice id (e.g. en-gb)")
+    p.add_argument("--exit-at-end", action="store_true", help="stop when the recording ends (scripts, tests)")
+    p.add_argument("--duration", type=float, help="stop after this many seconds")
+
+
 # ----- tabletop synth --------------------------------------------------------------------------------------------
 CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "tabletop-companion"
 DEFAULT_DECKS = CACHE / "decks"
@@ -639,6 +681,26 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--save", metavar="FILE", help="save the game after every step (resume with --resume)")
     p.add_argument("--resume", metavar="FILE", help="carry on a game saved with --save")
     p.set_defaults(func=cmd_foo)
+
+    p = sub.add_parser("run", help="the companion: camera (or video, or manual entry), the page, speech")
+    p.add_argument("--game", default="loot-the-loop", help="the game on the table (default loot-the-loop)")
+    source = p.add_mutually_exclusive_group()
+    source.add_argument("--camera", type=int, help="camera number (default 0 for a game the camera can follow)")
+    source.add_argument("--video", help="a recorded table instead of a camera")
+    source.add_argument("--manual", action="store_true", help="no camera: the players enter what happens on the page")
+    p.add_argument("--players", type=int, help="manual: number of players (default: the game's usual count)")
+    p.add_argument("--seed", type=int, default=0, help="manual: the engine's shuffle seed")
+    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="manual: a game option")
+    p.add_argument("--save", metavar="FILE", help="manual: save the game after every entry")
+    p.add_argument("--resume", metavar="FILE", help="manual: carry on a game saved with --save")
+    p.add_argument("--loop", action="store_true", help="--video: start the recording again when it ends")
+    _server_args(p)
+    p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("demo", help="the companion on a recorded Loot the Loop table: open the page it prints")
+    p.add_argument("--game", default="loot-the-loop", help="loot-the-loop (recorded table) or another game (manual)")
+    _server_args(p)
+    p.set_defaults(func=cmd_demo)
 
     p = sub.add_parser("synth", help="synthetic training data: render decks, scenes with labels, contact sheets")
     synth = p.add_subparsers(dest="synth_command", metavar="WHAT")

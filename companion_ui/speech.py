@@ -50,6 +50,7 @@ class Announcement:
     priority: Priority
     order: int
     text: str = field(compare=False)
+    queued: float = field(compare=False, default=0.0)  # time.monotonic() when `say` was called
 
 
 @dataclass(frozen=True)
@@ -62,6 +63,8 @@ class Spoken:
     seconds: float
     played: bool
     interrupted: bool
+    queued: float = 0.0  # time.monotonic() when it was asked for
+    started: float = 0.0  # when its sound began (or would have, with no sound card): the latency's end
 
 
 def wav_seconds(path: str | os.PathLike[str]) -> float:
@@ -198,6 +201,8 @@ class Speaker:
         notice: Callable[[str], None] = print,
     ) -> None:
         self.enabled = enabled
+        self.voice = voice
+        self.rate = rate
         self.play = play and shutil.which("aplay") is not None
         self.muted = False
         self.dedupe_seconds = dedupe_seconds
@@ -214,6 +219,7 @@ class Speaker:
         self._playing: tuple[Priority, subprocess.Popen[bytes]] | None = None
         self._busy = threading.Event()
         self._synth = Synthesiser(voice, rate)
+        self._retune = False  # set by `configure`; the speech thread swaps the worker between announcements
         self._told: set[str] = set()
         self._thread: threading.Thread | None = None
         self._closed = False
@@ -232,12 +238,19 @@ class Speaker:
                 return False
             self._last_said[text] = now
             self._busy.set()
-            self._queue.put(Announcement(priority, next(self._order), text))
+            self._queue.put(Announcement(priority, next(self._order), text, now))
             playing = self._playing
         if playing is not None and priority < playing[0]:
             playing[1].terminate()  # the urgent one goes next; the cut one is not repeated
         self._ensure_thread()
         return True
+
+    def configure(self, voice: str | None = None, rate: int | None = None) -> None:
+        """New voice or rate: the worker is restarted with them before the next announcement."""
+        with self._lock:
+            self.voice = voice or self.voice
+            self.rate = rate or self.rate
+            self._retune = True
 
     def wait_idle(self, timeout: float = 30.0) -> bool:
         """Block until everything queued has been handled (for tests and shutdown)."""
@@ -283,6 +296,11 @@ class Speaker:
 
     def _speak(self, item: Announcement) -> None:
         path = str(self._dir / f"say-{item.order:06d}.wav")
+        with self._lock:
+            retune, self._retune = self._retune, False
+        if retune:
+            self._synth.close()
+            self._synth = Synthesiser(self.voice, self.rate)
         try:
             self._synth.synthesise(item.text, path)
         except Exception as err:  # no engine, engine crashed twice: text only from now on
@@ -294,8 +312,10 @@ class Speaker:
                 "announcements; they are shown as text meanwhile.",
             )
             return
+        started = time.monotonic()
         played, interrupted = self._play(item.priority, path) if self.play else (False, False)
-        self.history.append(Spoken(item.text, item.priority, path, wav_seconds(path), played, interrupted))
+        seconds = wav_seconds(path)
+        self.history.append(Spoken(item.text, item.priority, path, seconds, played, interrupted, item.queued, started))
         if self._keep is None:
             Path(path).unlink(missing_ok=True)
 

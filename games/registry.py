@@ -143,6 +143,7 @@ register(
             "scenario": "a shipped scenario name (basic) or a scenario JSON file (default basic)",
             "difficulty": "easy, normal or hard (default normal)",
             "catalogue": "path of an agents/artifacts/missions catalogue JSON file (default: the starter set)",
+            "table": "digital (the engine deals the agents' cards) or physical (real components; default digital)",
         },
         policies={"simple": "games.the_loop.policy:simple_policy"},
     )

@@ -1,0 +1,152 @@
+"""`tabletop run` and `tabletop demo`: a session, the live pipeline when there is a camera or a recording, the
+page's server, and speech, started together and stopped together.
+
+The camera can follow Loot the Loop today; the other four games run in manual mode (the players enter what
+happens on the page). Asking the camera to follow one of those says so and starts manual mode instead of
+failing: the page is useful either way.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from companion_ui.session import ManualSession, Session, TrackedSession, new_manual
+from companion_ui.speech import Speaker
+from games import GameError
+
+CAMERA_GAMES = ("loot-the-loop",)
+
+
+@dataclass
+class RunOptions:
+    game: str = "loot-the-loop"
+    camera: int | None = None
+    video: Path | None = None
+    manual: bool = False
+    players: int | None = None
+    seed: int = 0
+    options: dict[str, Any] = field(default_factory=dict)
+    save: Path | None = None
+    resume: Path | None = None
+    host: str = "0.0.0.0"
+    port: int = 8000
+    speech: bool = True
+    rate: int | None = None
+    voice: str | None = None
+    loop: bool = False
+    exit_at_end: bool = False
+    duration: float | None = None
+    realtime: bool = True
+
+
+@dataclass
+class Companion:
+    """Everything one run holds; `close` stops it all (the frame loop first, so no event outlives speech)."""
+
+    session: Session
+    speaker: Speaker | None
+    live: Any = None
+    app: Any = None
+
+    def close(self) -> None:
+        if self.live is not None:
+            self.live.stop()
+        if self.speaker is not None:
+            self.speaker.wait_idle(timeout=10)
+            self.speaker.close()
+
+
+def build(opts: RunOptions, notice: Callable[[str], None] = print) -> Companion:
+    """Make the session (and the live loop, not yet started) that `opts` asks for; bad requests raise GameError."""
+    from companion_ui.server import create_app
+    from games import registry
+
+    registry.info(opts.game)  # an unknown game is refused here, with the list
+    speaker = Speaker(rate=opts.rate, voice=opts.voice, notice=notice) if opts.speech else None
+    watching = opts.camera is not None or opts.video is not None or not opts.manual
+    if watching and opts.game not in CAMERA_GAMES:
+        if opts.camera is not None or opts.video is not None:
+            notice(f"The camera cannot follow {opts.game} yet: starting manual mode (enter what happens on the page).")
+        watching = False
+    session: Session
+    live = None
+    if watching:
+        from companion_ui.live import FrameSource, LiveLoop
+
+        tracked = TrackedSession(speaker, echo=_echo)
+        camera = opts.camera if opts.video is None else None
+        source = FrameSource(camera=0 if camera is None and opts.video is None else camera, video=opts.video,
+                             realtime=opts.realtime, loop=opts.loop, notice=notice)  # fmt: skip
+        live = LiveLoop(source, tracked)
+        tracked.feeder = live
+        session = tracked
+    else:
+        session = new_manual(opts.game, opts.players, opts.seed, opts.options, speaker, opts.save, opts.resume, _echo)
+    return Companion(session, speaker, live, create_app(session, live))
+
+
+def _echo(text: str) -> None:
+    print(f"  > {text}", flush=True)
+
+
+def run(opts: RunOptions) -> int:
+    """Serve the page until Ctrl-C (or the end of the recording with `exit_at_end`, or `duration` seconds)."""
+    import uvicorn
+
+    from companion_ui.server import check_port, page_urls
+
+    check_port(opts.host, opts.port)
+    companion = build(opts)
+    server = uvicorn.Server(uvicorn.Config(companion.app, host=opts.host, port=opts.port, log_level="warning",
+                                           ws="websockets-sansio"))  # fmt: skip
+    stop = threading.Event()
+    if companion.live is not None:
+        if opts.exit_at_end:
+            companion.live.on_end = stop.set
+        companion.live.start()
+    what = companion.session.title + (f" - watching {companion.live.source.name}" if companion.live else " - manual")
+    print(f"Tabletop Companion: {what}")
+    for url in page_urls(opts.host, opts.port):
+        print(f"  open {url}")
+    if isinstance(companion.session, ManualSession):
+        print("  enter what happens on the page; announcements are printed here and spoken. Ctrl-C stops.")
+    else:
+        print("  announcements are printed here and spoken; the page shows the table. Ctrl-C stops.")
+    watcher = threading.Thread(target=_stop_when, args=(server, stop, opts.duration), daemon=True)
+    watcher.start()
+    try:
+        server.run()
+    finally:
+        companion.close()
+    if isinstance(companion.session, TrackedSession):
+        final = companion.session.decoder_state()
+        print(f"Final: {len(final.get('actions', []))} moves read, score {final.get('score', 0)}")
+    return 0
+
+
+def _stop_when(server: Any, stop: threading.Event, duration: float | None) -> None:
+    started = time.monotonic()
+    while not server.should_exit:
+        if stop.wait(0.2):
+            time.sleep(1.0)  # the last announcements reach the page and the speaker
+            server.should_exit = True
+        elif duration is not None and time.monotonic() - started >= duration:
+            server.should_exit = True
+
+
+def demo_options(game: str, **kw: Any) -> RunOptions:
+    """`tabletop demo`: Loot the Loop on the recorded table shipped with the product; the other games have no
+    recording yet, so their demo is manual mode."""
+    from companion_ui.live import demo_clip
+
+    if game in CAMERA_GAMES:
+        clip = demo_clip()
+        if not clip.is_file():
+            raise GameError(f"the demo recording is missing ({clip}): reinstall, or run with --video FILE")
+        return RunOptions(game=game, video=clip, **kw)
+    return RunOptions(game=game, manual=True, **kw)

@@ -1,0 +1,169 @@
+"""The companion page's server: FastAPI, one WebSocket that pushes the table, plain HTTP for what players enter.
+
+Why this split: the page must update the moment the table changes (WebSocket push), but an entry must be
+answered with "taken" or "refused, because ..." (a request with a reply), and HTTP makes that plain. The video
+is a multipart JPEG stream, which every browser shows in an <img> without a line of script.
+
+Layout after FastAPI's "bigger applications": `create_app` wires one `Session` (and, with a camera, the
+`LiveLoop`) into routes; the page itself is static files under `static/`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI, HTTPException, Query, WebSocket, WebSocketDisconnect
+from fastapi.responses import FileResponse, JSONResponse, Response, StreamingResponse
+from fastapi.staticfiles import StaticFiles
+from pydantic import BaseModel, Field
+
+from companion_ui.session import Refused, Session
+from games import GameError
+
+STATIC = Path(__file__).parent / "static"
+PUSH_POLL_S = 0.05
+
+
+class Entry(BaseModel):
+    text: str = Field(min_length=1, max_length=500)
+
+
+class Correction(BaseModel):
+    actions: list[str] = Field(default_factory=list, max_length=20)
+
+
+class SpeechSettings(BaseModel):
+    muted: bool | None = None
+    rate: int | None = Field(default=None, ge=80, le=400)
+    voice: str | None = Field(default=None, max_length=40)
+
+
+def create_app(session: Session, live: Any = None) -> FastAPI:
+    app = FastAPI(title="Tabletop Companion", docs_url=None, redoc_url=None)
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+
+    def refuse(err: Exception) -> JSONResponse:
+        return JSONResponse({"ok": False, "error": str(err)}, status_code=400)
+
+    @app.get("/")
+    def index() -> FileResponse:
+        return FileResponse(STATIC / "index.html")
+
+    @app.get("/api/state")
+    def state(viewer: int | None = Query(default=None, ge=1, le=6)) -> dict[str, Any]:
+        snap = session.snapshot(None if viewer is None else viewer - 1)
+        snap["log"] = session.log_since(0)
+        snap["video"] = live is not None
+        return snap
+
+    @app.post("/api/act")
+    def act(entry: Entry) -> Any:
+        try:
+            session.act(entry.text)
+        except (Refused, GameError) as err:
+            return refuse(err)
+        return {"ok": True}
+
+    @app.post("/api/undo")
+    def undo() -> Any:
+        try:
+            session.undo()
+        except (Refused, GameError) as err:
+            return refuse(err)
+        return {"ok": True}
+
+    @app.post("/api/correct")
+    def correct(fix: Correction) -> Any:
+        do = getattr(session, "correct", None)
+        if do is None:
+            return refuse(Refused("Corrections are for what the camera read; in manual mode use undo."))
+        try:
+            do(fix.actions)
+        except (Refused, GameError) as err:
+            return refuse(err)
+        return {"ok": True}
+
+    @app.post("/api/speech")
+    def speech(settings: SpeechSettings) -> Any:
+        speaker = session.speaker
+        if speaker is None:
+            return refuse(Refused("Speech is off (started with --no-speech); announcements are text only."))
+        if settings.muted is not None:
+            speaker.muted = settings.muted
+        if settings.rate is not None or settings.voice is not None:
+            speaker.configure(settings.voice, settings.rate)
+        session.hub.bump()
+        return {"ok": True, "speech": session.speech_json()}
+
+    @app.get("/video.jpg")
+    def frame() -> Response:
+        if live is None or not live.jpeg:
+            raise HTTPException(404, "no video: this session has no camera or recording")
+        return Response(live.jpeg, media_type="image/jpeg", headers={"Cache-Control": "no-store"})
+
+    @app.get("/video.mjpg")
+    def video() -> StreamingResponse:
+        if live is None:
+            raise HTTPException(404, "no video: this session has no camera or recording")
+        return StreamingResponse(_mjpeg(live), media_type="multipart/x-mixed-replace; boundary=frame")
+
+    @app.websocket("/ws")
+    async def push(ws: WebSocket, viewer: int | None = None) -> None:
+        await ws.accept()
+        seat = None if viewer is None or viewer < 1 else viewer - 1
+        seen, last_seq = -1, 0
+        with contextlib.suppress(WebSocketDisconnect, RuntimeError):
+            while True:
+                version = session.hub.version
+                if version != seen:
+                    seen = version
+                    snap = await asyncio.to_thread(session.snapshot, seat)
+                    log = session.log_since(last_seq)
+                    if log:
+                        last_seq = log[-1]["seq"]
+                    snap["log"] = log
+                    snap["video"] = live is not None
+                    await ws.send_json(snap)
+                await asyncio.sleep(PUSH_POLL_S)
+
+    return app
+
+
+async def _mjpeg(live: Any) -> AsyncIterator[bytes]:
+    seen = -1
+    while True:
+        if live.jpeg_version != seen and live.jpeg:
+            seen = live.jpeg_version
+            data = live.jpeg
+            yield b"--frame\r\nContent-Type: image/jpeg\r\nContent-Length: " + str(len(data)).encode() + b"\r\n\r\n"
+            yield data + b"\r\n"
+        await asyncio.sleep(0.05)
+
+
+def check_port(host: str, port: int) -> None:
+    """A port already in use is a clear message before anything starts, not a traceback from the server."""
+    import socket
+
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError as err:
+            raise GameError(f"port {port} is not free ({err.strerror}): choose another with --port") from err
+
+
+def page_urls(host: str, port: int) -> list[str]:
+    """Where to open the page: this machine, and (when serving on every interface) its address on the network,
+    for a phone at the table."""
+    import socket
+
+    urls = [f"http://localhost:{port}/"]
+    if host in ("0.0.0.0", "::"):
+        with contextlib.suppress(OSError), socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            s.connect(("10.255.255.255", 1))  # no packet is sent: this only picks the outgoing interface
+            urls.append(f"http://{s.getsockname()[0]}:{port}/")
+    return urls

@@ -1,0 +1,465 @@
+"""A companion session: one game on the table, what the page shows of it, and what it says.
+
+Two kinds, one surface, so the page and the server do not care which is running:
+
+* `ManualSession`: the players enter what happens (any of the five games). The engine validates every entry,
+  runs Dr. Foo's turns by itself, and its events are announced.
+* `TrackedSession`: the camera follows a Loot the Loop game (`tracker`); the page confirms or corrects what the
+  tracker flagged, and a correction goes back into the decoder.
+
+Every public method may be called from any thread (the frame loop, the web server): a lock guards the game, and
+`Hub` wakes the page's WebSocket handlers when anything changed. A refused entry raises `Refused` with the rule
+it breaks and changes nothing; a manual game is saved after every change when a save file is given.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import threading
+import time
+from abc import ABC, abstractmethod
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from companion_ui.speech import Priority, Speaker
+from games import GameError, GameState, NothingToUndo, seat_name
+from games.core import JSON, Action, BadAction, Event
+
+HIDDEN_HANDS = frozenset({"loop", "bag-o-loot", "loot-roll"})  # games where an action can name a hidden card
+PUBLIC_VERBS = frozenset({"roll", "rifts"})  # physical outcomes anyone at the table may enter, whatever the seat
+MOST_SHOWN = 40  # actions of one verb listed as buttons; longer groups become a menu
+
+
+class Refused(GameError):
+    """An entry the rules (or the session) do not take; `str()` says why in a sentence for the page."""
+
+
+@dataclass(frozen=True)
+class LogEntry:
+    """One line of the event log; `seq` orders them and lets the page ask only for what is new."""
+
+    seq: int
+    wall: float
+    kind: str  # "event", "action", "check", "revised", "info", "error"
+    text: str
+    urgent: bool = False
+    candidates: tuple[str, ...] = ()
+
+
+class Hub:
+    """A version number with a condition: writers bump it, each page connection waits for a newer one."""
+
+    def __init__(self) -> None:
+        self.version = 0
+        self._cond = threading.Condition()
+
+    def bump(self) -> None:
+        with self._cond:
+            self.version += 1
+            self._cond.notify_all()
+
+    def wait(self, seen: int, timeout: float) -> int:
+        with self._cond:
+            self._cond.wait_for(lambda: self.version != seen, timeout=timeout)
+            return self.version
+
+
+class Session(ABC):
+    """What every session shares: the log, the announcements, the lock and the change hub."""
+
+    game: str
+    title: str
+
+    def __init__(self, speaker: Speaker | None = None, echo: Callable[[str], None] | None = None) -> None:
+        self.speaker = speaker
+        self.echo = echo
+        self.hub = Hub()
+        self.lock = threading.RLock()
+        self.log: deque[LogEntry] = deque(maxlen=400)
+        self._seq = 0
+        self.status = ""
+
+    # ----- announcements ------------------------------------------------------------------------------------
+    def announce(
+        self, text: str, kind: str = "event", urgent: bool = False, candidates: Sequence[str] = (), speak: bool = True
+    ) -> LogEntry:
+        """Log, print, speak and push one line. Speech is queued, never waited for."""
+        with self.lock:
+            self._seq += 1
+            entry = LogEntry(self._seq, time.time(), kind, text, urgent, tuple(candidates))
+            self.log.append(entry)
+        if self.echo is not None:
+            self.echo(text)
+        if speak and self.speaker is not None:
+            self.speaker.say(text, Priority.URGENT if urgent else Priority.NORMAL)
+        self.hub.bump()
+        return entry
+
+    def announce_events(self, events: Sequence[Event]) -> None:
+        for event in events:
+            self.announce(event.text, "event", event.urgent)
+
+    def log_since(self, seq: int) -> list[JSON]:
+        with self.lock:
+            return [asdict(e) for e in self.log if e.seq > seq]
+
+    def speech_json(self) -> JSON:
+        s = self.speaker
+        if s is None:
+            return {"enabled": False, "status": "speech off", "muted": False}
+        return {"enabled": s.enabled, "status": s.status, "muted": s.muted, "rate": s.rate, "voice": s.voice}
+
+    # ----- what each kind supplies ---------------------------------------------------------------------------
+    @abstractmethod
+    def snapshot(self, viewer: int | None = None) -> JSON:
+        """Everything the page draws, as JSON (`viewer`: the seat whose hidden cards may be shown)."""
+
+    @abstractmethod
+    def act(self, text: str) -> None:
+        """Enter what happened on the table (an action's text); raise `Refused` if it is not taken."""
+
+    @abstractmethod
+    def undo(self) -> None:
+        """Take back the last entry (or the tracker's last step); raise `Refused` when there is none."""
+
+
+# ----- manual mode ----------------------------------------------------------------------------------------------
+class ManualSession(Session):
+    """A game the players enter on the page; the engine checks, scores and announces."""
+
+    def __init__(
+        self,
+        state: GameState,
+        title: str,
+        speaker: Speaker | None = None,
+        save: Path | None = None,
+        echo: Callable[[str], None] | None = None,
+    ) -> None:
+        super().__init__(speaker, echo)
+        self.state = state
+        self.game = state.name
+        self.title = title
+        self.save_path = save
+        self._auto()
+
+    def act(self, text: str) -> None:
+        text = " ".join(text.split())
+        with self.lock:
+            try:
+                action = self.state.parse_action(text)
+            except BadAction as err:
+                raise Refused(f"Not an action of this game: {err}") from err
+            player = self._who(action)
+            if player is None:
+                problem = self.state.violation(action)
+                why = f"{problem.reason} [rule: {problem.rule}]" if problem else "nobody may do that now"
+                raise Refused(f"Not taken: {why}")
+            events = self.state.apply(action)
+            self._save()
+        self.announce(f"{seat_name(player)}: {action}", "action", speak=not events)
+        self.announce_events(events)
+        self._auto()
+
+    def undo(self) -> None:
+        with self.lock:
+            before = self.state.to_dict()
+            try:
+                self.state.undo()
+                if self._awaiting_foo():  # Dr. Foo's turn runs by itself: take back what started it too
+                    self.state.undo()
+            except NothingToUndo as err:
+                self.state = type(self.state).from_dict(before)
+                raise Refused("Nothing to undo yet.") from err
+            self._save()
+        self.announce("Undone: the last entry was taken back.", "info", speak=False)
+
+    def _who(self, action: Action) -> int | None:
+        for player in self.state.actors():
+            if action in self.state.legal_actions(player):
+                return player
+        return None
+
+    def _awaiting_foo(self) -> bool:
+        return self.game == "the-loop" and not self.state.is_over and getattr(self.state, "phase", "") == "foo"
+
+    def _auto(self) -> None:
+        """Dr. Foo plays his own turns: the agents only ever see what he did."""
+        while True:
+            with self.lock:
+                if not self._awaiting_foo():
+                    return
+                events = self.state.apply("foo")
+                self._save()
+            self.announce_events(events)
+
+    def _save(self) -> None:
+        if self.save_path is not None:
+            from companion_ui.cli import save_atomically
+
+            save_atomically(self.save_path, self.state.to_dict())
+
+    def snapshot(self, viewer: int | None = None) -> JSON:
+        with self.lock:
+            state = self.state
+            if viewer is not None and not 0 <= viewer < state.num_players:
+                viewer = None
+            actors = state.actors()
+            hidden = self.game in HIDDEN_HANDS
+            offered = [p for p in actors if not hidden or p == viewer]
+            actions = [
+                (p, str(a))
+                for p in actors
+                for a in state.legal_actions(p)
+                if p in offered or str(a).split()[0] in PUBLIC_VERBS
+            ]
+            lines = state.describe(viewer).splitlines()
+            return {
+                "mode": "manual",
+                "game": self.game,
+                "title": self.title,
+                "over": state.is_over,
+                "moves": state.history_length,
+                "players": state.num_players,
+                "viewer": viewer,
+                "hidden_hands": hidden,
+                "actors": [seat_name(p) for p in actors],
+                "waiting_for": _waiting(actors, offered, hidden),
+                "panel": panel(self.game, lines),
+                "scores": _scores(state),
+                "groups": group_actions(actions),
+                "prompts": prompts(actions, state),
+                "hint": _ltl_hint(state) if self.game == "loot-the-loop" else "",
+                "speech": self.speech_json(),
+                "status": self.status,
+            }
+
+
+def _waiting(actors: list[int], offered: list[int], hidden: bool) -> str:
+    if not actors:
+        return "The game is over."
+    who = seat_name(actors[0])
+    if hidden and actors[0] not in offered:
+        return f"{who} to act: choose 'view as {who}' to see their cards and actions (the others look away)."
+    return f"{who} to act."
+
+
+def _scores(state: GameState) -> list[JSON]:
+    winners = set(state.winners())
+    return [{"seat": seat_name(p), "score": s, "winner": p in winners} for p, s in enumerate(state.scores())]
+
+
+def group_actions(actions: Sequence[tuple[int, str]]) -> list[JSON]:
+    """Actions by verb (their first word), in the engine's order: a page can show a few buttons per verb instead
+    of a wall of hundreds (a landing of 5 cubes has 21 splits, a d20 has 20 faces)."""
+    groups: dict[tuple[int, str], list[str]] = {}
+    for player, text in actions:
+        groups.setdefault((player, text.split()[0]), []).append(text)
+    return [
+        {"seat": seat_name(p), "player": p + 1, "verb": verb, "actions": texts, "menu": len(texts) > MOST_SHOWN}
+        for (p, verb), texts in groups.items()
+    ]
+
+
+def prompts(actions: Sequence[tuple[int, str]], state: GameState) -> list[JSON]:
+    """Physical outcomes the page asks for with a form of their own: a die roll, where rift cubes landed."""
+    out: list[JSON] = []
+    rolls = sorted({int(t.split()[1]) for _, t in actions if t.startswith("roll ") and t != "roll auto"})
+    for seat in rolls:
+        out.append({"kind": "roll", "player": seat, "seat": seat_name(seat - 1), "die": 20})
+    drops = {sum(map(int, t.split()[1:])) for _, t in actions if t.startswith("rifts ") and t != "rifts auto"}
+    if drops:
+        from games.the_loop import foo
+        from games.the_loop.eras import ERAS
+
+        eras = foo.landing_eras(state.foo_era)  # type: ignore[attr-defined]
+        out.append({"kind": "landing", "drop": max(drops), "eras": [ERAS[e] for e in eras]})
+    return out
+
+
+def panel(game: str, lines: Sequence[str]) -> JSON:
+    """The engine's own picture of the table, cut into what the page lays out: a headline, the Eras of The LOOP
+    as a ring of boxes, and the rest as lines."""
+    head, rest = (lines[0], list(lines[1:])) if lines else ("", [])
+    if game == "the-loop":
+        ring = [line.strip() for line in rest if line.startswith("  ")]
+        others = [line for line in rest if not line.startswith("  ")]
+        return {"headline": head, "sections": [{"title": "The ring of Eras", "kind": "ring", "items": ring},
+                                               {"title": "Agents", "kind": "lines", "items": others}]}  # fmt: skip
+    return {"headline": head, "sections": [{"title": "Table", "kind": "lines", "items": rest}]}
+
+
+def _ltl_hint(state: GameState) -> str:
+    if state.is_over:
+        return ""
+    from games.loot_the_loop.solver import suggest
+
+    advice = suggest(state.view(0), random.Random(0))
+    return f"{advice.action}: {advice.reason}" if advice.action else ""
+
+
+# ----- the camera follows Loot the Loop ----------------------------------------------------------------------
+class TrackedSession(Session):
+    """The tracker's beliefs about a Loot the Loop table, announced, with the player's corrections fed back.
+
+    `correct` is how a player answers "please check" or fixes a misread: the actions they say happened at the
+    tracker's last step replace what it decoded; the rules check them first.
+    """
+
+    game = "loot-the-loop"
+    title = "Loot the Loop"
+
+    def __init__(self, speaker: Speaker | None = None, echo: Callable[[str], None] | None = None) -> None:
+        super().__init__(speaker, echo)
+        self.decoder: Any = None
+        self.feeder: Any = None  # tracker.live: runs `correct` under the frame loop's lock
+        self.frame = 0
+        self.t = 0.0
+        self.source = ""
+        self.reset()
+
+    def reset(self) -> None:
+        from tracker.loot_the_loop import LootTheLoopDecoder
+
+        with self.lock:
+            self.decoder = LootTheLoopDecoder()
+            self.frame, self.t = 0, 0.0
+
+    def on_events(self, events: Sequence[Any]) -> None:
+        """Tracker events from the frame loop: actions, revisions, checks."""
+        for e in events:
+            if e.kind == "action":
+                self.announce(_spoken_action(e.action), "action")
+            elif e.kind == "check":
+                self.announce(e.text, "check", candidates=e.candidates)
+            else:
+                self.announce(e.text, e.kind)
+        if events:
+            result = self.decoder_state().get("result")
+            if result:
+                self.announce(f"Game over: {result}. Score {self.decoder_state().get('score', 0)}.", "event", True)
+
+    def decoder_state(self) -> JSON:
+        with self.lock:
+            return self.decoder.state()
+
+    def act(self, text: str) -> None:
+        self.correct([part.strip() for part in text.split(";") if part.strip()])
+
+    def undo(self) -> None:
+        self.correct([])
+
+    def correct(self, actions: Sequence[str]) -> None:
+        """Replace the tracker's last step by what the player says happened (`[]`: nothing happened)."""
+        with self.lock:
+            if self.decoder.best() is None:
+                raise Refused("The camera has not seen the table yet: nothing to correct.")
+            events = self.decoder.correct(list(actions), self.t, self.frame)
+        refused = [e for e in events if e.kind == "check" and "does not fit" in e.text]
+        if refused:
+            raise Refused(refused[0].text)
+        said = " then ".join(actions) if actions else "nothing happened"
+        self.announce(f"Corrected: {said}.", "info", speak=False)
+        self.on_events(events)
+        self.hub.bump()
+
+    def snapshot(self, viewer: int | None = None) -> JSON:
+        from tracker.loot_the_loop import engine
+
+        with self.lock:
+            known = self.decoder.state()
+            best = self.decoder.best()
+            legal = [str(a) for a in engine(best.core).legal_actions()] if best is not None else []
+            last_check = next((e for e in reversed(self.log) if e.kind in ("check", "action", "revised")), None)
+        deck = known.get("deck", [])
+        shown = ["▯" if c is None else c for c in deck]
+        lines = [
+            f"Deck, top first ({len(deck)} cards; ▯ face down, ? not read yet): " + (" ".join(shown) or "-"),
+            f"Notes ({len(known.get('notes', []))}/3): " + (" ".join(known.get("notes", [])) or "-"),
+            "Score pile: " + (" ".join(known.get("score_pile", [])) or "-"),
+            "Moves so far: " + (", ".join(known.get("actions", [])) or "-"),
+        ]
+        phase = known.get("phase", "waiting for the camera")
+        confidence = known.get("confidence")
+        headline = f"Loot the Loop (camera) - {phase}" + (
+            f"; tracker confidence {confidence:.0%}" if confidence is not None else ""
+        )
+        check = last_check if last_check is not None and last_check.kind == "check" else None
+        return {
+            "mode": "camera",
+            "game": self.game,
+            "title": self.title,
+            "over": bool(known.get("result")),
+            "moves": len(known.get("actions", [])),
+            "players": 1,
+            "viewer": None,
+            "hidden_hands": False,
+            "actors": [] if known.get("result") else ["Player 1"],
+            "waiting_for": f"Game over: {known['result']}." if known.get("result") else "Watching the table.",
+            "panel": {"headline": headline, "sections": [{"title": "Table", "kind": "lines", "items": lines}]},
+            "scores": [{"seat": "Player 1", "score": known.get("score", 0), "winner": False}],
+            "groups": group_actions([(0, a) for a in legal]),
+            "prompts": [],
+            "check": {"text": check.text, "candidates": list(check.candidates)} if check else None,
+            "hint": _tracked_hint(known),
+            "speech": self.speech_json(),
+            "status": self.status,
+            "source": self.source,
+            "frame": self.frame,
+        }
+
+
+def _spoken_action(action: str) -> str:
+    words = action.split()
+    return " ".join([words[0].capitalize(), *words[1:]]) + "." if words else ""
+
+
+def _tracked_hint(known: JSON) -> str:
+    """The solver's advice on the table as the camera knows it: unread cards count as unknown."""
+    if known.get("phase") != "play" or known.get("result"):
+        return ""
+    notes, score = known.get("notes", []), known.get("score_pile", [])
+    if "?" in notes or "?" in score:
+        return ""
+    from games.loot_the_loop.engine import LootTheLoop
+    from games.loot_the_loop.solver import suggest
+
+    try:
+        table = LootTheLoop.from_table(deck=[c or "?" for c in known["deck"]], notes=notes, score_pile=score)
+        advice = suggest(table.view(0), random.Random(0))
+    except GameError:
+        return ""
+    return f"{advice.action}: {advice.reason}" if advice.action else ""
+
+
+def new_manual(
+    game: str,
+    players: int | None,
+    seed: int,
+    options: JSON,
+    speaker: Speaker | None = None,
+    save: Path | None = None,
+    resume: Path | None = None,
+    echo: Callable[[str], None] | None = None,
+) -> ManualSession:
+    """A manual session for `tabletop run --manual`: a new game, or one saved earlier. The LOOP is played on a
+    physical table (the agents use the real components; the assistant keeps the board and runs Dr. Foo)."""
+    from games import registry
+
+    info = registry.info(game)
+    if resume is not None:
+        try:
+            data = json.loads(resume.read_text())
+        except (OSError, json.JSONDecodeError) as err:
+            raise GameError(f"{resume}: cannot read the saved game ({err})") from err
+        state = registry.load(data)
+        if state.name != game:
+            raise GameError(f"{resume}: a saved {state.name} game, not {game}")
+    else:
+        if game == "the-loop":
+            options = {"table": "physical", **options}
+        state = registry.create(game, players, seed, **options)
+    return ManualSession(state, info.title, speaker, save, echo)

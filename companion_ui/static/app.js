@@ -1,0 +1,180 @@
+// The companion page: one WebSocket brings the table; entries go back as plain HTTP posts whose replies say
+// "taken" or why not. No framework: the whole page is redrawn from each state message, which is small.
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+const params = new URLSearchParams(location.search);
+let viewer = params.get("viewer") || "";
+let socket = null;
+let lastState = null;
+let spokenSeq = 0;
+
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === "onclick") node.addEventListener("click", v);
+    else if (k === "text") node.textContent = v;
+    else node.setAttribute(k, v);
+  }
+  for (const c of children) node.append(c);
+  return node;
+}
+
+async function post(path, body) {
+  const reply = await fetch(path, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body || {}) });
+  let data = {};
+  try { data = await reply.json(); } catch (e) { data = { error: `the server answered ${reply.status}` }; }
+  if (!reply.ok || data.ok === false) {
+    const detail = data.error || (Array.isArray(data.detail) ? data.detail.map((d) => d.msg).join("; ") : data.detail);
+    showError(detail || `refused (${reply.status})`);
+    return false;
+  }
+  showError("");
+  return true;
+}
+
+function showError(text) {
+  $("error").textContent = text;
+  $("error").hidden = !text;
+}
+
+const act = (text) => post("/api/act", { text });
+
+function connect() {
+  const url = `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws${viewer ? "?viewer=" + viewer : ""}`;
+  socket = new WebSocket(url);
+  socket.onopen = () => { $("connection").textContent = "live"; $("connection").className = "pill on"; $("log").replaceChildren(); };
+  socket.onmessage = (msg) => render(JSON.parse(msg.data));
+  socket.onclose = () => {
+    $("connection").textContent = "reconnecting…"; $("connection").className = "pill off";
+    setTimeout(connect, 1000);
+  };
+}
+
+function render(s) {
+  lastState = s;
+  document.title = `${s.title} - Tabletop Companion`;
+  $("title").textContent = s.title;
+  $("status").textContent = s.status || "";
+  $("speech-status").textContent = s.speech.status || "";
+  $("mute").checked = !!s.speech.muted;
+  if (s.speech.rate) $("rate").value = s.speech.rate;
+  document.body.dataset.moves = s.moves;
+  document.body.dataset.mode = s.mode;
+  renderViewer(s);
+  if (s.video && $("video-box").hidden) { $("video-box").hidden = false; $("video").src = "/video.mjpg"; }
+  $("headline").textContent = s.panel.headline;
+  $("table").replaceChildren(...s.panel.sections.map(renderSection));
+  $("scores").querySelector("tbody").replaceChildren(...s.scores.map((r) =>
+    el("tr", { class: r.winner ? "winner" : "" }, el("td", { text: r.seat }), el("td", { class: "score", text: String(r.score) }))));
+  $("waiting").textContent = s.waiting_for;
+  $("hint").hidden = !s.hint;
+  $("hint").textContent = s.hint ? `Solver's hint: ${s.hint}` : "";
+  renderCheck(s.check);
+  $("prompts").replaceChildren(...s.prompts.map(renderPrompt));
+  $("actions").replaceChildren(...s.groups.map(renderGroup));
+  for (const entry of s.log) addLog(entry);
+}
+
+function renderViewer(s) {
+  const select = $("viewer");
+  const wanted = s.hidden_hands ? s.players : 0;
+  if (select.options.length !== wanted + 1) {
+    select.replaceChildren(el("option", { value: "", text: "the table" }));
+    for (let p = 1; p <= wanted; p++) select.append(el("option", { value: String(p), text: `Player ${p}` }));
+  }
+  select.value = viewer;
+  select.parentElement.hidden = !s.hidden_hands;
+}
+
+function renderSection(section) {
+  const box = el("div", { class: "section" }, el("h4", { text: section.title }));
+  if (section.kind === "ring") {
+    const ring = el("div", { class: "ring" });
+    for (const item of section.items) {
+      const classes = ["era"];
+      if (item.includes("<- Dr. Foo")) classes.push("foo");
+      if (item.includes("VORTEX") || item.includes("vortex")) classes.push("vortex");
+      ring.append(el("div", { class: classes.join(" "), text: item }));
+    }
+    box.append(ring);
+  } else {
+    for (const item of section.items) box.append(el("div", { class: "line", text: item }));
+  }
+  return box;
+}
+
+function renderCheck(check) {
+  $("check").hidden = !check;
+  if (!check) return;
+  $("check-text").textContent = check.text;
+  const buttons = check.candidates.map((c) =>
+    el("button", { class: "candidate", onclick: () => post("/api/correct", { actions: c === "nothing" ? [] : c.split(" then ") }) , text: c }));
+  $("check-candidates").replaceChildren(...buttons);
+}
+
+function renderGroup(group) {
+  const box = el("div", { class: "group" }, el("span", { class: "verb", text: `${group.seat} · ${group.verb}` }));
+  if (group.menu) {
+    const select = el("select", { "aria-label": `${group.verb} choices` });
+    for (const a of group.actions) select.append(el("option", { value: a, text: a }));
+    box.append(select, el("button", { onclick: () => act(select.value), text: "Do" }));
+  } else {
+    for (const a of group.actions) box.append(el("button", { class: "action", "data-action": a, onclick: () => act(a), text: a }));
+  }
+  return box;
+}
+
+function renderPrompt(p) {
+  if (p.kind === "roll") {
+    const input = el("input", { type: "number", min: "1", max: String(p.die), id: `roll-${p.player}`, "aria-label": `${p.seat}'s d${p.die}` });
+    return el("div", { class: "prompt roll" },
+      el("span", { text: `${p.seat} rolls the d${p.die}: ` }), input,
+      el("button", { class: "roll-enter", onclick: () => act(`roll ${p.player} ${input.value}`), text: "Enter roll" }),
+      el("button", { class: "secondary", onclick: () => act("roll auto"), text: "Roll for me" }));
+  }
+  if (p.kind === "landing") {
+    const inputs = p.eras.map((name, i) => el("input", { type: "number", min: "0", max: String(p.drop), value: "0", id: `landing-${i}`, "aria-label": name }));
+    const row = el("div", { class: "prompt landing" }, el("div", { text: `Where did Dr. Foo's ${p.drop} rift cubes land?` }));
+    p.eras.forEach((name, i) => row.append(el("label", {}, `${name} `, inputs[i], " ")));
+    row.append(el("button", { class: "landing-enter", onclick: () => act("rifts " + inputs.map((x) => x.value || "0").join(" ")), text: "Enter landing" }),
+      el("button", { class: "secondary", onclick: () => act("rifts auto"), text: "Simulate the chutes" }));
+    return row;
+  }
+  return el("div");
+}
+
+function addLog(entry) {
+  const item = el("li", { class: `${entry.kind}${entry.urgent ? " urgent" : ""}`, "data-seq": String(entry.seq), text: entry.text });
+  $("log").prepend(item);
+  while ($("log").children.length > 300) $("log").lastChild.remove();
+  if ($("browser-speech").checked && entry.seq > spokenSeq && ["event", "action", "check", "revised"].includes(entry.kind) && window.speechSynthesis) {
+    const u = new SpeechSynthesisUtterance(entry.text);
+    u.rate = Number($("rate").value) / 175;
+    if (entry.urgent) speechSynthesis.cancel();
+    speechSynthesis.speak(u);
+  }
+  spokenSeq = Math.max(spokenSeq, entry.seq);
+}
+
+$("entry-form").addEventListener("submit", async (e) => {
+  e.preventDefault();
+  const text = $("entry").value.trim();
+  if (!text) return;
+  const ok = lastState && lastState.mode === "camera"
+    ? await post("/api/correct", { actions: text.split(";").map((x) => x.trim()).filter(Boolean) })
+    : await act(text);
+  if (ok) $("entry").value = "";
+});
+$("undo").addEventListener("click", () => post("/api/undo"));
+$("mute").addEventListener("change", (e) => post("/api/speech", { muted: e.target.checked }));
+$("rate").addEventListener("change", (e) => post("/api/speech", { rate: Number(e.target.value) }));
+$("viewer").addEventListener("change", (e) => {
+  viewer = e.target.value;
+  const url = new URL(location.href);
+  if (viewer) url.searchParams.set("viewer", viewer); else url.searchParams.delete("viewer");
+  history.replaceState(null, "", url);
+  if (socket) { socket.onclose = null; socket.close(); }
+  connect();
+});
+connect();

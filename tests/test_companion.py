@@ -1,0 +1,159 @@
+"""The companion's sessions and server: manual play of every game through the same calls the page makes, refusals
+that change nothing, undo around Dr. Foo's own turns, saving, and the HTTP/WebSocket surface (FastAPI's
+TestClient runs the real app in-process)."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+from fastapi.testclient import TestClient
+
+from companion_ui.server import create_app
+from companion_ui.session import ManualSession, Refused, group_actions, new_manual
+from games import registry
+
+PLAYERS = {"loot-the-loop": 1, "loop": 3, "bag-o-loot": 3, "loot-roll": 2, "the-loop": 2}
+ENDS = {"the-loop": 0.3}  # chance of ending an agents' turn when 'end' is offered (random edits otherwise go on)
+
+
+def page_actions(session: ManualSession) -> list[str]:
+    """Every action the page offers now, as a player at the acting seat sees it."""
+    snap = session.snapshot(session.state.current_player)
+    return [a for g in snap["groups"] for a in g["actions"]]
+
+
+def play_through(session: ManualSession, rng: random.Random, cap: int = 6000) -> int:
+    entries = 0
+    while not session.state.is_over and entries < cap:
+        offered = page_actions(session)
+        assert offered, f"{session.game}: nothing offered while the game goes on"
+        if "end" in offered and rng.random() < ENDS.get(session.game, 0.0):
+            choice = "end"
+        else:
+            choice = rng.choice(offered)
+        session.act(choice)
+        entries += 1
+    return entries
+
+
+@pytest.mark.parametrize("game", list(PLAYERS))
+def test_a_whole_game_is_played_through_the_page_calls(game, tmp_path):
+    save = tmp_path / "game.json"
+    session = new_manual(game, PLAYERS[game], seed=4, options={}, save=save)
+    entries = play_through(session, random.Random(4))
+    assert session.state.is_over, f"{game} did not finish in {entries} entries"
+    snap = session.snapshot()
+    assert snap["over"] and snap["groups"] == []
+    assert [r["score"] for r in snap["scores"]] == session.state.scores()
+    assert any(e.text.startswith("Game over") for e in session.log), "the ending was not announced"
+    saved = registry.load(json.loads(save.read_text()))
+    assert saved == session.state, "the save file is not the game as it ended"
+
+
+def test_a_refused_entry_says_why_and_changes_nothing():
+    session = new_manual("loot-the-loop", 1, seed=2, options={})
+    before = session.state.to_dict()
+    with pytest.raises(Refused, match="Not an action"):
+        session.act("fly away")
+    illegal = "explore 9" if "explore 9" not in page_actions(session) else "return AS"
+    with pytest.raises(Refused, match="Not taken"):
+        session.act(illegal)
+    assert session.state.to_dict() == before
+    assert not session.log
+
+
+def test_dr_foo_plays_his_own_turn_and_undo_goes_back_past_it():
+    session = new_manual("the-loop", 2, seed=1, options={})
+    assert session.state.phase == "landing", "Dr. Foo's first turn did not run by itself"
+    assert any("Dr. Foo" in e.text for e in session.log)
+    prompt = session.snapshot()["prompts"]
+    assert prompt and prompt[0]["kind"] == "landing" and len(prompt[0]["eras"]) == 3
+    session.act(f"rifts 0 {prompt[0]['drop']} 0")
+    assert session.state.phase == "agents"
+    session.act("end")  # the agents' turn is over: Dr. Foo's next turn runs by itself, up to the drop
+    assert session.state.phase == "landing"
+    session.undo()  # back past Dr. Foo's own turn, to the agents' turn
+    assert session.state.phase == "agents"
+    session.undo()
+    assert session.state.phase == "landing"
+    before = session.state.to_dict()
+    with pytest.raises(Refused, match="Nothing to undo"):
+        session.undo()  # only Dr. Foo's first turn is left: it is not the players' to take back
+    assert session.state.to_dict() == before
+
+
+def test_a_landing_that_does_not_add_up_is_refused():
+    session = new_manual("the-loop", 2, seed=1, options={})
+    drop = session.state.drop
+    with pytest.raises(Refused):
+        session.act(f"rifts {drop} {drop} {drop}")
+    assert session.state.phase == "landing"
+
+
+def test_hidden_cards_are_offered_only_to_their_seat_but_rolls_to_anyone():
+    session = new_manual("loop", 3, seed=0, options={})
+    actor = session.state.current_player
+    assert session.snapshot(None)["groups"] == []
+    assert "view as" in session.snapshot(None)["waiting_for"]
+    assert session.snapshot(actor)["groups"]
+    groups = group_actions([(1, f"roll 2 {v}") for v in range(1, 21)] + [(1, "roll auto")])
+    assert len(groups) == 1 and groups[0]["menu"] is False and len(groups[0]["actions"]) == 21
+
+
+def test_resume_carries_on_the_saved_game(tmp_path):
+    save = tmp_path / "g.json"
+    first = new_manual("bag-o-loot", 3, seed=9, options={}, save=save)
+    play_through(first, random.Random(1), cap=5)
+    again = new_manual("bag-o-loot", None, seed=0, options={}, resume=save)
+    assert again.state == first.state
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    with pytest.raises(Exception, match="cannot read the saved game"):
+        new_manual("bag-o-loot", None, 0, {}, resume=bad)
+
+
+def test_server_entries_replies_and_push():
+    session = new_manual("the-loop", 2, seed=3, options={})
+    client = TestClient(create_app(session))
+    page = client.get("/")
+    assert page.status_code == 200 and "app.js" in page.text
+    assert client.get("/static/app.js").status_code == 200
+    state = client.get("/api/state").json()
+    assert state["mode"] == "manual" and state["game"] == "the-loop" and state["video"] is False
+    refused = client.post("/api/act", json={"text": "teleport everywhere"})
+    assert refused.status_code == 400 and "Not an action" in refused.json()["error"]
+    assert client.post("/api/act", json={"text": ""}).status_code == 422
+    assert client.get("/video.mjpg").status_code == 404
+    with client.websocket_connect("/ws") as ws:
+        first = ws.receive_json()
+        assert first["moves"] == session.state.history_length
+        assert client.post("/api/act", json={"text": "rifts auto"}).json() == {"ok": True}
+        assert client.post("/api/act", json={"text": "end"}).json() == {"ok": True}
+        last = session.log[-1].seq
+        pushed, seen = first, list(first["log"])
+        while not seen or seen[-1]["seq"] < last:  # pushes may coalesce; together they carry every new line
+            pushed = ws.receive_json()
+            seen += pushed["log"]
+        assert pushed["moves"] == session.state.history_length > first["moves"]
+        assert [e["seq"] for e in seen] == sorted({e["seq"] for e in seen}), "a log line was pushed twice"
+        assert any("Dr. Foo" in e["text"] for e in seen if e["seq"] > first["log"][-1]["seq"])
+    assert client.post("/api/undo").json()["ok"] is True
+    assert client.post("/api/correct", json={"actions": ["look"]}).status_code == 400
+    assert client.post("/api/speech", json={"muted": True}).status_code == 400  # no speaker in this session
+    assert client.get("/api/state", params={"viewer": 9}).status_code == 422
+
+
+def test_unknown_game_and_busy_port_are_clear_errors():
+    import socket
+
+    from companion_ui.cli import main
+
+    assert main(["run", "--game", "chess", "--manual", "--no-speech", "--duration", "1"]) == 2
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        port = s.getsockname()[1]
+        assert main(["run", "--game", "loop", "--manual", "--no-speech", "--host", "127.0.0.1",
+                     "--port", str(port), "--duration", "1"]) == 2  # fmt: skip
