@@ -189,8 +189,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
         return bench_vision(args)
     if args.target == "tracker":
         return bench_tracker(args)
+    if args.target == "companion":
+        return bench_companion(args)
     if args.target != "loot-the-loop":
-        raise CliError(f"unknown benchmark '{args.target}': expected loot-the-loop, vision or tracker")
+        raise CliError(f"unknown benchmark '{args.target}': expected loot-the-loop, vision, tracker or companion")
     games = 1000 if args.games is None else args.games
     if games < 1:
         raise CliError(f"--games must be at least 1, got {games}")
@@ -256,6 +258,19 @@ def bench_tracker(args: argparse.Namespace) -> int:
         raise CliError(str(err)) from err
     print(format_summary(result["summary"]))
     path = Path(args.json) if args.json else Path(args.out) / "tracker-bench.json"
+    save_atomically(path, result)
+    print(f"Wrote {path}")
+    return 0
+
+
+def bench_companion(args: argparse.Namespace) -> int:
+    from companion_ui.bench import format_summary, run_bench
+
+    if args.hours < 0:
+        raise CliError(f"--hours must be 0 or more, got {args.hours}")
+    result = run_bench(args.hours, progress=not args.quiet)
+    print(format_summary(result))
+    path = Path(args.json) if args.json else Path(args.out) / "companion-bench.json"
     save_atomically(path, result)
     print(f"Wrote {path}")
     return 0
@@ -446,7 +461,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 def cmd_demo(args: argparse.Namespace) -> int:
     from companion_ui.run import demo_options, run
 
-    return run(demo_options(args.game, loop=not args.exit_at_end, **_run_options(args)))
+    return run(demo_options(args.game, loop=args.loop, **_run_options(args)))
 
 
 def _server_args(p: argparse.ArgumentParser) -> None:
@@ -699,6 +714,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("demo", help="the companion on a recorded Loot the Loop table: open the page it prints")
     p.add_argument("--game", default="loot-the-loop", help="loot-the-loop (recorded table) or another game (manual)")
+    p.add_argument("--loop", action="store_true", help="play the recording again and again (a new game each time)")
     _server_args(p)
     p.set_defaults(func=cmd_demo)
 
@@ -818,9 +834,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_replay)
 
     p = sub.add_parser(
-        "bench", help="benchmarks (loot-the-loop: solver vs random; vision: card recogniser; tracker: whole games)"
+        "bench",
+        help="benchmarks (loot-the-loop: solver vs random; vision: card recogniser; tracker: whole games; "
+        "companion: latency, CPU and memory of the whole companion)",
     )
-    p.add_argument("target", help="what to measure: loot-the-loop, vision or tracker")
+    p.add_argument("target", help="what to measure: loot-the-loop, vision, tracker or companion")
     p.add_argument("--videos", default="out/tracker_bench", help="tracker: folder of rendered games (made if missing)")
     p.add_argument("--no-render", action="store_true", help="tracker: measure only the games already rendered")
     p.add_argument("--scenes", type=int, default=300, help="vision: held-out scenes to render (default 300)")
@@ -835,6 +853,7 @@ def build_parser() -> argparse.ArgumentParser:
         default="test",
         help="vision: held-out families to use (val for tuning thresholds, test for the reported numbers)",
     )
+    p.add_argument("--hours", type=float, default=1.0, help="companion: hours of demo play for the memory run (1)")
     p.add_argument("--games", type=int, help="loot-the-loop: games per policy (default 1000); tracker: games (20)")
     p.add_argument("--seed", type=int, default=None, help="first seed (default 0; vision 3)")
     p.add_argument("--json", metavar="FILE", help="also write the results as JSON")

@@ -347,17 +347,18 @@ class TrackedSession(Session):
             return self.decoder.state()
 
     def act(self, text: str) -> None:
-        self.correct([part.strip() for part in text.split(";") if part.strip()])
+        """A move the camera missed, made after the last one it read."""
+        self.correct([part.strip() for part in text.split(";") if part.strip()], replace=False)
 
     def undo(self) -> None:
         self.correct([])
 
-    def correct(self, actions: Sequence[str]) -> None:
+    def correct(self, actions: Sequence[str], replace: bool = True) -> None:
         """Replace the tracker's last step by what the player says happened (`[]`: nothing happened)."""
         with self.lock:
             if self.decoder.best() is None:
                 raise Refused("The camera has not seen the table yet: nothing to correct.")
-            events = self.decoder.correct(list(actions), self.t, self.frame)
+            events = self.decoder.correct(list(actions), self.t, self.frame, replace)
         refused = [e for e in events if e.kind == "check" and "does not fit" in e.text]
         if refused:
             raise Refused(refused[0].text)
@@ -375,9 +376,8 @@ class TrackedSession(Session):
             legal = [str(a) for a in engine(best.core).legal_actions()] if best is not None else []
             last_check = next((e for e in reversed(self.log) if e.kind in ("check", "action", "revised")), None)
         deck = known.get("deck", [])
-        shown = ["▯" if c is None else c for c in deck]
         lines = [
-            f"Deck, top first ({len(deck)} cards; ▯ face down, ? not read yet): " + (" ".join(shown) or "-"),
+            f"Deck, top first ({len(deck)} cards; ? not read yet): " + (deck_text(deck) or "-"),
             f"Notes ({len(known.get('notes', []))}/3): " + (" ".join(known.get("notes", [])) or "-"),
             "Score pile: " + (" ".join(known.get("score_pile", [])) or "-"),
             "Moves so far: " + (", ".join(known.get("actions", [])) or "-"),
@@ -404,12 +404,29 @@ class TrackedSession(Session):
             "groups": group_actions([(0, a) for a in legal]),
             "prompts": [],
             "check": {"text": check.text, "candidates": list(check.candidates)} if check else None,
+            "last_step": known.get("steps", [[]])[-1] if known.get("steps") else [],
             "hint": _tracked_hint(known),
             "speech": self.speech_json(),
             "status": self.status,
             "source": self.source,
             "frame": self.frame,
         }
+
+
+def deck_text(deck: Sequence[str | None]) -> str:
+    """`8D ? [51 face down]`: runs of face-down cards counted, as a player would say them."""
+    words: list[str] = []
+    run = 0
+    for card in [*deck, ""]:
+        if card is None:
+            run += 1
+            continue
+        if run:
+            words.append(f"[{run} face down]")
+            run = 0
+        if card:
+            words.append(card)
+    return " ".join(words)
 
 
 def _spoken_action(action: str) -> str:

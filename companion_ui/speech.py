@@ -236,6 +236,8 @@ class Speaker:
             last = self._last_said.get(text)
             if last is not None and now - last < self.dedupe_seconds:
                 return False
+            if len(self._last_said) > 500:  # a long session must not grow without end
+                self._last_said = {k: v for k, v in self._last_said.items() if now - v < self.dedupe_seconds}
             self._last_said[text] = now
             self._busy.set()
             self._queue.put(Announcement(priority, next(self._order), text, now))

@@ -6,8 +6,9 @@ PY=${PYTHON:-python3}
 
 # Debian packages: espeak-ng speaks, alsa-utils (aplay) plays; the card decks (gnome-cards-data,
 # kdegames-card-data-kf5, rendered with librsvg2-bin) and table photos (mate-backgrounds, gnubg-data) feed the
-# synthetic data engine, and the fonts (fonts-*) its procedural component art prints with. Installed when we may (root with apt-get), otherwise named once.
-APT_PACKAGES="espeak-ng alsa-utils gnome-cards-data kdegames-card-data-kf5 librsvg2-bin mate-backgrounds gnubg-data fonts-dejavu-core fonts-liberation2 fonts-freefont-ttf fonts-urw-base35"
+# synthetic data engine, and the fonts (fonts-*) its procedural component art prints with; chromium runs the page's
+# browser tests. Installed when we may (root with apt-get), otherwise named once.
+APT_PACKAGES="espeak-ng alsa-utils chromium gnome-cards-data kdegames-card-data-kf5 librsvg2-bin mate-backgrounds gnubg-data fonts-dejavu-core fonts-liberation2 fonts-freefont-ttf fonts-urw-base35"
 missing=""
 for pkg in $APT_PACKAGES; do
   dpkg -s "$pkg" >/dev/null 2>&1 || missing="$missing $pkg"
@@ -18,7 +19,7 @@ if [ -n "$missing" ]; then
     export DEBIAN_FRONTEND=noninteractive
     apt-get install -y -q $missing >/dev/null 2>&1 || { apt-get update -q >/dev/null && apt-get install -y -q $missing >/dev/null; }
   else
-    echo "setup: for speech and synthetic data, install the Debian packages:$missing (sudo apt-get install$missing); continuing without them."
+    echo "setup: for speech, synthetic data and the browser tests, install the Debian packages:$missing (sudo apt-get install$missing); continuing without them."
   fi
 fi
 if ! command -v "$PY" >/dev/null 2>&1; then

@@ -29,11 +29,8 @@ def play_through(session: ManualSession, rng: random.Random, cap: int = 6000) ->
     while not session.state.is_over and entries < cap:
         offered = page_actions(session)
         assert offered, f"{session.game}: nothing offered while the game goes on"
-        if "end" in offered and rng.random() < ENDS.get(session.game, 0.0):
-            choice = "end"
-        else:
-            choice = rng.choice(offered)
-        session.act(choice)
+        ending = "end" in offered and rng.random() < ENDS.get(session.game, 0.0)
+        session.act("end" if ending else rng.choice(offered))
         entries += 1
     return entries
 

@@ -98,3 +98,51 @@ def test_rate_setting_changes_the_speed(tmp_path: Path, rate: int) -> None:
     words = len(SENTENCES[0].split())
     expected = words / (rate / 60)  # espeak's rate is words per minute
     assert 0.5 * expected < seconds < 1.6 * expected, (rate, seconds, expected)
+
+
+def _announcements_of(game: str, players: int, entries: int = 120) -> list[str]:
+    """The first sentence of each kind of event a random game of `game` announces, through a manual session."""
+    import random
+
+    from companion_ui.session import new_manual
+
+    session = new_manual(game, players, seed=5, options={})
+    rng = random.Random(5)
+    for _ in range(entries):
+        if session.state.is_over:
+            break
+        snap = session.snapshot(session.state.current_player)
+        session.act(rng.choice([a for g in snap["groups"] for a in g["actions"]]))
+    kinds: dict[str, str] = {}
+    for entry in session.log:
+        if entry.kind == "event":
+            kinds.setdefault(entry.text.split()[0] + str(len(entry.text) // 40), entry.text)
+    return list(kinds.values())[:8]
+
+
+@pytest.mark.parametrize(
+    ("game", "players"), [("loot-the-loop", 1), ("loop", 3), ("bag-o-loot", 3), ("loot-roll", 2), ("the-loop", 2)]
+)
+def test_every_games_announcements_synthesise(tmp_path: Path, game: str, players: int) -> None:
+    sentences = _announcements_of(game, players)
+    assert sentences, f"{game} announced nothing"
+    with Speaker(play=False, keep_dir=tmp_path, notice=pytest.fail) as speaker:
+        for sentence in sentences:
+            speaker.say(sentence)
+        assert speaker.wait_idle(120)
+        spoken = list(speaker.history)
+    assert [s.text for s in spoken] == [" ".join(s.split()) for s in sentences]
+    for item in spoken:
+        words = len(item.text.split())
+        assert item.wav is not None and Path(item.wav).stat().st_size > 5_000, item.text
+        assert 0.1 * words < item.seconds < 1.2 * words + 1, (item.text, item.seconds)
+
+
+def test_say_only_queues_it_never_waits_for_synthesis(tmp_path: Path) -> None:
+    with Speaker(play=False, keep_dir=tmp_path, notice=pytest.fail) as speaker:
+        said = [speaker.say(f"Announcement number {n} of a busy turn.") for n in range(12)]
+        done_when_returned = len(speaker.history)
+        assert all(said)
+        assert done_when_returned < 12, "say() waited for the synthesis of what it queued"
+        assert speaker.wait_idle(120)
+        assert len(speaker.history) == 12

@@ -221,6 +221,21 @@ def test_an_impossible_change_is_flagged_not_applied_and_a_correction_resumes():
     assert "does not fit" in decoder.correct(["explore 99"], 401.0, 12_030)[0].text
 
 
+def test_a_correction_replaces_the_last_step_on_the_history_already_told():
+    cores, _actions = _play(3, 12)
+    decoder, _ = _decode(cores)
+    told = decoder.state()
+    last = told["steps"][-1]
+    assert last, "the last table should have changed"
+    decoder.correct([], 500.0, 15_000)  # "nothing happened there"
+    assert decoder.state()["steps"] == [*told["steps"][:-1], []]
+    decoder.correct(last, 501.0, 15_030)  # and back: the same step again, the earlier ones untouched
+    assert decoder.state()["steps"] == told["steps"]
+    again = decoder.state()
+    assert again["score"] == told["score"]
+    assert all(a in ("?", b) for a, b in zip(again["deck"], told["deck"], strict=True))  # cards it turned: unread
+
+
 def test_a_split_step_is_asked_about_and_a_later_certainty_revises_it():
     emitter = Emitter()
     emitter.add_step(1.0, 30)

@@ -943,11 +943,22 @@ class LootTheLoopDecoder:
             )
         ]
 
-    def correct(self, actions: Sequence[str], t: float, frame: int) -> list[TrackerEvent]:
+    def correct(self, actions: Sequence[str], t: float, frame: int, replace: bool = True) -> list[TrackerEvent]:
         """The player's word for what happened since the last still table (or, if nothing is pending, instead
-        of the last committed step): applied to the most likely state, checked by the rules."""
-        base = self.beam if self.pending is not None else (self.before or self.beam)
-        top = max(base, key=lambda h: h.log_p)
+        of the last committed step; with `replace` False, after it: a move the camera missed): applied to the most
+        likely state, checked by the rules."""
+        if self.pending is not None or not replace:
+            base = self.beam
+            top = max(base, key=lambda h: h.log_p)
+            kept = top.steps
+        elif not self.before:
+            return [TrackerEvent("check", t, frame, "That correction does not fit: no move has been read yet.")]
+        else:  # the beam one step back, on the history the player has been told (the best now, less its last step)
+            base = self.before
+            told = self.best().steps[:-1] if self.best() is not None else ()
+            same = [h for h in base if h.steps == told]
+            top = max(same or base, key=lambda h: h.log_p)
+            kept = top.steps
         state = engine(top.core)
         try:
             for text in actions:
@@ -959,11 +970,9 @@ class LootTheLoopDecoder:
         was_up = {c for c, u in core_cards(top.core) if u}
         belief = belief.with_unread(frozenset(c for c, u in core_cards(core) if u and c not in was_up))
         step = tuple(actions)
-        if self.pending is not None:
+        if self.pending is not None or not replace:
             self.emitter.add_step(t, frame)
-            steps = (*top.steps, step)
-        else:
-            steps = (*top.steps[:-1], step)
+        steps = (*kept, step)
         self.before = base
         self.beam = [Hypothesis(core, 0.0, steps, {"belief": belief})]
         self.pending = None

@@ -61,6 +61,9 @@ function render(s) {
   if (s.speech.rate) $("rate").value = s.speech.rate;
   document.body.dataset.moves = s.moves;
   document.body.dataset.mode = s.mode;
+  $("entry").placeholder = s.mode === "camera" ? "what really happened at the last move, e.g. explore 7" : "type what happened, e.g. roll 2 17 or rifts 1 2 0";
+  $("undo").textContent = s.mode === "camera" ? "Nothing happened" : "Undo";
+  $("actions-title").hidden = s.mode !== "camera";
   renderViewer(s);
   if (s.video && $("video-box").hidden) { $("video-box").hidden = false; $("video").src = "/video.mjpg"; }
   $("headline").textContent = s.panel.headline;
