@@ -239,7 +239,12 @@ def bench_vision(args: argparse.Namespace) -> int:
         for bar in bars.values():
             bar.close()
     print(format_table(result))
-    path = Path(args.json) if args.json else Path(args.out) / "vision-bench.json"
+    return _write_bench(args, result, "vision")
+
+
+def _write_bench(args: argparse.Namespace, result: object, name: str) -> int:
+    """Every benchmark's results as JSON: --json FILE, or NAME-bench.json in --out."""
+    path = Path(args.json) if args.json else Path(args.out) / f"{name}-bench.json"
     save_atomically(path, result)
     print(f"Wrote {path}")
     return 0
@@ -257,10 +262,7 @@ def bench_tracker(args: argparse.Namespace) -> int:
     except (ModelError, FileNotFoundError, ValueError) as err:
         raise CliError(str(err)) from err
     print(format_summary(result["summary"]))
-    path = Path(args.json) if args.json else Path(args.out) / "tracker-bench.json"
-    save_atomically(path, result)
-    print(f"Wrote {path}")
-    return 0
+    return _write_bench(args, result, "tracker")
 
 
 def bench_companion(args: argparse.Namespace) -> int:
@@ -270,10 +272,7 @@ def bench_companion(args: argparse.Namespace) -> int:
         raise CliError(f"--hours must be 0 or more, got {args.hours}")
     result = run_bench(args.hours, progress=not args.quiet)
     print(format_summary(result))
-    path = Path(args.json) if args.json else Path(args.out) / "companion-bench.json"
-    save_atomically(path, result)
-    print(f"Wrote {path}")
-    return 0
+    return _write_bench(args, result, "companion")
 
 
 # ----- tabletop replay -------------------------------------------------------------------------------------------
