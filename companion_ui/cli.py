@@ -433,12 +433,12 @@ def cmd_foo(args: argparse.Namespace) -> int:
 
 # ----- tabletop run / demo ----------------------------------------------------------------------------------------
 def _run_options(args: argparse.Namespace, **kw: Any) -> dict[str, Any]:
-    if args.port is not None and not 1 <= args.port <= 65535:
+    if not 1 <= args.port <= 65535:
         raise CliError(f"--port must be 1-65535, got {args.port}")
     if args.duration is not None and args.duration <= 0:
         raise CliError(f"--duration must be positive, got {args.duration}")
     return dict(
-        host=args.host, port=args.port or 8000, speech=not args.no_speech, rate=args.rate, voice=args.voice,
+        host=args.host, port=args.port, speech=not args.no_speech, rate=args.rate, voice=args.voice,
         exit_at_end=args.exit_at_end, duration=args.duration, **kw,
     )  # fmt: skip
 
@@ -464,7 +464,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def _server_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--port", type=int, help="the page's port (default 8000)")
+    p.add_argument("--port", type=int, default=8000, help="the page's port (default 8000)")
     p.add_argument("--host", default="0.0.0.0", help="address to serve on (default: every interface, for a phone)")
     p.add_argument("--no-speech", action="store_true", help="print and show announcements; do not speak")
     p.add_argument("--rate", type=int, help="speech rate in words per minute")

@@ -11,7 +11,6 @@ paced at its own frame rate, as a camera would deliver it, and may loop (the dem
 
 from __future__ import annotations
 
-import contextlib
 import threading
 import time
 from collections import deque
@@ -184,7 +183,6 @@ class LiveLoop:
         self._last_index = 0
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="tracker", daemon=True)
-        self.error: str = ""
         self._new_tracker()
 
     def _new_tracker(self) -> None:
@@ -224,8 +222,7 @@ class LiveLoop:
             try:
                 self.step(frame)
             except Exception as err:  # a bad frame must not end the session: say so and go on
-                self.error = f"{type(err).__name__}: {err}"
-                self.session.status = f"skipped a frame that failed: {self.error}"
+                self.session.status = f"skipped a frame that failed: {type(err).__name__}: {err}"
 
     def step(self, frame: Frame) -> None:
         """One frame through the tracker (the benchmark calls this directly, without the threads)."""
@@ -285,12 +282,3 @@ class LiveLoop:
 def demo_clip() -> Path:
     """The recorded Loot the Loop table shipped with the product (see companion_ui/demo/README.md)."""
     return Path(__file__).parent / "demo" / "loot-the-loop.mp4"
-
-
-@contextlib.contextmanager
-def running(loop: LiveLoop) -> Any:
-    loop.start()
-    try:
-        yield loop
-    finally:
-        loop.stop()

@@ -79,11 +79,9 @@ def build(opts: RunOptions, notice: Callable[[str], None] = print) -> Companion:
         from companion_ui.live import FrameSource, LiveLoop
 
         tracked = TrackedSession(speaker, echo=_echo)
-        camera = opts.camera if opts.video is None else None
-        source = FrameSource(camera=0 if camera is None and opts.video is None else camera, video=opts.video,
-                             realtime=opts.realtime, loop=opts.loop, notice=notice)  # fmt: skip
+        camera = None if opts.video is not None else (opts.camera or 0)
+        source = FrameSource(camera=camera, video=opts.video, realtime=opts.realtime, loop=opts.loop, notice=notice)
         live = LiveLoop(source, tracked)
-        tracked.feeder = live
         session = tracked
     else:
         session = new_manual(opts.game, opts.players, opts.seed, opts.options, speaker, opts.save, opts.resume, _echo)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
@@ -49,43 +49,42 @@ def create_app(session: Session, live: Any = None) -> FastAPI:
     def refuse(err: Exception) -> JSONResponse:
         return JSONResponse({"ok": False, "error": str(err)}, status_code=400)
 
+    def attempt(entry: Callable[..., None], *args: Any) -> Any:
+        """Carry out what a player entered: `{"ok": true}`, or 400 with the reason it was refused."""
+        try:
+            entry(*args)
+        except GameError as err:
+            return refuse(err)
+        return {"ok": True}
+
+    def page_state(seat: int | None, since: int) -> dict[str, Any]:
+        snap = session.snapshot(seat)
+        snap["log"] = session.log_since(since)
+        snap["video"] = live is not None
+        return snap
+
     @app.get("/")
     def index() -> FileResponse:
         return FileResponse(STATIC / "index.html")
 
     @app.get("/api/state")
     def state(viewer: int | None = Query(default=None, ge=1, le=6)) -> dict[str, Any]:
-        snap = session.snapshot(None if viewer is None else viewer - 1)
-        snap["log"] = session.log_since(0)
-        snap["video"] = live is not None
-        return snap
+        return page_state(None if viewer is None else viewer - 1, 0)
 
     @app.post("/api/act")
     def act(entry: Entry) -> Any:
-        try:
-            session.act(entry.text)
-        except (Refused, GameError) as err:
-            return refuse(err)
-        return {"ok": True}
+        return attempt(session.act, entry.text)
 
     @app.post("/api/undo")
     def undo() -> Any:
-        try:
-            session.undo()
-        except (Refused, GameError) as err:
-            return refuse(err)
-        return {"ok": True}
+        return attempt(session.undo)
 
     @app.post("/api/correct")
     def correct(fix: Correction) -> Any:
         do = getattr(session, "correct", None)
         if do is None:
             return refuse(Refused("Corrections are for what the camera read; in manual mode use undo."))
-        try:
-            do(fix.actions)
-        except (Refused, GameError) as err:
-            return refuse(err)
-        return {"ok": True}
+        return attempt(do, fix.actions)
 
     @app.post("/api/speech")
     def speech(settings: SpeechSettings) -> Any:
@@ -121,12 +120,9 @@ def create_app(session: Session, live: Any = None) -> FastAPI:
                 version = session.hub.version
                 if version != seen:
                     seen = version
-                    snap = await asyncio.to_thread(session.snapshot, seat)
-                    log = session.log_since(last_seq)
-                    if log:
-                        last_seq = log[-1]["seq"]
-                    snap["log"] = log
-                    snap["video"] = live is not None
+                    snap = await asyncio.to_thread(page_state, seat, last_seq)
+                    if snap["log"]:
+                        last_seq = snap["log"][-1]["seq"]
                     await ws.send_json(snap)
                 await asyncio.sleep(PUSH_POLL_S)
 

@@ -184,15 +184,19 @@ class ManualSession(Session):
         return None
 
     def _awaiting_foo(self) -> bool:
-        return self.game == "the-loop" and not self.state.is_over and getattr(self.state, "phase", "") == "foo"
+        from games.the_loop import foo
+
+        return self.game == "the-loop" and foo.awaiting_foo(self.state)  # type: ignore[arg-type]
 
     def _auto(self) -> None:
         """Dr. Foo plays his own turns: the agents only ever see what he did."""
+        from games.the_loop import foo
+
         while True:
             with self.lock:
                 if not self._awaiting_foo():
                     return
-                events = self.state.apply("foo")
+                events = foo.foo_turn(self.state)  # type: ignore[arg-type]
                 self._save()
             self.announce_events(events)
 
@@ -315,7 +319,6 @@ class TrackedSession(Session):
     def __init__(self, speaker: Speaker | None = None, echo: Callable[[str], None] | None = None) -> None:
         super().__init__(speaker, echo)
         self.decoder: Any = None
-        self.feeder: Any = None  # tracker.live: runs `correct` under the frame loop's lock
         self.frame = 0
         self.t = 0.0
         self.source = ""
@@ -338,9 +341,9 @@ class TrackedSession(Session):
             else:
                 self.announce(e.text, e.kind)
         if events:
-            result = self.decoder_state().get("result")
-            if result:
-                self.announce(f"Game over: {result}. Score {self.decoder_state().get('score', 0)}.", "event", True)
+            known = self.decoder_state()
+            if known.get("result"):
+                self.announce(f"Game over: {known['result']}. Score {known.get('score', 0)}.", "event", True)
 
     def decoder_state(self) -> JSON:
         with self.lock:
@@ -365,7 +368,6 @@ class TrackedSession(Session):
         said = " then ".join(actions) if actions else "nothing happened"
         self.announce(f"Corrected: {said}.", "info", speak=False)
         self.on_events(events)
-        self.hub.bump()
 
     def snapshot(self, viewer: int | None = None) -> JSON:
         from tracker.loot_the_loop import engine
@@ -404,7 +406,7 @@ class TrackedSession(Session):
             "groups": group_actions([(0, a) for a in legal]),
             "prompts": [],
             "check": {"text": check.text, "candidates": list(check.candidates)} if check else None,
-            "last_step": known.get("steps", [[]])[-1] if known.get("steps") else [],
+            "last_step": (known.get("steps") or [[]])[-1],
             "hint": _tracked_hint(known),
             "speech": self.speech_json(),
             "status": self.status,
