@@ -463,12 +463,16 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return run(demo_options(args.game, loop=args.loop, **_run_options(args)))
 
 
+def _speech_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--no-speech", action="store_true", help="do not speak: announcements are printed (and shown)")
+    p.add_argument("--rate", type=int, help="speech rate in words per minute")
+    p.add_argument("--voice", help="espeak-ng voice id (e.g. en-gb)")
+
+
 def _server_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--port", type=int, default=8000, help="the page's port (default 8000)")
     p.add_argument("--host", default="0.0.0.0", help="address to serve on (default: every interface, for a phone)")
-    p.add_argument("--no-speech", action="store_true", help="print and show announcements; do not speak")
-    p.add_argument("--rate", type=int, help="speech rate in words per minute")
-    p.add_argument("--voice", help="espeak-ng voice id (e.g. en-gb)")
+    _speech_args(p)
     p.add_argument("--exit-at-end", action="store_true", help="stop when the recording ends (scripts, tests)")
     p.add_argument("--duration", type=float, help="stop after this many seconds")
 
@@ -689,9 +693,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--agents", type=int, default=2, help="number of agents at the table (2-4)")
     p.add_argument("--seed", type=int, default=0, help="seed for Dr. Foo's decks and the clone bag")
     p.add_argument("--auto", action="store_true", help="nobody at the table: simulate every landing, no agent moves")
-    p.add_argument("--no-speech", action="store_true", help="print only; do not speak")
-    p.add_argument("--rate", type=int, help="speech rate in words per minute")
-    p.add_argument("--voice", help="espeak-ng voice id (e.g. en-gb)")
+    _speech_args(p)
     p.add_argument("--save", metavar="FILE", help="save the game after every step (resume with --resume)")
     p.add_argument("--resume", metavar="FILE", help="carry on a game saved with --save")
     p.set_defaults(func=cmd_foo)
