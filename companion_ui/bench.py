@@ -4,10 +4,12 @@ Three runs, each beside its baseline in the same process:
 
 1. **Latency and CPU at 30 fps** (real time): the recording is delivered at its own frame rate, as a camera would,
    through the frame thread, the tracker and the speaker (pyttsx3 + espeak-ng; played with aplay where there is a
-   sound card). For each move read right, the latency runs from the moment the frame where the move settled
-   (its last moving frame in the recording's ground truth, `actions.json`) was delivered to the moment its
-   announcement's sound started (with no sound card: would have started). Baseline: the same frames only read
-   and paced, nothing tracked, for CPU; the tracker's own share of the latency is printed beside the total.
+   sound card). For each move told right, the latency runs from the moment the frame where the move settled (its
+   last moving frame in the recording's ground truth, `actions.json`) was delivered to the moment its
+   announcement's sound started (with no sound card: would have started, once those before it had been heard).
+   A move first told wrong counts from the correction that told it right; one never told right is left out.
+   Baseline: the same frames only read and paced, nothing tracked, for CPU; the tracker's own share of the
+   latency is printed beside the total.
 2. **say() never blocks**: how long each `Speaker.say` call took during run 1, against the 33 ms a frame has.
 3. **Memory over an hour of play**: the recording looped (a new game each lap) as fast as the machine goes, for
    `hours` of video time; resident memory of the process and its speech worker sampled along the way.
@@ -27,7 +29,7 @@ from typing import Any
 import psutil
 
 from companion_ui.live import FrameSource, LiveLoop, demo_clip
-from companion_ui.session import TrackedSession
+from companion_ui.session import TrackedSession, spoken_action
 from companion_ui.speech import Speaker
 
 
@@ -61,7 +63,7 @@ def baseline_cpu(clip: Path) -> dict[str, float]:
 
 def realtime_run(clip: Path, truth: list[dict[str, Any]]) -> dict[str, Any]:
     me = psutil.Process()
-    speaker = Speaker(play=True, notice=lambda _: None)
+    speaker = Speaker(play=True, pace=True, notice=lambda _: None)
     calls: list[float] = []
     say = speaker.say
 
@@ -79,7 +81,7 @@ def realtime_run(clip: Path, truth: list[dict[str, Any]]) -> dict[str, Any]:
 
     def record(events: Any) -> None:
         now = time.monotonic()
-        decoded.extend((now, e) for e in events if e.kind == "action")
+        decoded.extend((now, e) for e in events if e.kind in ("action", "revised"))
         on_events(events)
 
     session.on_events = record  # type: ignore[method-assign]
@@ -99,21 +101,25 @@ def realtime_run(clip: Path, truth: list[dict[str, Any]]) -> dict[str, Any]:
     speaker.close()
     arrival = {index: at for lap, index, at in source.arrivals if lap == 0}
     latencies, tracker_share = [], []
-    after = -1  # moves are matched in order: each decoded move to the latest true one like it that has settled
+    per_move: list[dict[str, Any]] = []
+    after = -1  # moves are matched in order: each told move to the latest true one like it that has settled
     queue = list(spoken)
     for handed, event in decoded:
-        like = [i for i in range(after + 1, len(truth))
-                if truth[i]["action"] == event.action and truth[i]["end_frame"] <= event.frame]  # fmt: skip
-        match = like[-1] if like else None
-        sound = next((s for s in queue if s.queued >= handed - 1e-3), None)
+        words = spoken_action(event.action) if event.kind == "action" else event.text
+        sound = next((s for s in queue if s.queued >= handed - 1e-3 and s.text == words), None)
         if sound is not None:
             queue.remove(sound)
-        if match is None or sound is None or truth[match]["end_frame"] not in arrival:
-            continue
-        after = match
-        settled = arrival[truth[match]["end_frame"]]
-        latencies.append(sound.started - settled)
-        tracker_share.append(handed - settled)
+        for action in event.action.split(" ; "):  # a revision may name two moves made between still tables
+            like = [i for i in range(after + 1, len(truth))
+                    if truth[i]["action"] == action and truth[i]["end_frame"] <= event.frame]  # fmt: skip
+            if not like or sound is None or truth[like[-1]]["end_frame"] not in arrival:
+                continue
+            after = like[-1]
+            settled = arrival[truth[after]["end_frame"]]
+            latencies.append(sound.started - settled)
+            tracker_share.append(handed - settled)
+            per_move.append({"move": after, "action": action, "latency_s": round(latencies[-1], 3),
+                             "tracker_s": round(tracker_share[-1], 3), "said": words})  # fmt: skip
     return {
         "frames_delivered": source.delivered,
         "frames_processed": live.processed,
@@ -128,6 +134,9 @@ def realtime_run(clip: Path, truth: list[dict[str, Any]]) -> dict[str, Any]:
         "say_max_ms": round(1000 * max(calls), 3) if calls else None,
         "say_median_ms": round(1000 * statistics.median(calls), 3) if calls else None,
         "announcements_spoken": len(spoken),
+        "moves": per_move,
+        "corrections_spoken": sum(1 for s in spoken if s.text.startswith("Correction:")),
+        "questions_spoken": sum(1 for s in spoken if s.text.startswith("Please check")),
     }
 
 
@@ -170,13 +179,48 @@ def memory_run(clip: Path, hours: float, progress: Callable[[float, float], None
     }
 
 
-def run_bench(hours: float = 1.0, progress: bool = True) -> dict[str, Any]:
+def recordings(folder: Path) -> list[Path]:
+    """The rendered games in `folder` (`tabletop bench tracker` makes them): each a video.mp4 with its true moves
+    in actions.json."""
+    if not folder.is_dir():
+        raise FileNotFoundError(f"{folder}: no such folder of rendered games (tabletop bench tracker makes them)")
+    found = sorted(d for d in folder.iterdir() if (d / "video.mp4").is_file() and (d / "actions.json").is_file())
+    if not found:
+        raise FileNotFoundError(f"{folder}: no game folders with video.mp4 and actions.json in it")
+    return found
+
+
+def more_latency(games: list[Path], progress: bool) -> dict[str, Any]:
+    """Run 1 again on each rendered game, in real time: the same latency on more moves and other decks."""
+    from tqdm import tqdm
+
+    rows = []
+    for game in tqdm(games, unit="game", disable=not progress):
+        live = realtime_run(game / "video.mp4", json.loads((game / "actions.json").read_text()))
+        rows.append({"game": game.name, **{k: v for k, v in live.items() if k != "moves"}, "moves": live["moves"]})
+    latencies = [m["latency_s"] for r in rows for m in r["moves"]]
+    return {
+        "data": str(games[0].parent) if games else "",
+        "games": rows,
+        "moves_true": sum(r["moves_true"] for r in rows),
+        "moves_matched": len(latencies),
+        "latency_median_s": round(statistics.median(latencies), 3) if latencies else None,
+        "latency_p90_s": round(statistics.quantiles(latencies, n=10)[-1], 3) if len(latencies) > 1 else None,
+        "tracker_median_s": round(statistics.median(m["tracker_s"] for r in rows for m in r["moves"]), 3)
+        if latencies
+        else None,
+    }
+
+
+def run_bench(hours: float = 1.0, progress: bool = True, videos: Path | None = None) -> dict[str, Any]:
     clip = demo_clip()
     truth = json.loads((clip.parent / "actions.json").read_text())
+    games = recordings(videos) if videos is not None else []  # a wrong folder is said before the long runs
     from tqdm import tqdm
 
     base = baseline_cpu(clip)
     live = realtime_run(clip, truth)
+    more = more_latency(games, progress) if games else {}
     bar = tqdm(total=round(hours * 60), unit="min of play", disable=not progress)
 
     def tick(done_h: float, _total: float) -> None:
@@ -185,7 +229,7 @@ def run_bench(hours: float = 1.0, progress: bool = True) -> dict[str, Any]:
 
     memory = memory_run(clip, hours, tick) if hours > 0 else {}
     bar.close()
-    return {"data": str(clip), "baseline": base, "live": live, "memory": memory}
+    return {"data": str(clip), "baseline": base, "live": live, "memory": memory, "more": more}
 
 
 def format_summary(result: dict[str, Any]) -> str:
@@ -198,9 +242,18 @@ def format_summary(result: dict[str, Any]) -> str:
         f"  CPU at 30 fps: {live['cpu_share']:.0%} of one core (only reading the video: {base['cpu_share']:.0%}; "
         f"ratio {live['cpu_share'] / max(base['cpu_share'], 1e-9):.1f}x); frames processed "
         f"{live['frames_processed']} of {live['frames_delivered']}",
+        f"  spoken: {live['announcements_spoken']} announcements, of which {live.get('corrections_spoken', 0)} "
+        f"corrections and {live.get('questions_spoken', 0)} 'please check' questions",
         f"  Speaker.say: {live['say_calls']} calls, median {live['say_median_ms']} ms, max {live['say_max_ms']} ms "
         f"(a frame has 33 ms)",
     ]
+    more = result.get("more")
+    if more:
+        lines.append(
+            f"  the same latency on {len(more['games'])} rendered games in {more['data']} ({more['moves_true']} moves, "
+            f"{more['moves_matched']} told right): median {more['latency_median_s']} s, 90th percentile "
+            f"{more['latency_p90_s']} s (tracker alone: median {more['tracker_median_s']} s)"
+        )
     if mem:
         lines.append(
             f"  memory over {mem['video_hours']} h of play ({mem['laps']} games, {mem['wall_s']:.0f} s): "

@@ -258,7 +258,8 @@ def bench_tracker(args: argparse.Namespace) -> int:
     if games < 1:
         raise CliError(f"--games must be at least 1, got {games}")
     try:
-        result = run_bench(Path(args.videos), Path(args.decks), games, not args.quiet, render=not args.no_render)
+        videos = Path(args.videos or "out/tracker_bench")
+        result = run_bench(videos, Path(args.decks), games, not args.quiet, render=not args.no_render)
     except (ModelError, FileNotFoundError, ValueError) as err:
         raise CliError(str(err)) from err
     print(format_summary(result["summary"]))
@@ -270,7 +271,11 @@ def bench_companion(args: argparse.Namespace) -> int:
 
     if args.hours < 0:
         raise CliError(f"--hours must be 0 or more, got {args.hours}")
-    result = run_bench(args.hours, progress=not args.quiet)
+    videos = Path(args.videos) if args.videos else None
+    try:
+        result = run_bench(args.hours, progress=not args.quiet, videos=videos)
+    except FileNotFoundError as err:
+        raise CliError(str(err)) from err
     print(format_summary(result))
     return _write_bench(args, result, "companion")
 
@@ -840,7 +845,11 @@ def build_parser() -> argparse.ArgumentParser:
         "companion: latency, CPU and memory of the whole companion)",
     )
     p.add_argument("target", help="what to measure: loot-the-loop, vision, tracker or companion")
-    p.add_argument("--videos", default="out/tracker_bench", help="tracker: folder of rendered games (made if missing)")
+    p.add_argument(
+        "--videos",
+        help="tracker: folder of rendered games (default out/tracker_bench, made if missing); companion: measure the "
+        "latency on the games in this folder too",
+    )
     p.add_argument("--no-render", action="store_true", help="tracker: measure only the games already rendered")
     p.add_argument("--scenes", type=int, default=300, help="vision: held-out scenes to render (default 300)")
     p.add_argument("--decks", default="out/decks", help="vision: rendered deck directories (tabletop synth decks)")

@@ -36,6 +36,7 @@ class FooSession(Console):
     ) -> None:
         super().__init__(table, read, out, on_change)
         self.speaker = speaker
+        self.told = 0  # events spoken so far: each one's dedupe key
 
     def run(self, auto: bool = False) -> int:
         from games.the_loop import foo
@@ -116,8 +117,9 @@ class FooSession(Console):
     def _announce(self, events: Sequence[Event]) -> None:
         for event in events:
             self.say(event.text)
-            if self.speaker is not None:
-                self.speaker.say(event.text, Priority.URGENT if event.urgent else Priority.NORMAL)
+            if self.speaker is not None:  # each event is its own fact, even in words just said
+                self.told += 1
+                self.speaker.say(event.text, Priority.URGENT if event.urgent else Priority.NORMAL, f"event {self.told}")
         self.changed()
 
 

@@ -34,6 +34,7 @@ class Entry(BaseModel):
 
 class Correction(BaseModel):
     actions: list[str] = Field(default_factory=list, max_length=20)
+    step: int | None = Field(default=None, ge=0)  # answering a "please check" about this earlier step
 
 
 class SpeechSettings(BaseModel):
@@ -81,10 +82,10 @@ def create_app(session: Session, live: Any = None) -> FastAPI:
 
     @app.post("/api/correct")
     def correct(fix: Correction) -> Any:
-        do = getattr(session, "correct", None)
+        do = getattr(session, "correct" if fix.step is None else "answer", None)
         if do is None:
             return refuse(Refused("Corrections are for what the camera read; in manual mode use undo."))
-        return attempt(do, fix.actions)
+        return attempt(do, fix.actions) if fix.step is None else attempt(do, fix.step, fix.actions)
 
     @app.post("/api/speech")
     def speech(settings: SpeechSettings) -> Any:

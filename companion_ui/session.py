@@ -48,6 +48,7 @@ class LogEntry:
     text: str
     urgent: bool = False
     candidates: tuple[str, ...] = ()
+    step: int = -1  # a tracker question: the step it asks about (-1: the table now)
 
 
 class Hub:
@@ -85,23 +86,35 @@ class Session(ABC):
 
     # ----- announcements ------------------------------------------------------------------------------------
     def announce(
-        self, text: str, kind: str = "event", urgent: bool = False, candidates: Sequence[str] = (), speak: bool = True
+        self,
+        text: str,
+        kind: str = "event",
+        urgent: bool = False,
+        candidates: Sequence[str] = (),
+        speak: bool = True,
+        new_fact: bool = False,
+        priority: Priority = Priority.NORMAL,
+        step: int = -1,
     ) -> LogEntry:
-        """Log, print, speak and push one line. Speech is queued, never waited for."""
+        """Log, print, speak and push one line. Speech is queued, never waited for. `new_fact`: a move or a game
+        event, spoken even if the same words were just said (two looks in a row are two moves); other lines
+        (notices, questions) are not repeated within the speaker's window. `priority` orders the speech queue
+        (`urgent` overrides it)."""
         with self.lock:
             self._seq += 1
-            entry = LogEntry(self._seq, time.time(), kind, text, urgent, tuple(candidates))
+            entry = LogEntry(self._seq, time.time(), kind, text, urgent, tuple(candidates), step)
             self.log.append(entry)
         if self.echo is not None:
             self.echo(text)
         if speak and self.speaker is not None:
-            self.speaker.say(text, Priority.URGENT if urgent else Priority.NORMAL)
+            key = f"log {entry.seq}" if new_fact else None
+            self.speaker.say(text, Priority.URGENT if urgent else priority, key)
         self.hub.bump()
         return entry
 
     def announce_events(self, events: Sequence[Event]) -> None:
         for event in events:
-            self.announce(event.text, "event", event.urgent)
+            self.announce(event.text, "event", event.urgent, new_fact=True)
 
     def log_since(self, seq: int) -> list[JSON]:
         with self.lock:
@@ -160,7 +173,7 @@ class ManualSession(Session):
                 raise Refused(f"Not taken: {why}")
             events = self.state.apply(action)
             self._save()
-        self.announce(f"{seat_name(player)}: {action}", "action", speak=not events)
+        self.announce(f"{seat_name(player)}: {action}", "action", speak=not events, new_fact=True)
         self.announce_events(events)
         self._auto()
 
@@ -330,20 +343,24 @@ class TrackedSession(Session):
         with self.lock:
             self.decoder = LootTheLoopDecoder()
             self.frame, self.t = 0, 0.0
+            self._ending = ""  # the game-over line last told
 
     def on_events(self, events: Sequence[Any]) -> None:
         """Tracker events from the frame loop: actions, revisions, checks."""
         for e in events:
             if e.kind == "action":
-                self.announce(_spoken_action(e.action), "action")
-            elif e.kind == "check":
-                self.announce(e.text, "check", candidates=e.candidates)
+                self.announce(spoken_action(e.action), "action", new_fact=True)
+            elif e.kind == "check":  # asked after any move waiting to be said; the page keeps it with its buttons
+                self.announce(e.text, "check", candidates=e.candidates, priority=Priority.CHATTER, step=e.step)
             else:
-                self.announce(e.text, e.kind)
+                self.announce(e.text, e.kind, new_fact=e.kind == "revised")
         if events:
             known = self.decoder_state()
-            if known.get("result"):
-                self.announce(f"Game over: {known['result']}. Score {known.get('score', 0)}.", "event", True)
+            ending = f"Game over: {known['result']}. Score {known.get('score', 0)}." if known.get("result") else ""
+            if ending != self._ending:  # said once, and again only if a correction changes it
+                self._ending = ending
+                if ending:
+                    self.announce(ending, "event", True)
 
     def decoder_state(self) -> JSON:
         with self.lock:
@@ -362,12 +379,32 @@ class TrackedSession(Session):
             if self.decoder.best() is None:
                 raise Refused("The camera has not seen the table yet: nothing to correct.")
             events = self.decoder.correct(list(actions), self.t, self.frame, replace)
+        self._take(events, f"Corrected: {' then '.join(actions) if actions else 'nothing happened'}.")
+
+    def answer(self, step: int, actions: Sequence[str]) -> None:
+        """The player's reply to a "please check" about an earlier step (`[]`: nothing happened there)."""
+        with self.lock:
+            events = self.decoder.answer(step, list(actions), self.t, self.frame)
+        self._take(events, f"Answered: {' then '.join(actions) if actions else 'nothing happened'}.")
+
+    def _take(self, events: Sequence[Any], note: str) -> None:
+        """Events the decoder gave for a player's word: a refusal raises, anything else is logged and told."""
         refused = [e for e in events if e.kind == "check" and "does not fit" in e.text]
         if refused:
             raise Refused(refused[0].text)
-        said = " then ".join(actions) if actions else "nothing happened"
-        self.announce(f"Corrected: {said}.", "info", speak=False)
+        self.announce(note, "info", speak=False)
         self.on_events(events)
+
+    def _open_question(self, known: JSON) -> JSON | None:
+        """The newest "please check" still waiting for the player: one about an earlier step stays open until
+        that step is sure (answered, or settled by what the camera saw since); one about the table now (a move
+        the rules forbid) until the next move is told."""
+        unsure = set(known.get("unsure_steps", []))
+        told = [e for e in self.log if e.kind in ("check", "action", "revised")]
+        for entry in reversed(told):
+            if entry.kind == "check" and (entry.step in unsure if entry.step >= 0 else entry is told[-1]):
+                return {"text": entry.text, "candidates": list(entry.candidates), "step": entry.step}
+        return None
 
     def snapshot(self, viewer: int | None = None) -> JSON:
         from tracker.loot_the_loop import engine
@@ -376,7 +413,7 @@ class TrackedSession(Session):
             known = self.decoder.state()
             best = self.decoder.best()
             legal = [str(a) for a in engine(best.core).legal_actions()] if best is not None else []
-            last_check = next((e for e in reversed(self.log) if e.kind in ("check", "action", "revised")), None)
+            question = self._open_question(known)
         deck = known.get("deck", [])
         lines = [
             f"Deck, top first ({len(deck)} cards; ? not read yet): " + (deck_text(deck) or "-"),
@@ -389,7 +426,6 @@ class TrackedSession(Session):
         headline = f"Loot the Loop (camera) - {phase}" + (
             f"; tracker confidence {confidence:.0%}" if confidence is not None else ""
         )
-        check = last_check if last_check is not None and last_check.kind == "check" else None
         return {
             "mode": "camera",
             "game": self.game,
@@ -405,7 +441,7 @@ class TrackedSession(Session):
             "scores": [{"seat": "Player 1", "score": known.get("score", 0), "winner": False}],
             "groups": group_actions([(0, a) for a in legal]),
             "prompts": [],
-            "check": {"text": check.text, "candidates": list(check.candidates)} if check else None,
+            "check": question,
             "last_step": (known.get("steps") or [[]])[-1],
             "hint": _tracked_hint(known),
             "speech": self.speech_json(),
@@ -431,7 +467,8 @@ def deck_text(deck: Sequence[str | None]) -> str:
     return " ".join(words)
 
 
-def _spoken_action(action: str) -> str:
+def spoken_action(action: str) -> str:
+    """How a tracked move is said aloud ("explore 8" -> "Explore 8.")."""
     words = action.split()
     return " ".join([words[0].capitalize(), *words[1:]]) + "." if words else ""
 

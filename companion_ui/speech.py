@@ -8,8 +8,10 @@ Why it is built this way:
   instead of freezing the game.
 * A player thread in this process takes announcements from a priority queue and plays each WAV with `aplay`,
   so `say()` only enqueues and returns at once: the frame loop is never held up by speech.
-* An urgent announcement (a loss, a vortex) cuts the one playing short if that one is less urgent.
-* The same sentence said again within a few seconds is dropped (the tracker may report an event twice).
+* A more urgent announcement cuts short the one playing (a loss cuts a move; a move cuts a question about an
+  older move), and the cut one is said again after it, once.
+* The same notice said again within a few seconds is dropped; a move made twice is not a duplicate (the caller
+  gives each fact its own key).
 * With no speech engine or no sound card the product says so once and carries on with text.
 """
 
@@ -38,7 +40,8 @@ DEDUPE_WINDOW_S = 5.0
 
 
 class Priority(enum.IntEnum):
-    """Lower is more urgent (queue order)."""
+    """Lower is more urgent (queue order): URGENT cuts short whatever less urgent is playing; CHATTER (remarks,
+    questions about an older move) waits until every move queued has been said."""
 
     URGENT = 0
     NORMAL = 1
@@ -51,6 +54,23 @@ class Announcement:
     order: int
     text: str = field(compare=False)
     queued: float = field(compare=False, default=0.0)  # time.monotonic() when `say` was called
+    again: bool = field(compare=False, default=False)  # cut short once already: not repeated a second time
+
+
+class Silence:
+    """Stands in for `aplay` where no sound goes out (`Speaker(pace=True)`): it takes as long as the sound would
+    and is cut short the same way, so the order and timing of what is said are the same as at a real table."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self._cut = threading.Event()
+
+    def terminate(self) -> None:
+        self._cut.set()
+
+    def wait(self) -> bool:
+        """True if it ran to its end, False if cut short."""
+        return not self._cut.wait(self.seconds)
 
 
 @dataclass(frozen=True)
@@ -64,7 +84,7 @@ class Spoken:
     played: bool
     interrupted: bool
     queued: float = 0.0  # time.monotonic() when it was asked for
-    started: float = 0.0  # when its sound began (or would have, with no sound card): the latency's end
+    started: float = 0.0  # when its sound began (no sound out: when it would have, if the speaker paces itself)
 
 
 def wav_seconds(path: str | os.PathLike[str]) -> float:
@@ -184,8 +204,9 @@ class Synthesiser:
 class Speaker:
     """Say things aloud without ever blocking the caller.
 
-    `play=False` synthesises without playing (tests, a machine with no sound card); `keep_dir` keeps the WAV
-    files there instead of deleting them after playing. `notice` receives the one-time messages about missing
+    `play=False` synthesises without playing (tests, a machine with no sound card); `pace=True` then waits as
+    long as each sound would take, so timing and order are a real table's (the benchmark); `keep_dir` keeps the
+    WAV files there instead of deleting them after playing. `notice` receives the one-time messages about missing
     speech or audio (default: print).
     """
 
@@ -196,6 +217,7 @@ class Speaker:
         voice: str | None = None,
         rate: int | None = None,
         play: bool = True,
+        pace: bool = False,
         keep_dir: str | os.PathLike[str] | None = None,
         dedupe_seconds: float = DEDUPE_WINDOW_S,
         notice: Callable[[str], None] = print,
@@ -204,6 +226,7 @@ class Speaker:
         self.voice = voice
         self.rate = rate
         self.play = play and shutil.which("aplay") is not None
+        self.pace = pace
         self.muted = False
         self.dedupe_seconds = dedupe_seconds
         self.notice = notice
@@ -216,7 +239,7 @@ class Speaker:
         self._order = itertools.count()
         self._last_said: dict[str, float] = {}
         self._lock = threading.Lock()
-        self._playing: tuple[Priority, subprocess.Popen[bytes]] | None = None
+        self._playing: tuple[Priority, subprocess.Popen[bytes] | Silence] | None = None
         self._busy = threading.Event()
         self._synth = Synthesiser(voice, rate)
         self._retune = False  # set by `configure`; the speech thread swaps the worker between announcements
@@ -226,24 +249,29 @@ class Speaker:
         if play and not self.play:
             self._tell_once("audio", "No 'aplay' found (Debian package alsa-utils): announcements are text only.")
 
-    def say(self, text: str, priority: Priority = Priority.NORMAL) -> bool:
-        """Queue `text`; True if it will be spoken, False if dropped (muted, off, or said just now)."""
+    def say(self, text: str, priority: Priority = Priority.NORMAL, key: str | None = None) -> bool:
+        """Queue `text`; True if it will be spoken, False if dropped (muted, off, or said just now).
+
+        `key` names the fact being told, and the same key within the window is the duplicate that is dropped
+        (default: the sentence itself). A move made twice is two facts that sound the same ("Look." then
+        "Look."), so callers that know that give each its own key."""
         text = " ".join(text.split())
         if not text or not self.enabled or self.muted or self._closed:
             return False
         now = time.monotonic()
+        fact = text if key is None else key
         with self._lock:
-            last = self._last_said.get(text)
+            last = self._last_said.get(fact)
             if last is not None and now - last < self.dedupe_seconds:
                 return False
             if len(self._last_said) > 500:  # a long session must not grow without end
                 self._last_said = {k: v for k, v in self._last_said.items() if now - v < self.dedupe_seconds}
-            self._last_said[text] = now
+            self._last_said[fact] = now
             self._busy.set()
             self._queue.put(Announcement(priority, next(self._order), text, now))
             playing = self._playing
         if playing is not None and priority < playing[0]:
-            playing[1].terminate()  # the urgent one goes next; the cut one is not repeated
+            playing[1].terminate()  # the urgent one goes next; the cut one follows it
         self._ensure_thread()
         return True
 
@@ -314,12 +342,27 @@ class Speaker:
                 "announcements; they are shown as text meanwhile.",
             )
             return
-        started = time.monotonic()
-        played, interrupted = self._play(item.priority, path) if self.play else (False, False)
         seconds = wav_seconds(path)
+        started = time.monotonic()
+        played, interrupted = False, False
+        if self.play:
+            played, interrupted = self._play(item.priority, path)
+        if not self.play and self.pace:
+            interrupted = self._hold(item.priority, Silence(seconds))
         self.history.append(Spoken(item.text, item.priority, path, seconds, played, interrupted, item.queued, started))
+        if interrupted and not item.again:
+            self._queue.put(Announcement(item.priority, next(self._order), item.text, item.queued, again=True))
         if self._keep is None:
             Path(path).unlink(missing_ok=True)
+
+    def _hold(self, priority: Priority, silence: Silence) -> bool:
+        """Wait out a silent stand-in for the sound; True if something more urgent cut it short."""
+        with self._lock:
+            self._playing = (priority, silence)
+        done = silence.wait()
+        with self._lock:
+            self._playing = None
+        return not done
 
     def _play(self, priority: Priority, path: str) -> tuple[bool, bool]:
         proc = subprocess.Popen(["aplay", "-q", path], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)

@@ -151,6 +151,10 @@ class GameState(ABC):
     """
 
     name: ClassVar[str]
+    # True where `_core` builds new containers and `_load` copies what it keeps: `to_dict` and `from_dict` then
+    # skip their defensive deep copies, which dominate the tracker's time (it rebuilds Loot the Loop states tens
+    # of thousands of times per still table).
+    fresh_core: ClassVar[bool] = False
 
     def __init__(self, players: int, seed: int, options: JSON | None = None) -> None:
         self.num_players = players
@@ -297,7 +301,7 @@ class GameState(ABC):
             "seed": self.seed,
             "options": copy.deepcopy(self.options),
             "chance_draws": self.chance_draws,
-            "state": copy.deepcopy(self._core()),
+            "state": self._core() if self.fresh_core else copy.deepcopy(self._core()),
             "history": list(self._history),
         }
 
@@ -321,7 +325,8 @@ class GameState(ABC):
         history = require(data, "history", list, "state")
         for i, snap in enumerate(history):
             _check_snapshot(snap, f"state.history[{i}]")
-        state._load(copy.deepcopy(require(data, "state", dict, "state")))
+        core = require(data, "state", dict, "state")
+        state._load(core if cls.fresh_core else copy.deepcopy(core))
         state._history = list(history)
         return state
 

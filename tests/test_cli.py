@@ -70,6 +70,7 @@ def test_auto_with_the_solver_seat() -> None:
         (["play", "loop", "--resume", "/nonexistent/save.json"], "no such file"),
         (["bench", "chess"], "unknown benchmark 'chess'"),
         (["bench", "loot-the-loop", "--games", "0"], "--games must be at least 1"),
+        (["bench", "companion", "--videos", "/nonexistent/games"], "no such folder of rendered games"),
     ],
 )
 def test_bad_requests_get_one_clear_line(args: list[str], message: str) -> None:

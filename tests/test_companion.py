@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import random
+import statistics
 
 import pytest
 from fastapi.testclient import TestClient
@@ -154,3 +155,85 @@ def test_unknown_game_and_busy_port_are_clear_errors():
         port = s.getsockname()[1]
         assert main(["run", "--game", "loop", "--manual", "--no-speech", "--host", "127.0.0.1",
                      "--port", str(port), "--duration", "1"]) == 2  # fmt: skip
+
+
+def test_two_moves_in_the_same_words_are_both_spoken_but_a_question_is_not_repeated(tmp_path):
+    from companion_ui.session import TrackedSession
+    from companion_ui.speech import Speaker
+    from tracker.decoder import TrackerEvent
+
+    with Speaker(play=False, keep_dir=tmp_path, notice=lambda _: None) as speaker:
+        session = TrackedSession(speaker)
+        for step in (4, 5):  # two looks in a row, seconds apart
+            session.on_events([TrackerEvent("action", float(step), 30 * step, "look", "look", 0.95, step)])
+        ask = TrackerEvent("check", 6.0, 180, "Please check: was it explore 2 or explore 9?", step=6)
+        session.on_events([ask])
+        session.on_events([ask])
+        assert speaker.wait_idle(60)
+        assert [s.text for s in speaker.history] == ["Look.", "Look.", ask.text]
+
+
+def test_the_end_of_a_tracked_game_is_announced_once():
+    from companion_ui.session import TrackedSession
+    from tests.test_tracker import _play
+    from tests.tracker_tables import snapshot
+    from tracker.decoder import TrackerEvent
+
+    cores, _ = _play(2, 300)
+    assert cores[-1]["result"], "seed 2 should end within 300 moves"
+    session = TrackedSession()
+    for k, core in enumerate(cores):
+        session.on_events(session.decoder.update(snapshot(core, cores[k - 1] if k else None, 30 * k)))
+    session.on_events(session.decoder.finish(30.0 * len(cores), 30 * len(cores)))
+    session.on_events([TrackerEvent("check", 999.0, 29_970, "Please check: was it look or mark?", step=3)])
+    endings = [e.text for e in session.log if e.text.startswith("Game over")]
+    assert len(endings) == 1 and cores[-1]["result"] in endings[0]
+
+
+@pytest.mark.slow
+def test_the_companion_bench_times_each_move_from_the_table_to_its_sound():
+    """`tabletop bench companion --hours 0`: the demo recording in real time, each move told right timed from the
+    frame where it settled to its sound (paced where there is no sound card)."""
+    from companion_ui.bench import format_summary, run_bench
+
+    result = run_bench(hours=0, progress=False)
+    live = result["live"]
+    assert live["moves_true"] == 14 and live["moves_matched"] >= 5
+    for move in live["moves"]:
+        assert 0 < move["tracker_s"] <= move["latency_s"] + 1e-3, move  # the sound comes after the handover
+    median = statistics.median(m["latency_s"] for m in live["moves"])
+    assert live["latency_median_s"] == pytest.approx(median, abs=2e-3)
+    assert "median" in format_summary(result) and result["memory"] == {}
+
+
+def test_a_question_is_answered_for_its_own_step_and_a_wrong_answer_is_refused():
+    from companion_ui.session import TrackedSession
+    from tests.test_tracker import _play
+    from tests.tracker_tables import snapshot
+
+    cores, _ = _play(3, 6)
+    session = TrackedSession()
+    for k, core in enumerate(cores):
+        session.on_events(session.decoder.update(snapshot(core, cores[k - 1] if k else None, 30 * k)))
+    told = session.decoder.state()["steps"]
+    client = TestClient(create_app(session))
+    reply = client.post("/api/correct", json={"actions": ["explore 13"], "step": 1})
+    assert reply.status_code == 400 and "does not fit" in reply.json()["error"]
+    reply = client.post("/api/correct", json={"actions": told[1], "step": 1})  # the reading it already holds
+    assert reply.status_code == 200 and session.decoder.state()["steps"] == told
+    assert session.log[-1].text.startswith("Answered:")
+    assert client.post("/api/correct", json={"actions": [], "step": -1}).status_code == 422
+
+
+def test_a_question_stays_on_the_page_until_its_step_is_sure_or_the_table_moves_on():
+    from companion_ui.session import TrackedSession
+
+    session = TrackedSession()
+    session.announce("Please check: explore 8 or 7?", "check", candidates=("explore 8", "explore 7"), step=3)
+    session.announce("Look.", "action")
+    assert session._open_question({"unsure_steps": [3]})["step"] == 3, "a later move does not hide it"
+    assert session._open_question({"unsure_steps": []}) is None, "answered or settled"
+    session.announce("Please check: the table looks like 'explore 5', which the rules do not allow.", "check")
+    assert session._open_question({"unsure_steps": []})["step"] == -1
+    session.announce("Mark.", "action")
+    assert session._open_question({"unsure_steps": []}) is None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 import re
 from dataclasses import dataclass
@@ -279,3 +280,32 @@ def test_force_carries_out_a_move_the_rules_forbid_and_undo_takes_it_back():
     assert state.to_dict()["state"] != before
     state.undo()
     assert state.to_dict()["state"] == before
+
+
+@pytest.mark.parametrize("name", sorted(games.GAMES))
+def test_saved_dicts_share_nothing_with_the_live_state(name: str) -> None:
+    """`fresh_core` games skip the deep copies: what `to_dict` hands out and what `from_dict` took must still be
+    the caller's to change without touching the state."""
+    state, rng = games.create(name, seed=3), random.Random(3)
+    for _ in range(6):  # a few moves in, so zones hold something
+        if state.is_over:
+            break
+        state.apply(rng.choice(state.legal_actions(state.actors()[0])))
+    reference = json.dumps(state.to_dict(), sort_keys=True)
+    handed = state.to_dict()
+    loaded = type(state).from_dict(handed)
+    _scribble(handed["state"])
+    assert json.dumps(state.to_dict(), sort_keys=True) == reference
+    assert json.dumps(loaded.to_dict(), sort_keys=True) == reference
+
+
+def _scribble(data: object) -> None:
+    """Change every list and dict inside `data` in place."""
+    if isinstance(data, list):
+        for item in data:
+            _scribble(item)
+        data.append("scribbled")
+    elif isinstance(data, dict):
+        for value in list(data.values()):
+            _scribble(value)
+        data["scribbled"] = True

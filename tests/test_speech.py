@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -43,6 +44,40 @@ def test_duplicates_and_muted_announcements_are_dropped(tmp_path: Path) -> None:
         assert not speaker.say("   ")
         assert speaker.wait_idle(60)
         assert [s.text for s in speaker.history] == ["Two vortexes remain before defeat.", "Unmuted sentence."]
+
+
+def test_a_fact_is_deduplicated_by_its_key_not_its_words(tmp_path: Path) -> None:
+    with Speaker(play=False, keep_dir=tmp_path, notice=lambda _: None) as speaker:
+        assert speaker.say("Look.", key="move 4")
+        assert speaker.say("Look.", key="move 5"), "a second look is a second move"
+        assert not speaker.say("Look again.", key="move 5"), "the same fact told twice"
+        assert speaker.wait_idle(60)
+        assert [s.text for s in speaker.history] == ["Look.", "Look."]
+
+
+def test_a_paced_speaker_says_each_announcement_after_the_one_before_is_heard(tmp_path: Path) -> None:
+    """The latency benchmark reads `started`: on a machine with no sound card it must still count the time the
+    announcements ahead take to hear, or it would flatter the companion."""
+    with Speaker(play=False, pace=True, keep_dir=tmp_path, notice=lambda _: None) as speaker:
+        speaker.say("Please check: explore eight or seven?")
+        speaker.say("Explore ten.")
+        assert speaker.wait_idle(60)
+        first, second = speaker.history
+        assert first.seconds > 1.0
+        assert second.started >= first.started + first.seconds - 0.01
+
+
+def test_a_move_cuts_a_question_short_and_the_question_is_asked_again_after_it(tmp_path: Path) -> None:
+    question = "Please check: was the move before last explore eight, seven or ten?"
+    with Speaker(play=False, pace=True, keep_dir=tmp_path, notice=lambda _: None) as speaker:
+        speaker.say(question, Priority.CHATTER)
+        deadline = time.monotonic() + 30
+        while speaker._playing is None and time.monotonic() < deadline:  # the question is being heard
+            time.sleep(0.01)
+        speaker.say("Explore ten.")
+        assert speaker.wait_idle(60)
+        heard = [(s.text, s.interrupted) for s in speaker.history]
+    assert heard == [(question, True), ("Explore ten.", False), (question, False)]
 
 
 def test_urgent_announcements_jump_the_queue(tmp_path: Path) -> None:

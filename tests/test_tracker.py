@@ -12,7 +12,7 @@ import pytest
 from games.loot_the_loop.engine import LootTheLoop
 from games.policies import random_policy
 from tests.tracker_tables import card_quad, illegal_explore, snapshot
-from tracker.decoder import EMIT, PATIENCE, Emitter, Hypothesis
+from tracker.decoder import EMIT, PATIENCE, SAY_NOW, Emitter, Hypothesis, alternatives
 from tracker.loot_the_loop import LABELS, LootTheLoopDecoder, Observation, corridor, engine
 from tracker.motion import REGION_CHANGED, MotionGate
 from tracker.pipeline import Channel, Tracker, occluded
@@ -245,11 +245,96 @@ def test_a_split_step_is_asked_about_and_a_later_certainty_revises_it():
         emitter.add_step(2.0 + k, 60 + k)
         split = [Hypothesis({}, h.log_p, (*h.steps, ())) for h in split]
         events = emitter.emit(split, 2.0 + k, 60 + k)
-    assert [e.kind for e in events] == ["action", "check"] and "explore 3 or explore 5" in events[1].text
+    assert [e.kind for e in events] == ["action", "check"] and "explore 3 or 5" in events[1].text
     sure = [Hypothesis({}, 0.0, split[1].steps), Hypothesis({}, -10.0, split[0].steps)]
     revised = emitter.emit(sure, 9.0, 300)
     assert [e.kind for e in revised] == ["revised"] and revised[0].action == "explore 5"
     assert revised[0].confidence >= EMIT
+
+
+def _leaning(steps: list[tuple[str, ...]], shares: list[float]) -> list[Hypothesis]:
+    """A beam whose one step is read as `steps[i]` with posterior share `shares[i]`."""
+    return [Hypothesis({}, float(np.log(w)), (s,)) for s, w in zip(steps, shares, strict=True)]
+
+
+def _later(beam: list[Hypothesis], extra: int) -> list[Hypothesis]:
+    """The same beam `extra` snapshots later, nothing having happened since."""
+    return [Hypothesis({}, h.log_p, (*h.steps, *([()] * extra))) for h in beam]
+
+
+def test_a_majority_reading_is_said_at_its_own_snapshot_and_asked_about_if_it_never_firms_up():
+    emitter = Emitter()
+    emitter.add_step(1.0, 30)
+    beam = _leaning([("explore 3",), ("explore 5",)], [0.6, 0.4])
+    assert SAY_NOW < 0.6 < EMIT
+    said = emitter.emit(beam, 1.0, 30)
+    assert [(e.kind, e.action, e.step) for e in said] == [("action", "explore 3", 0)], "no waiting for the next move"
+    for k in range(1, PATIENCE + 1):
+        emitter.add_step(1.0 + k, 30 + k)
+        events = emitter.emit(_later(beam, k), 1.0 + k, 30 + k)
+        if k < PATIENCE:
+            assert events == []
+    assert [e.kind for e in events] == ["check"] and "explore 3 or 5" in events[0].text
+    assert emitter.emit(_later(beam, PATIENCE), 9.0, 90, final=True) == [], "asked once"
+
+
+def test_a_majority_reading_that_firms_up_is_never_asked_about_and_one_overturned_is_corrected():
+    emitter = Emitter()
+    emitter.add_step(0.0, 0)
+    assert [e.action for e in emitter.emit(_leaning([("look",), ("mark",)], [0.7, 0.3]), 0.0, 0)] == ["look"]
+    emitter.add_step(1.0, 1)
+    second = [
+        Hypothesis({}, float(np.log(w)), steps)
+        for steps, w in [
+            ((("look",), ("explore 2",)), 0.53),
+            ((("look",), ("explore 9",)), 0.45),
+            ((("mark",), ()), 0.02),
+        ]
+    ]
+    first = emitter.emit(second, 1.0, 1)
+    assert [(e.kind, e.action, e.step) for e in first] == [("action", "explore 2", 1)]
+    events = []
+    for k in range(PATIENCE + 1):
+        emitter.add_step(2.0 + k, 2 + k)
+        later = [
+            Hypothesis({}, float(np.log(w)), (("look",), step, *([()] * (k + 1))))
+            for step, w in [(("explore 9",), 0.97), (("explore 2",), 0.03)]
+        ]
+        events += emitter.emit(later, 2.0 + k, 2 + k, final=k == PATIENCE)
+    assert [(e.kind, e.step, e.action) for e in events] == [("revised", 1, "explore 9")], "look firmed up: no question"
+
+
+@pytest.mark.parametrize(
+    ("names", "said"),
+    [
+        (["explore 8", "explore 7", "explore 10"], "explore 8, 7 or 10"),
+        (["look", "mark"], "look or mark"),
+        (["explore 9", "nothing", "return 8C"], "explore 9, nothing or return 8C"),
+        (["look then mark"], "look then mark"),
+    ],
+)
+def test_a_question_puts_its_candidates_briefly(names: list[str], said: str) -> None:
+    assert alternatives(names) == said
+
+
+def test_an_answer_to_a_question_keeps_only_the_beliefs_that_read_that_step_so():
+    cores, _ = _play(3, 8)
+    decoder, _ = _decode(cores)
+    best = decoder.best()
+    assert best is not None
+    k = 2
+    told = decoder.state()["steps"]
+    rival_step = ("mark",) if tuple(told[k]) != ("mark",) else ("look",)
+    rival = Hypothesis(best.core, best.log_p - 1.0, (*best.steps[:k], rival_step, *best.steps[k + 1 :]), best.info)
+    decoder.beam = [*decoder.beam, rival]  # a split the beam still holds, as when a question was asked
+    before = list(decoder.beam)
+    refused = decoder.answer(k, ["explore 13"], 99.0, 2970)
+    assert refused[0].kind == "check" and "does not fit" in refused[0].text
+    assert decoder.beam == before, "a refused answer changes nothing"
+    events = decoder.answer(k, list(rival_step), 100.0, 3000)
+    assert [(e.kind, e.step, e.action) for e in events] == [("revised", k, rival_step[0])]
+    assert decoder.state()["steps"][k] == list(rival_step) and k not in decoder.state()["unsure_steps"]
+    assert decoder.state()["steps"][k + 1 :] == told[k + 1 :], "later steps stay as they were told"
 
 
 def test_the_corridor_orders_the_deck_from_the_top_card():

@@ -7,6 +7,7 @@ is rendered first, so the bench can be built up over several sessions. Per game 
 
 * actions decoded correctly: the decoded sequence (after the decoder's own revisions) aligned with the true one;
 * silent errors: an announced action that was wrong and was neither revised nor flagged with "please check";
+* checks raised and corrections announced: what the player hears when the tracker is unsure or changes its mind;
 * final score right: the score pile count of the decoded end state against the engine's;
 * delay: from the end of the physical move (the hand gone) to the announcement, including the processing time of
   the frame that produced it;
@@ -208,6 +209,7 @@ def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
             "accuracy": round(sum(p["correct"] for p in parts) / max(true, 1), 4),
             "silent_errors": sum(p["silent_errors"] for p in parts),
             "checks": sum(p["checks"] for p in parts),
+            "revisions": sum(p["revisions"] for p in parts),
             "scores_right": sum(p["score_right"] for p in parts),
             "score_rate": round(sum(p["score_right"] for p in parts) / max(len(parts), 1), 4),
             "median_delay_s": round(statistics.median(delays), 3) if delays else None,
@@ -269,6 +271,7 @@ def format_summary(summary: dict[str, Any]) -> str:
         ("actions right", "accuracy"),
         ("silent errors", "silent_errors"),
         ("checks raised", "checks"),
+        ("corrections announced", "revisions"),
         ("final score right", "score_rate"),
         ("median delay (s)", "median_delay_s"),
     ):

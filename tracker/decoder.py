@@ -6,10 +6,11 @@ there (one tuple per committed snapshot: several actions when a fast player made
 tables, none when nothing changed) and the log-likelihood of everything the camera saw under it. The beam is
 what lets one misread be outvoted later, and what lets the tracker say "I don't know" instead of guessing.
 
-`Emitter` decides what to say: a snapshot's actions are announced once the hypotheses that agree on them hold
-EMIT of the posterior; an announced step that the evidence later overturns is announced again as a revision;
-a step still split after PATIENCE more snapshots (or at the end) is announced with a "please check" naming the
-candidates, so no error is ever silent.
+`Emitter` decides what to say. A player wants to hear a move the moment it is made, so a snapshot's actions
+are announced as soon as one reading of them holds a majority of the posterior (SAY_NOW), usually at the very
+snapshot that showed them; they count as sure once they hold EMIT. An announced step that the evidence later
+overturns with EMIT is announced again as a revision; a step not sure after PATIENCE more snapshots (or at the
+end) gets a "please check" naming the candidates, so no error is ever silent.
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ from typing import Any, Protocol
 
 from tracker.snapshot import Snapshot
 
-EMIT = 0.9  # posterior share that must agree on a step before it is announced
+SAY_NOW = 0.5  # posterior share a step's best reading must exceed to be announced at once
+EMIT = 0.9  # posterior share that makes a step sure (and that a revision needs)
 PATIENCE = 3  # snapshots a split step may wait for evidence before the player is asked
 
 
@@ -64,13 +66,16 @@ class Hypothesis:
 
 class Decoder(Protocol):
     """A game's decoder. `update` takes each new snapshot of a still table; `correct` applies a player's word
-    (the actions they say they made since the last announced state) and resumes."""
+    (the actions they say they made since the last announced state) and resumes; `answer` takes their reply to a
+    "please check" about an older step."""
 
     game: str
 
     def update(self, snapshot: Snapshot) -> list[TrackerEvent]: ...
 
     def correct(self, actions: Sequence[str], t: float, frame: int, replace: bool = True) -> list[TrackerEvent]: ...
+
+    def answer(self, step: int, actions: Sequence[str], t: float, frame: int) -> list[TrackerEvent]: ...
 
     def finish(self, t: float, frame: int) -> list[TrackerEvent]: ...
 
@@ -100,6 +105,7 @@ class StepRecord:
     t: float
     frame: int
     said: tuple[str, ...] | None = None  # the actions announced (None: not yet)
+    sure: bool = False  # what was said has held EMIT of the posterior
     checked: bool = False  # a "please check" was raised for it
 
 
@@ -113,33 +119,37 @@ class Emitter:
         self.records.append(StepRecord(t, frame))
 
     def emit(self, beam: Sequence[Hypothesis], t: float, frame: int, final: bool = False) -> list[TrackerEvent]:
+        """What to say now: moves and corrections first, then questions (the move just made is heard before a
+        question about an older one)."""
         events: list[TrackerEvent] = []
+        questions: list[TrackerEvent] = []
         newest = len(self.records) - 1
         for k, record in enumerate(self.records):
             votes = step_votes(beam, k)
             if not votes:
                 continue
             best, share = votes[0]
-            if record.said is None:
-                if share >= EMIT:
-                    events += self._say(k, best, share, t, frame)
-                elif (final or newest - k >= PATIENCE) and not record.checked:
-                    events += self._say(k, best, share, t, frame)
-                    events.append(self._check(k, votes, t, frame))
-            elif best != record.said and share >= EMIT:
+            overdue = final or newest - k >= PATIENCE
+            if record.said is None and (share > SAY_NOW or overdue):
+                events += self._say(k, best, share, t, frame)
+            elif record.said is not None and best != record.said and share >= EMIT:
                 events.append(
                     TrackerEvent(
                         "revised",
                         t,
                         frame,
-                        f"Correction: {_said(best)} rather than {_said(record.said)}.",
+                        f"Correction: {step_text(best)} rather than {step_text(record.said)}.",
                         " ; ".join(best),
                         share,
                         k,
                     )
                 )
                 record.said = best
-        return events
+            if record.said == best and share >= EMIT:
+                record.sure = True
+            elif record.said is not None and not record.sure and overdue and not record.checked:
+                questions.append(self._check(k, votes, t, frame))
+        return events + questions
 
     def _say(self, k: int, actions: tuple[str, ...], share: float, t: float, frame: int) -> list[TrackerEvent]:
         self.records[k].said = actions
@@ -147,17 +157,29 @@ class Emitter:
 
     def _check(self, k: int, votes: list[tuple[tuple[str, ...], float]], t: float, frame: int) -> TrackerEvent:
         self.records[k].checked = True
-        names = tuple(_said(v) for v, _ in votes[:3])
+        names = tuple(step_text(v) for v, _ in votes[:3])
         return TrackerEvent(
             "check",
             t,
             frame,
-            f"Please check: was it {' or '.join(names)}?",
+            f"Please check: {alternatives(names)}?",
             step=k,
             candidates=names,
             confidence=votes[0][1],
         )
 
 
-def _said(actions: tuple[str, ...]) -> str:
+def step_text(actions: tuple[str, ...]) -> str:
+    """A step as it is said and offered as a candidate: "look", "look then mark", "nothing"."""
     return " then ".join(actions) if actions else "nothing"
+
+
+def alternatives(names: Sequence[str]) -> str:
+    """Candidates as short as a question can put them, so it holds up the next announcement as little as it can:
+    "explore 8, 7 or 10" where all share the verb, else "look, mark or nothing"."""
+    words = [n.split() for n in names]
+    if len(names) > 1 and all(len(w) == 2 and w[0] == words[0][0] for w in words):
+        parts = [names[0], *(w[1] for w in words[1:])]
+    else:
+        parts = list(names)
+    return parts[0] if len(parts) == 1 else f"{', '.join(parts[:-1])} or {parts[-1]}"

@@ -48,7 +48,7 @@ from games.loot_the_loop.engine import (
     kind,
     rank,
 )
-from tracker.decoder import Emitter, Hypothesis, TrackerEvent, posterior
+from tracker.decoder import Emitter, Hypothesis, TrackerEvent, posterior, step_text
 from tracker.motion import REGION_CHANGED
 from tracker.sightings import BACK
 from tracker.snapshot import Snapshot, TableObject
@@ -979,6 +979,26 @@ class LootTheLoopDecoder:
         self.flagged = False
         return self.emitter.emit(self.beam, t, frame)
 
+    def answer(self, step: int, actions: Sequence[str], t: float, frame: int) -> list[TrackerEvent]:
+        """The player's reply to a "please check" about `step`: only the beliefs that read it so are kept. The
+        question named readings the beam held, so nothing is decoded again; a reading the camera has ruled out
+        since (or a step never asked about) is refused, and the beam is left as it was."""
+        chosen = tuple(actions)
+        kept = [h for h in self.beam if step < len(h.steps) and h.steps[step] == chosen]
+        if not 0 <= step < len(self.emitter.records) or not kept:
+            return [
+                TrackerEvent(
+                    "check",
+                    t,
+                    frame,
+                    f"That answer does not fit: nothing the camera saw since allows {step_text(chosen)} there. "
+                    "Enter the moves since then instead.",
+                )
+            ]
+        self.beam = kept
+        self.before = [h for h in self.before if not step < len(h.steps) or h.steps[step] == chosen] or self.before
+        return self.emitter.emit(self.beam, t, frame)
+
     def finish(self, t: float, frame: int) -> list[TrackerEvent]:
         if not self.beam:
             return []
@@ -1008,5 +1028,6 @@ class LootTheLoopDecoder:
             "actions": [a for step in h.steps for a in step],
             "steps": [list(step) for step in h.steps],
             "step_frames": [r.frame for r in self.emitter.records],
+            "unsure_steps": [k for k, r in enumerate(self.emitter.records) if r.said is not None and not r.sure],
             "confidence": round(confidence, 4),
         }

@@ -112,7 +112,7 @@ function renderCheck(check) {
   if (!check) return;
   $("check-text").textContent = check.text;
   const buttons = check.candidates.map((c) =>
-    el("button", { class: "candidate", onclick: () => post("/api/correct", { actions: c === "nothing" ? [] : c.split(" then ") }) , text: c }));
+    el("button", { class: "candidate", onclick: () => post("/api/correct", { actions: c === "nothing" ? [] : c.split(" then "), ...(check.step >= 0 ? { step: check.step } : {}) }), text: c }));
   $("check-candidates").replaceChildren(...buttons);
 }
 

@@ -258,6 +258,7 @@ class LootTheLoop(GameState):
     """One solo game. Decks are lists top first; `up[i]` says whether `deck[i]` is face up."""
 
     name: ClassVar[str] = "loot-the-loop"
+    fresh_core: ClassVar[bool] = True  # `_core` makes new lists and `_load` copies every list it keeps
 
     def __init__(self, players: int = 1, seed: int = 0, **options: Any) -> None:
         if players != 1:
