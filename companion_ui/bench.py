@@ -98,6 +98,7 @@ def realtime_run(clip: Path, truth: list[dict[str, Any]]) -> dict[str, Any]:
     speaker.wait_idle(30)
     live.stop()
     spoken = [s for s in speaker.history if s.text != "Starting."]
+    superseded = speaker.superseded
     speaker.close()
     arrival = {index: at for lap, index, at in source.arrivals if lap == 0}
     latencies, tracker_share = [], []
@@ -137,6 +138,7 @@ def realtime_run(clip: Path, truth: list[dict[str, Any]]) -> dict[str, Any]:
         "moves": per_move,
         "corrections_spoken": sum(1 for s in spoken if s.text.startswith("Correction:")),
         "questions_spoken": sum(1 for s in spoken if s.text.startswith("Please check")),
+        "superseded": superseded,
     }
 
 
@@ -243,7 +245,8 @@ def format_summary(result: dict[str, Any]) -> str:
         f"ratio {live['cpu_share'] / max(base['cpu_share'], 1e-9):.1f}x); frames processed "
         f"{live['frames_processed']} of {live['frames_delivered']}",
         f"  spoken: {live['announcements_spoken']} announcements, of which {live.get('corrections_spoken', 0)} "
-        f"corrections and {live.get('questions_spoken', 0)} 'please check' questions",
+        f"corrections and {live.get('questions_spoken', 0)} 'please check' questions; {live.get('superseded', 0)} "
+        "dropped unsaid, replaced by newer news on the same move",
         f"  Speaker.say: {live['say_calls']} calls, median {live['say_median_ms']} ms, max {live['say_max_ms']} ms "
         f"(a frame has 33 ms)",
     ]

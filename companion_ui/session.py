@@ -14,6 +14,7 @@ it breaks and changes nothing; a manual game is saved after every change when a 
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
 import threading
@@ -99,7 +100,8 @@ class Session(ABC):
         """Log, print, speak and push one line. Speech is queued, never waited for. `new_fact`: a move or a game
         event, spoken even if the same words were just said (two looks in a row are two moves); other lines
         (notices, questions) are not repeated within the speaker's window. `priority` orders the speech queue
-        (`urgent` overrides it)."""
+        (`urgent` overrides it). `step`: the tracker step a line is about; a newer line about the same step
+        replaces one not yet spoken."""
         with self.lock:
             self._seq += 1
             entry = LogEntry(self._seq, time.time(), kind, text, urgent, tuple(candidates), step)
@@ -108,7 +110,8 @@ class Session(ABC):
             self.echo(text)
         if speak and self.speaker is not None:
             key = f"log {entry.seq}" if new_fact else None
-            self.speaker.say(text, Priority.URGENT if urgent else priority, key)
+            topic = f"step {step}" if step >= 0 else None
+            self.speaker.say(text, Priority.URGENT if urgent else priority, key, topic)
         self.hub.bump()
         return entry
 
@@ -347,13 +350,16 @@ class TrackedSession(Session):
 
     def on_events(self, events: Sequence[Any]) -> None:
         """Tracker events from the frame loop: actions, revisions, checks."""
-        for e in events:
-            if e.kind == "action":
-                self.announce(spoken_action(e.action), "action", new_fact=True)
-            elif e.kind == "check":  # asked after any move waiting to be said; the page keeps it with its buttons
-                self.announce(e.text, "check", candidates=e.candidates, priority=Priority.CHATTER, step=e.step)
-            else:
-                self.announce(e.text, e.kind, new_fact=e.kind == "revised")
+        for (kind, k), group in itertools.groupby(events, key=lambda e: (e.kind, e.step)):
+            said = list(group)
+            if kind == "action":  # two moves between still tables are one line: "Look. Mark."
+                self.announce(" ".join(spoken_action(e.action) for e in said), "action", new_fact=True, step=k)
+                continue
+            for e in said:
+                if kind == "check":  # asked after any move waiting to be said; the page keeps it with its buttons
+                    self.announce(e.text, "check", candidates=e.candidates, priority=Priority.CHATTER, step=k)
+                else:
+                    self.announce(e.text, kind, new_fact=kind == "revised", step=k)
         if events:
             known = self.decoder_state()
             ending = f"Game over: {known['result']}. Score {known.get('score', 0)}." if known.get("result") else ""

@@ -10,6 +10,8 @@ Why it is built this way:
   so `say()` only enqueues and returns at once: the frame loop is never held up by speech.
 * A more urgent announcement cuts short the one playing (a loss cuts a move; a move cuts a question about an
   older move), and the cut one is said again after it, once.
+* News that is out of date before it is heard is not said: a newer announcement on the same topic (the tracker
+  correcting a move, or asking about it) replaces one still waiting in the queue.
 * The same notice said again within a few seconds is dropped; a move made twice is not a duplicate (the caller
   gives each fact its own key).
 * With no speech engine or no sound card the product says so once and carries on with text.
@@ -55,6 +57,7 @@ class Announcement:
     text: str = field(compare=False)
     queued: float = field(compare=False, default=0.0)  # time.monotonic() when `say` was called
     again: bool = field(compare=False, default=False)  # cut short once already: not repeated a second time
+    topic: str | None = field(compare=False, default=None)  # what it is about (a newer word on it replaces it)
 
 
 class Silence:
@@ -244,17 +247,22 @@ class Speaker:
         self._synth = Synthesiser(voice, rate)
         self._retune = False  # set by `configure`; the speech thread swaps the worker between announcements
         self._told: set[str] = set()
+        self._topics: dict[str, int] = {}  # topic -> the newest announcement on it
+        self.superseded = 0  # announcements dropped unsaid because newer news on their topic came first
         self._thread: threading.Thread | None = None
         self._closed = False
         if play and not self.play:
             self._tell_once("audio", "No 'aplay' found (Debian package alsa-utils): announcements are text only.")
 
-    def say(self, text: str, priority: Priority = Priority.NORMAL, key: str | None = None) -> bool:
+    def say(
+        self, text: str, priority: Priority = Priority.NORMAL, key: str | None = None, topic: str | None = None
+    ) -> bool:
         """Queue `text`; True if it will be spoken, False if dropped (muted, off, or said just now).
 
         `key` names the fact being told, and the same key within the window is the duplicate that is dropped
         (default: the sentence itself). A move made twice is two facts that sound the same ("Look." then
-        "Look."), so callers that know that give each its own key."""
+        "Look."), so callers that know that give each its own key. `topic`: what the sentence is about; a
+        sentence on the same topic still waiting to be said is dropped for this one."""
         text = " ".join(text.split())
         if not text or not self.enabled or self.muted or self._closed:
             return False
@@ -268,7 +276,12 @@ class Speaker:
                 self._last_said = {k: v for k, v in self._last_said.items() if now - v < self.dedupe_seconds}
             self._last_said[fact] = now
             self._busy.set()
-            self._queue.put(Announcement(priority, next(self._order), text, now))
+            order = next(self._order)
+            if topic is not None:
+                if len(self._topics) > 500:  # a long session must not grow without end: keep the newest topics
+                    self._topics = dict(sorted(self._topics.items(), key=lambda kv: kv[1])[-250:])
+                self._topics[topic] = order
+            self._queue.put(Announcement(priority, order, text, now, topic=topic))
             playing = self._playing
         if playing is not None and priority < playing[0]:
             playing[1].terminate()  # the urgent one goes next; the cut one follows it
@@ -319,10 +332,21 @@ class Speaker:
                 self._busy.clear()
                 return
             try:
-                self._speak(item)
+                if self._current(item):
+                    self._speak(item)
             finally:
                 if self._queue.empty():
                     self._busy.clear()
+
+    def _current(self, item: Announcement) -> bool:
+        """Whether `item` is still the newest word on its topic (if not, it is dropped unsaid)."""
+        if item.topic is None:
+            return True
+        with self._lock:
+            if self._topics.get(item.topic, item.order) == item.order:
+                return True
+            self.superseded += 1
+            return False
 
     def _speak(self, item: Announcement) -> None:
         path = str(self._dir / f"say-{item.order:06d}.wav")
@@ -350,8 +374,12 @@ class Speaker:
         if not self.play and self.pace:
             interrupted = self._hold(item.priority, Silence(seconds))
         self.history.append(Spoken(item.text, item.priority, path, seconds, played, interrupted, item.queued, started))
-        if interrupted and not item.again:
-            self._queue.put(Announcement(item.priority, next(self._order), item.text, item.queued, again=True))
+        if interrupted and not item.again and self._current(item):  # said again after what cut it, unless outdated
+            with self._lock:
+                order = next(self._order)
+                if item.topic is not None:
+                    self._topics[item.topic] = order
+            self._queue.put(Announcement(item.priority, order, item.text, item.queued, True, item.topic))
         if self._keep is None:
             Path(path).unlink(missing_ok=True)
 

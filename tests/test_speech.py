@@ -80,6 +80,22 @@ def test_a_move_cuts_a_question_short_and_the_question_is_asked_again_after_it(t
     assert heard == [(question, True), ("Explore ten.", False), (question, False)]
 
 
+def test_newer_news_on_a_topic_replaces_what_is_still_waiting_to_be_said(tmp_path: Path) -> None:
+    busy = "The deck has been shuffled and the first three piles are laid out."
+    correction = "Correction: explore 3 rather than explore 2."
+    with Speaker(play=False, pace=True, keep_dir=tmp_path, notice=lambda _: None) as speaker:
+        speaker.say(busy)
+        deadline = time.monotonic() + 30
+        while speaker._playing is None and time.monotonic() < deadline:  # the first one is being heard
+            time.sleep(0.01)
+        speaker.say("Explore 2.", topic="step 5")
+        speaker.say(correction, topic="step 5")
+        speaker.say("Look.", topic="step 6")
+        assert speaker.wait_idle(60)
+        heard = [s.text for s in speaker.history]
+    assert heard == [busy, correction, "Look."] and speaker.superseded == 1
+
+
 def test_urgent_announcements_jump_the_queue(tmp_path: Path) -> None:
     with Speaker(play=False, keep_dir=tmp_path, notice=lambda _: None) as speaker:
         speaker._ensure_thread()
