@@ -199,7 +199,7 @@ def more_latency(games: list[Path], progress: bool) -> dict[str, Any]:
     rows = []
     for game in tqdm(games, unit="game", disable=not progress):
         live = realtime_run(game / "video.mp4", json.loads((game / "actions.json").read_text()))
-        rows.append({"game": game.name, **{k: v for k, v in live.items() if k != "moves"}, "moves": live["moves"]})
+        rows.append({"game": game.name, **live})
     latencies = [m["latency_s"] for r in rows for m in r["moves"]]
     return {
         "data": str(games[0].parent) if games else "",

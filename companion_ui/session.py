@@ -385,20 +385,20 @@ class TrackedSession(Session):
             if self.decoder.best() is None:
                 raise Refused("The camera has not seen the table yet: nothing to correct.")
             events = self.decoder.correct(list(actions), self.t, self.frame, replace)
-        self._take(events, f"Corrected: {' then '.join(actions) if actions else 'nothing happened'}.")
+        self._take(events, "Corrected", actions)
 
     def answer(self, step: int, actions: Sequence[str]) -> None:
         """The player's reply to a "please check" about an earlier step (`[]`: nothing happened there)."""
         with self.lock:
             events = self.decoder.answer(step, list(actions), self.t, self.frame)
-        self._take(events, f"Answered: {' then '.join(actions) if actions else 'nothing happened'}.")
+        self._take(events, "Answered", actions)
 
-    def _take(self, events: Sequence[Any], note: str) -> None:
+    def _take(self, events: Sequence[Any], verb: str, actions: Sequence[str]) -> None:
         """Events the decoder gave for a player's word: a refusal raises, anything else is logged and told."""
         refused = [e for e in events if e.kind == "check" and "does not fit" in e.text]
         if refused:
             raise Refused(refused[0].text)
-        self.announce(note, "info", speak=False)
+        self.announce(f"{verb}: {' then '.join(actions) if actions else 'nothing happened'}.", "info", speak=False)
         self.on_events(events)
 
     def _open_question(self, known: JSON) -> JSON | None:

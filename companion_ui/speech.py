@@ -276,17 +276,21 @@ class Speaker:
                 self._last_said = {k: v for k, v in self._last_said.items() if now - v < self.dedupe_seconds}
             self._last_said[fact] = now
             self._busy.set()
-            order = next(self._order)
-            if topic is not None:
-                if len(self._topics) > 500:  # a long session must not grow without end: keep the newest topics
-                    self._topics = dict(sorted(self._topics.items(), key=lambda kv: kv[1])[-250:])
-                self._topics[topic] = order
-            self._queue.put(Announcement(priority, order, text, now, topic=topic))
+            self._enqueue(priority, text, now, topic)
             playing = self._playing
         if playing is not None and priority < playing[0]:
             playing[1].terminate()  # the urgent one goes next; the cut one follows it
         self._ensure_thread()
         return True
+
+    def _enqueue(self, priority: Priority, text: str, queued: float, topic: str | None, again: bool = False) -> None:
+        """Queue an announcement as the newest word on its topic (the caller holds the lock)."""
+        order = next(self._order)
+        if topic is not None:
+            if len(self._topics) > 500:  # a long session must not grow without end: keep the newest topics
+                self._topics = dict(sorted(self._topics.items(), key=lambda kv: kv[1])[-250:])
+            self._topics[topic] = order
+        self._queue.put(Announcement(priority, order, text, queued, again, topic))
 
     def configure(self, voice: str | None = None, rate: int | None = None) -> None:
         """New voice or rate: the worker is restarted with them before the next announcement."""
@@ -371,15 +375,12 @@ class Speaker:
         played, interrupted = False, False
         if self.play:
             played, interrupted = self._play(item.priority, path)
-        if not self.play and self.pace:
+        if not self.play and self.pace:  # no sound out, or aplay just found there is none
             interrupted = self._hold(item.priority, Silence(seconds))
         self.history.append(Spoken(item.text, item.priority, path, seconds, played, interrupted, item.queued, started))
         if interrupted and not item.again and self._current(item):  # said again after what cut it, unless outdated
             with self._lock:
-                order = next(self._order)
-                if item.topic is not None:
-                    self._topics[item.topic] = order
-            self._queue.put(Announcement(item.priority, order, item.text, item.queued, True, item.topic))
+                self._enqueue(item.priority, item.text, item.queued, item.topic, again=True)
         if self._keep is None:
             Path(path).unlink(missing_ok=True)
 

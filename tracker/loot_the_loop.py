@@ -948,17 +948,15 @@ class LootTheLoopDecoder:
         of the last committed step; with `replace` False, after it: a move the camera missed): applied to the most
         likely state, checked by the rules."""
         if self.pending is not None or not replace:
-            base = self.beam
-            top = max(base, key=lambda h: h.log_p)
-            kept = top.steps
+            base = candidates = self.beam
         elif not self.before:
             return [TrackerEvent("check", t, frame, "That correction does not fit: no move has been read yet.")]
         else:  # the beam one step back, on the history the player has been told (the best now, less its last step)
             base = self.before
-            told = self.best().steps[:-1] if self.best() is not None else ()
-            same = [h for h in base if h.steps == told]
-            top = max(same or base, key=lambda h: h.log_p)
-            kept = top.steps
+            best = self.best()
+            told = best.steps[:-1] if best is not None else ()
+            candidates = [h for h in base if h.steps == told] or base
+        top = max(candidates, key=lambda h: h.log_p)
         state = engine(top.core)
         try:
             for text in actions:
@@ -972,7 +970,7 @@ class LootTheLoopDecoder:
         step = tuple(actions)
         if self.pending is not None or not replace:
             self.emitter.add_step(t, frame)
-        steps = (*kept, step)
+        steps = (*top.steps, step)
         self.before = base
         self.beam = [Hypothesis(core, 0.0, steps, {"belief": belief})]
         self.pending = None
@@ -996,7 +994,7 @@ class LootTheLoopDecoder:
                 )
             ]
         self.beam = kept
-        self.before = [h for h in self.before if not step < len(h.steps) or h.steps[step] == chosen] or self.before
+        self.before = [h for h in self.before if step >= len(h.steps) or h.steps[step] == chosen] or self.before
         return self.emitter.emit(self.beam, t, frame)
 
     def finish(self, t: float, frame: int) -> list[TrackerEvent]:
