@@ -273,7 +273,7 @@ def bench_companion(args: argparse.Namespace) -> int:
         raise CliError(f"--hours must be 0 or more, got {args.hours}")
     videos = Path(args.videos) if args.videos else None
     try:
-        result = run_bench(args.hours, progress=not args.quiet, videos=videos)
+        result = run_bench(args.hours, progress=not args.quiet, videos=videos, perfect_vision=args.perfect_vision)
     except FileNotFoundError as err:
         raise CliError(str(err)) from err
     print(format_summary(result))
@@ -851,6 +851,12 @@ def build_parser() -> argparse.ArgumentParser:
         "latency on the games in this folder too",
     )
     p.add_argument("--no-render", action="store_true", help="tracker: measure only the games already rendered")
+    p.add_argument(
+        "--perfect-vision",
+        action="store_true",
+        help="companion: on the --videos games, read the cards from the renderer's truth instead of the recogniser "
+        "(what the companion costs without vision's misreads)",
+    )
     p.add_argument("--scenes", type=int, default=300, help="vision: held-out scenes to render (default 300)")
     p.add_argument("--decks", default="out/decks", help="vision: rendered deck directories (tabletop synth decks)")
     p.add_argument("--out", default="out/bench", help="vision: folder for the JSON and the confusion matrix")

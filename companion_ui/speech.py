@@ -12,6 +12,9 @@ Why it is built this way:
   older move), and the cut one is said again after it, once.
 * News that is out of date before it is heard is not said: a newer announcement on the same topic (the tracker
   correcting a move, or asking about it) replaces one still waiting in the queue.
+* Speech never falls far behind the table: an announcement that has waited STALE_S to be heard is dropped
+  unsaid (the page still shows it), unless it is urgent. A move heard that late comes after the players have
+  moved on, and a backlog would make every later one late too.
 * The same notice said again within a few seconds is dropped; a move made twice is not a duplicate (the caller
   gives each fact its own key).
 * With no speech engine or no sound card the product says so once and carries on with text.
@@ -39,6 +42,7 @@ from pathlib import Path
 
 SYNTH_TIMEOUT_S = 10.0
 DEDUPE_WINDOW_S = 5.0
+STALE_S = 3.0  # a non-urgent announcement not begun this long after it was asked for is dropped unsaid
 
 
 class Priority(enum.IntEnum):
@@ -58,6 +62,7 @@ class Announcement:
     queued: float = field(compare=False, default=0.0)  # time.monotonic() when `say` was called
     again: bool = field(compare=False, default=False)  # cut short once already: not repeated a second time
     topic: str | None = field(compare=False, default=None)  # what it is about (a newer word on it replaces it)
+    key: str | None = field(compare=False, default=None)  # the fact it tells (`say`'s key), to trace it when heard
 
 
 class Silence:
@@ -88,6 +93,7 @@ class Spoken:
     interrupted: bool
     queued: float = 0.0  # time.monotonic() when it was asked for
     started: float = 0.0  # when its sound began (no sound out: when it would have, if the speaker paces itself)
+    key: str | None = None  # the fact it told, as given to `say`
 
 
 def wav_seconds(path: str | os.PathLike[str]) -> float:
@@ -223,6 +229,7 @@ class Speaker:
         pace: bool = False,
         keep_dir: str | os.PathLike[str] | None = None,
         dedupe_seconds: float = DEDUPE_WINDOW_S,
+        stale_seconds: float = STALE_S,
         notice: Callable[[str], None] = print,
     ) -> None:
         self.enabled = enabled
@@ -232,6 +239,7 @@ class Speaker:
         self.pace = pace
         self.muted = False
         self.dedupe_seconds = dedupe_seconds
+        self.stale_seconds = stale_seconds
         self.notice = notice
         self.history: deque[Spoken] = deque(maxlen=200)
         self.status = "speech on" if enabled else "speech off (--no-speech)"
@@ -249,6 +257,7 @@ class Speaker:
         self._told: set[str] = set()
         self._topics: dict[str, int] = {}  # topic -> the newest announcement on it
         self.superseded = 0  # announcements dropped unsaid because newer news on their topic came first
+        self.stale = 0  # announcements dropped unsaid because they waited too long (STALE_S)
         self._thread: threading.Thread | None = None
         self._closed = False
         if play and not self.play:
@@ -276,21 +285,29 @@ class Speaker:
                 self._last_said = {k: v for k, v in self._last_said.items() if now - v < self.dedupe_seconds}
             self._last_said[fact] = now
             self._busy.set()
-            self._enqueue(priority, text, now, topic)
+            self._enqueue(priority, text, now, topic, key)
             playing = self._playing
         if playing is not None and priority < playing[0]:
             playing[1].terminate()  # the urgent one goes next; the cut one follows it
         self._ensure_thread()
         return True
 
-    def _enqueue(self, priority: Priority, text: str, queued: float, topic: str | None, again: bool = False) -> None:
+    def _enqueue(
+        self,
+        priority: Priority,
+        text: str,
+        queued: float,
+        topic: str | None,
+        key: str | None,
+        again: bool = False,
+    ) -> None:
         """Queue an announcement as the newest word on its topic (the caller holds the lock)."""
         order = next(self._order)
         if topic is not None:
             if len(self._topics) > 500:  # a long session must not grow without end: keep the newest topics
                 self._topics = dict(sorted(self._topics.items(), key=lambda kv: kv[1])[-250:])
             self._topics[topic] = order
-        self._queue.put(Announcement(priority, order, text, queued, again, topic))
+        self._queue.put(Announcement(priority, order, text, queued, again, topic, key))
 
     def configure(self, voice: str | None = None, rate: int | None = None) -> None:
         """New voice or rate: the worker is restarted with them before the next announcement."""
@@ -336,7 +353,7 @@ class Speaker:
                 self._busy.clear()
                 return
             try:
-                if self._current(item):
+                if self._current(item) and self._fresh(item):
                     self._speak(item)
             finally:
                 if self._queue.empty():
@@ -351,6 +368,16 @@ class Speaker:
                 return True
             self.superseded += 1
             return False
+
+    def _fresh(self, item: Announcement) -> bool:
+        """Whether `item` can still be heard in time (if not, it is dropped). Only where speech is heard or paced
+        as if it were: with neither, nobody waits on it and it is never late."""
+        if item.priority == Priority.URGENT or not (self.play or self.pace):
+            return True
+        if time.monotonic() - item.queued <= self.stale_seconds:
+            return True
+        self.stale += 1
+        return False
 
     def _speak(self, item: Announcement) -> None:
         path = str(self._dir / f"say-{item.order:06d}.wav")
@@ -377,10 +404,12 @@ class Speaker:
             played, interrupted = self._play(item.priority, path)
         if not self.play and self.pace:  # no sound out, or aplay just found there is none
             interrupted = self._hold(item.priority, Silence(seconds))
-        self.history.append(Spoken(item.text, item.priority, path, seconds, played, interrupted, item.queued, started))
+        self.history.append(
+            Spoken(item.text, item.priority, path, seconds, played, interrupted, item.queued, started, item.key)
+        )
         if interrupted and not item.again and self._current(item):  # said again after what cut it, unless outdated
             with self._lock:
-                self._enqueue(item.priority, item.text, item.queued, item.topic, again=True)
+                self._enqueue(item.priority, item.text, item.queued, item.topic, item.key, again=True)
         if self._keep is None:
             Path(path).unlink(missing_ok=True)
 

@@ -83,7 +83,7 @@ def test_a_move_cuts_a_question_short_and_the_question_is_asked_again_after_it(t
 def test_newer_news_on_a_topic_replaces_what_is_still_waiting_to_be_said(tmp_path: Path) -> None:
     busy = "The deck has been shuffled and the first three piles are laid out."
     correction = "Correction: explore 3 rather than explore 2."
-    with Speaker(play=False, pace=True, keep_dir=tmp_path, notice=lambda _: None) as speaker:
+    with Speaker(play=False, pace=True, keep_dir=tmp_path, notice=lambda _: None, stale_seconds=60) as speaker:
         speaker.say(busy)
         deadline = time.monotonic() + 30
         while speaker._playing is None and time.monotonic() < deadline:  # the first one is being heard
@@ -94,6 +94,32 @@ def test_newer_news_on_a_topic_replaces_what_is_still_waiting_to_be_said(tmp_pat
         assert speaker.wait_idle(60)
         heard = [s.text for s in speaker.history]
     assert heard == [busy, correction, "Look."] and speaker.superseded == 1
+
+
+def test_speech_that_falls_behind_drops_what_is_too_late_but_never_an_urgent_line(tmp_path: Path) -> None:
+    busy = "The deck has been shuffled and the first three piles are laid out on the table."
+    loss = "Vortex in the Industrial Era: the mission there is lost."
+    with Speaker(play=False, pace=True, keep_dir=tmp_path, notice=lambda _: None, stale_seconds=1.0) as speaker:
+        speaker.say(busy, Priority.URGENT)
+        deadline = time.monotonic() + 30
+        while speaker._playing is None and time.monotonic() < deadline:  # the first one is being heard
+            time.sleep(0.01)
+        speaker.say("Look.", key="move 1")
+        speaker.say("Please check: look or mark?", Priority.CHATTER)
+        speaker.say(loss, Priority.URGENT)
+        assert speaker.wait_idle(60)
+        heard = [s.text for s in speaker.history]
+        first = speaker.history[0]
+    assert first.seconds > 2.0, "the first line must outlast the stale limit for this test to mean anything"
+    assert heard == [busy, loss] and speaker.stale == 2
+
+
+def test_a_speaker_nobody_hears_never_counts_a_line_late(tmp_path: Path) -> None:
+    with Speaker(play=False, keep_dir=tmp_path, notice=lambda _: None, stale_seconds=0.0) as speaker:
+        for i in range(3):
+            speaker.say(f"Line {i}.")
+        assert speaker.wait_idle(60)
+        assert [s.text for s in speaker.history] == ["Line 0.", "Line 1.", "Line 2."] and speaker.stale == 0
 
 
 def test_urgent_announcements_jump_the_queue(tmp_path: Path) -> None:

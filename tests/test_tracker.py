@@ -304,6 +304,32 @@ def test_a_majority_reading_that_firms_up_is_never_asked_about_and_one_overturne
     assert [(e.kind, e.step, e.action) for e in events] == [("revised", 1, "explore 9")], "look firmed up: no question"
 
 
+def test_a_step_overturned_twice_is_asked_about_not_corrected_again_and_its_answer_is_told():
+    emitter = Emitter()
+    emitter.add_step(0.0, 0)
+    assert [e.action for e in emitter.emit(_leaning([("look",), ("mark",)], [0.95, 0.05]), 0.0, 0)] == ["look"]
+    flipped = emitter.emit(_leaning([("look",), ("mark",)], [0.05, 0.95]), 1.0, 1)
+    assert [(e.kind, e.action) for e in flipped] == [("revised", "mark")]
+    back = emitter.emit(_leaning([("look",), ("mark",)], [0.95, 0.05]), 2.0, 2)
+    assert [e.kind for e in back] == ["check"] and "look or mark" in back[0].text, "changed its mind twice: asks"
+    assert emitter.records[0].said == ("mark",) and not emitter.records[0].sure, "the question stays open"
+    assert emitter.emit(_leaning([("look",), ("mark",)], [0.97, 0.03]), 3.0, 3) == [], "asked once, nothing more"
+    emitter.records[0].answered = True  # what the decoder's `answer` marks
+    told = emitter.emit(_leaning([("look",)], [1.0]), 4.0, 4)
+    assert [(e.kind, e.action) for e in told] == [("revised", "look")] and emitter.records[0].sure
+
+
+def test_the_new_move_is_told_before_a_correction_of_an_older_one():
+    emitter = Emitter()
+    emitter.add_step(0.0, 0)
+    emitter.emit(_leaning([("look",), ("mark",)], [0.6, 0.4]), 0.0, 0)
+    emitter.add_step(1.0, 1)
+    beam = [Hypothesis({}, float(np.log(w)), steps) for steps, w in [((("mark",), ("explore 4",)), 0.95),
+                                                                     ((("look",), ("explore 4",)), 0.05)]]  # fmt: skip
+    events = emitter.emit(beam, 1.0, 1)
+    assert [(e.kind, e.step) for e in events] == [("action", 1), ("revised", 0)]
+
+
 @pytest.mark.parametrize(
     ("names", "said"),
     [

@@ -10,7 +10,9 @@ what lets one misread be outvoted later, and what lets the tracker say "I don't 
 are announced as soon as one reading of them holds a majority of the posterior (SAY_NOW), usually at the very
 snapshot that showed them; they count as sure once they hold EMIT. An announced step that the evidence later
 overturns with EMIT is announced again as a revision; a step not sure after PATIENCE more snapshots (or at the
-end) gets a "please check" naming the candidates, so no error is ever silent.
+end) gets a "please check" naming the candidates, so no error is ever silent. A step whose reading the evidence
+overturns a second time is asked about instead of corrected again: a tracker that has changed its mind twice is
+not sure, and saying so beats a third confident sentence.
 """
 
 from __future__ import annotations
@@ -107,6 +109,8 @@ class StepRecord:
     said: tuple[str, ...] | None = None  # the actions announced (None: not yet)
     sure: bool = False  # what was said has held EMIT of the posterior
     checked: bool = False  # a "please check" was raised for it
+    revised: bool = False  # a correction was announced for it
+    answered: bool = False  # the player said what happened there (their word is always told back)
 
 
 @dataclass
@@ -119,9 +123,10 @@ class Emitter:
         self.records.append(StepRecord(t, frame))
 
     def emit(self, beam: Sequence[Hypothesis], t: float, frame: int, final: bool = False) -> list[TrackerEvent]:
-        """What to say now: moves and corrections first, then questions (the move just made is heard before a
-        question about an older one)."""
+        """What to say now: moves first, then corrections, then questions (the move just made is heard before
+        news about older ones)."""
         events: list[TrackerEvent] = []
+        revisions: list[TrackerEvent] = []
         questions: list[TrackerEvent] = []
         newest = len(self.records) - 1
         for k, record in enumerate(self.records):
@@ -133,7 +138,12 @@ class Emitter:
             if record.said is None and (share > SAY_NOW or overdue):
                 events += self._say(k, best, share, t, frame)
             elif record.said is not None and best != record.said and share >= EMIT:
-                events.append(
+                if record.revised and not record.answered:  # changed its mind before: ask, once, and wait for
+                    if not record.checked:  # the player or for the evidence to come back to what was said
+                        questions.append(self._check(k, votes, t, frame))
+                    record.sure = False
+                    continue
+                revisions.append(
                     TrackerEvent(
                         "revised",
                         t,
@@ -144,12 +154,12 @@ class Emitter:
                         k,
                     )
                 )
-                record.said = best
+                record.said, record.revised = best, True
             if record.said == best and share >= EMIT:
                 record.sure = True
             elif record.said is not None and not record.sure and overdue and not record.checked:
                 questions.append(self._check(k, votes, t, frame))
-        return events + questions
+        return events + revisions + questions
 
     def _say(self, k: int, actions: tuple[str, ...], share: float, t: float, frame: int) -> list[TrackerEvent]:
         self.records[k].said = actions

@@ -995,6 +995,7 @@ class LootTheLoopDecoder:
             ]
         self.beam = kept
         self.before = [h for h in self.before if step >= len(h.steps) or h.steps[step] == chosen] or self.before
+        self.emitter.records[step].answered = True
         return self.emitter.emit(self.beam, t, frame)
 
     def finish(self, t: float, frame: int) -> list[TrackerEvent]:
