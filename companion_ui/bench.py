@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import statistics
 import threading
 import time
@@ -32,7 +33,7 @@ import psutil
 
 from companion_ui.live import FrameSource, LiveLoop, demo_clip
 from companion_ui.session import TrackedSession, spoken_action
-from companion_ui.speech import Speaker
+from companion_ui.speech import Speaker, Spoken
 
 LATENCY_BAR_S = 0.5  # issue 7's bar for the median; the benchmark also counts the moves told within it
 
@@ -111,27 +112,9 @@ def realtime_run(clip: Path, truth: list[dict[str, Any]], recognise: Callable | 
     superseded, stale = speaker.superseded, speaker.stale
     speaker.close()
     arrival = {index: at for lap, index, at in source.arrivals if lap == 0}
-    latencies, tracker_share = [], []
-    per_move: list[dict[str, Any]] = []
-    after = -1  # moves are matched in order: each told move to the latest true one like it that has settled
-    heard: dict[str, float] = {}  # log line -> when its sound first started (a cut line said again counts once)
-    for s in spoken:
-        if s.key is not None:
-            heard[s.key] = min(heard.get(s.key, s.started), s.started)
-    for handed, event, key in decoded:
-        words = spoken_action(event.action) if event.kind == "action" else event.text
-        started = heard.get(key)  # None: never said (replaced in the queue by newer news on the same step)
-        for action in event.action.split(" ; "):  # a revision may name two moves made between still tables
-            like = [i for i in range(after + 1, len(truth))
-                    if truth[i]["action"] == action and truth[i]["end_frame"] <= event.frame]  # fmt: skip
-            if not like or started is None or truth[like[-1]]["end_frame"] not in arrival:
-                continue
-            after = like[-1]
-            settled = arrival[truth[after]["end_frame"]]
-            latencies.append(started - settled)
-            tracker_share.append(handed - settled)
-            per_move.append({"move": after, "action": action, "latency_s": round(latencies[-1], 3),
-                             "tracker_s": round(tracker_share[-1], 3), "said": words})  # fmt: skip
+    per_move = told_moves(decoded, spoken, truth, arrival)
+    latencies = [m["latency_s"] for m in per_move if m["latency_s"] is not None]
+    tracker_share = [m["tracker_s"] for m in per_move if m["latency_s"] is not None]
     return {
         "frames_delivered": source.delivered,
         "frames_processed": live.processed,
@@ -139,7 +122,9 @@ def realtime_run(clip: Path, truth: list[dict[str, Any]], recognise: Callable | 
         "cpu_share": round(cpu, 3),
         "moves_true": len(truth),
         "moves_matched": len(latencies),
+        "moves_told_unheard": len(per_move) - len(latencies),
         "latency_median_s": round(statistics.median(latencies), 3) if latencies else None,
+        "latency_median_unheard_as_never_s": median_or_never([m["latency_s"] for m in per_move]),
         "latency_max_s": round(max(latencies), 3) if latencies else None,
         "tracker_median_s": round(statistics.median(tracker_share), 3) if tracker_share else None,
         "say_calls": len(calls),
@@ -153,6 +138,46 @@ def realtime_run(clip: Path, truth: list[dict[str, Any]], recognise: Callable | 
         "stale": stale,
         "moves_told_within_bar": sum(1 for x in latencies if x <= LATENCY_BAR_S),
     }
+
+
+def median_or_never(latencies: list[float | None]) -> float | None:
+    """The median where None (a move told right but never heard) counts as later than any: None if that is the
+    median itself, or if there is nothing to take the median of."""
+    if not latencies:
+        return None
+    ranked = sorted(latencies, key=lambda x: math.inf if x is None else x)
+    middle = ranked[(len(ranked) - 1) // 2 : len(ranked) // 2 + 1]
+    return None if None in middle else round(statistics.fmean(middle), 3)  # type: ignore[arg-type]
+
+
+def told_moves(
+    decoded: list[tuple[float, Any, str]], spoken: list[Spoken], truth: list[dict[str, Any]], arrival: dict[int, float]
+) -> list[dict[str, Any]]:
+    """Each true move told right, with its latency (settled -> its own line's sound started) and the tracker's
+    share of it (settled -> handed to the session). `decoded`: (when handed over, tracker action or revision, key
+    of the log line that told it); `arrival`: frame index -> when it was delivered. A move whose line was never
+    heard (replaced or dropped in the speech queue) has latency None: it is never timed by the same words heard
+    later for another move."""
+    heard: dict[str, float] = {}  # log line -> when its sound first started (a cut line said again counts once)
+    for s in spoken:
+        if s.key is not None:
+            heard[s.key] = min(heard.get(s.key, s.started), s.started)
+    per_move: list[dict[str, Any]] = []
+    after = -1  # moves are matched in order: each told move to the latest true one like it that has settled
+    for handed, event, key in decoded:
+        words = spoken_action(event.action) if event.kind == "action" else event.text
+        started = heard.get(key)
+        for action in event.action.split(" ; "):  # a revision may name two moves made between still tables
+            like = [i for i in range(after + 1, len(truth))
+                    if truth[i]["action"] == action and truth[i]["end_frame"] <= event.frame]  # fmt: skip
+            if not like or truth[like[-1]]["end_frame"] not in arrival:
+                continue
+            after = like[-1]
+            settled = arrival[truth[after]["end_frame"]]
+            latency = None if started is None else round(started - settled, 3)
+            per_move.append({"move": after, "action": action, "latency_s": latency,
+                             "tracker_s": round(handed - settled, 3), "said": words})  # fmt: skip
+    return per_move
 
 
 def memory_run(clip: Path, hours: float, progress: Callable[[float, float], None] | None = None) -> dict[str, Any]:
@@ -218,18 +243,21 @@ def more_latency(games: list[Path], progress: bool, perfect_vision: bool = False
         reader = truth_reader(game) if perfect_vision else None
         live = realtime_run(game / "video.mp4", json.loads((game / "actions.json").read_text()), reader)
         rows.append({"game": game.name, **live})
-    latencies = [m["latency_s"] for r in rows for m in r["moves"]]
+    told = [m for r in rows for m in r["moves"]]
+    latencies = [m["latency_s"] for m in told if m["latency_s"] is not None]
     return {
         "data": str(games[0].parent) if games else "",
         "vision": "perfect (the renderer's truth)" if perfect_vision else "the shipped recogniser",
         "games": rows,
         "moves_true": sum(r["moves_true"] for r in rows),
         "moves_matched": len(latencies),
+        "moves_told_unheard": len(told) - len(latencies),
+        "latency_median_unheard_as_never_s": median_or_never([m["latency_s"] for m in told]),
         "moves_told_within_bar": sum(r["moves_told_within_bar"] for r in rows),
         "stale": sum(r["stale"] for r in rows),
         "latency_median_s": round(statistics.median(latencies), 3) if latencies else None,
         "latency_p90_s": round(statistics.quantiles(latencies, n=10)[-1], 3) if len(latencies) > 1 else None,
-        "tracker_median_s": round(statistics.median(m["tracker_s"] for r in rows for m in r["moves"]), 3)
+        "tracker_median_s": round(statistics.median(m["tracker_s"] for m in told if m["latency_s"] is not None), 3)
         if latencies
         else None,
     }
@@ -257,6 +285,10 @@ def run_bench(
     return {"data": str(clip), "baseline": base, "live": live, "memory": memory, "more": more}
 
 
+def _seconds(value: float | None) -> str:
+    return "never (over half were not heard)" if value is None else f"{value} s"
+
+
 def format_summary(result: dict[str, Any]) -> str:
     live, base, mem = result["live"], result["baseline"], result["memory"]
     lines = [
@@ -267,7 +299,9 @@ def format_summary(result: dict[str, Any]) -> str:
         f"  CPU at 30 fps: {live['cpu_share']:.0%} of one core (only reading the video: {base['cpu_share']:.0%}; "
         f"ratio {live['cpu_share'] / max(base['cpu_share'], 1e-9):.1f}x); frames processed "
         f"{live['frames_processed']} of {live['frames_delivered']}",
-        f"  moves told right within {LATENCY_BAR_S} s: {live['moves_told_within_bar']} of {live['moves_true']}",
+        f"  moves told right within {LATENCY_BAR_S} s: {live['moves_told_within_bar']} of {live['moves_true']}; "
+        f"told right but never heard: {live['moves_told_unheard']} (median counting them as never: "
+        f"{_seconds(live['latency_median_unheard_as_never_s'])})",
         f"  spoken: {live['announcements_spoken']} announcements, of which {live['corrections_spoken']} "
         f"corrections and {live['questions_spoken']} 'please check' questions; dropped unsaid: "
         f"{live['superseded']} replaced by newer news on the same move, {live['stale']} too late (speech behind)",
@@ -281,7 +315,8 @@ def format_summary(result: dict[str, Any]) -> str:
             f"({more['moves_true']} moves, {more['moves_matched']} told right, {more['moves_told_within_bar']} of them "
             f"within {LATENCY_BAR_S} s): median {more['latency_median_s']} s, 90th percentile "
             f"{more['latency_p90_s']} s (tracker alone: median {more['tracker_median_s']} s); "
-            f"{more['stale']} lines dropped as too late"
+            f"{more['stale']} lines dropped as too late; {more['moves_told_unheard']} moves told right but never heard "
+            f"(median counting them as never: {_seconds(more['latency_median_unheard_as_never_s'])})"
         )
     if mem:
         lines.append(

@@ -190,6 +190,35 @@ def test_the_end_of_a_tracked_game_is_announced_once():
     assert len(endings) == 1 and cores[-1]["result"] in endings[0]
 
 
+def test_the_companion_bench_times_a_move_by_its_own_line_and_never_by_the_same_words_heard_later():
+    from companion_ui.bench import median_or_never, told_moves
+    from companion_ui.speech import Priority, Spoken
+    from tracker.decoder import TrackerEvent
+
+    truth = [{"action": "look", "end_frame": 10}, {"action": "look", "end_frame": 40},
+             {"action": "mark", "end_frame": 70}]  # fmt: skip
+    arrival = {10: 1.0, 40: 5.0, 70: 9.0}
+    decoded = [
+        (1.3, TrackerEvent("action", 0.7, 20, "look", "look", 0.6, 0), "log 1"),
+        (5.3, TrackerEvent("action", 1.7, 50, "look", "look", 0.6, 1), "log 2"),
+        (9.2, TrackerEvent("action", 2.7, 80, "look", "look", 0.6, 2), "log 3"),
+        (9.8, TrackerEvent("revised", 3.0, 90, "Correction: mark rather than look.", "mark", 0.95, 2), "log 4"),
+    ]
+
+    def heard(key: str, started: float) -> Spoken:
+        return Spoken("Look.", Priority.NORMAL, None, 0.5, False, False, started - 0.1, started, key)
+
+    spoken = [heard("log 2", 5.4), heard("log 3", 9.3), heard("log 4", 10.0)]  # "log 1" was dropped unheard
+    moves = told_moves(decoded, spoken, truth, arrival)
+    assert [(m["move"], m["latency_s"], m["tracker_s"]) for m in moves] == [
+        (0, None, 0.3),
+        (1, 0.4, 0.3),
+        (2, 1.0, 0.8),
+    ]
+    assert median_or_never([m["latency_s"] for m in moves]) == 1.0, "the unheard move counts as later than any"
+    assert median_or_never([0.2, None]) is None and median_or_never([]) is None
+
+
 @pytest.mark.slow
 def test_the_companion_bench_times_each_move_from_the_table_to_its_sound():
     """`tabletop bench companion --hours 0`: the demo recording in real time, each move told right timed from the
@@ -203,6 +232,8 @@ def test_the_companion_bench_times_each_move_from_the_table_to_its_sound():
         assert 0 < move["tracker_s"] <= move["latency_s"] + 1e-3, move  # the sound comes after the handover
     median = statistics.median(m["latency_s"] for m in live["moves"])
     assert live["latency_median_s"] == pytest.approx(median, abs=2e-3)
+    assert live["moves_told_within_bar"] == sum(1 for m in live["moves"] if m["latency_s"] <= 0.5)
+    assert live["stale"] >= 0 and live["superseded"] >= 0
     assert "median" in format_summary(result) and result["memory"] == {}
 
 
