@@ -286,7 +286,7 @@ def run_bench(
 
 
 def _seconds(value: float | None) -> str:
-    return "never (over half were not heard)" if value is None else f"{value} s"
+    return "not reached (half or more never heard, or no move told right)" if value is None else f"{value} s"
 
 
 def format_summary(result: dict[str, Any]) -> str:
