@@ -145,9 +145,8 @@ def median_or_never(latencies: list[float | None]) -> float | None:
     median itself, or if there is nothing to take the median of."""
     if not latencies:
         return None
-    ranked = sorted(latencies, key=lambda x: math.inf if x is None else x)
-    middle = ranked[(len(ranked) - 1) // 2 : len(ranked) // 2 + 1]
-    return None if None in middle else round(statistics.fmean(middle), 3)  # type: ignore[arg-type]
+    middle = statistics.median(math.inf if x is None else x for x in latencies)
+    return None if math.isinf(middle) else round(middle, 3)
 
 
 def told_moves(
