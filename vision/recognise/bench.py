@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from multiprocessing import Pool
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -64,6 +65,8 @@ def _scene_job(args: tuple[int, int, list[Path]]) -> BenchScene:
                 "visible_fraction": obj.visible_fraction,
                 "index_visible": any(c.visible for c in obj.corners),
                 "width_px": float(sides.min()),
+                "corner_visible": list(obj.corner_visible),
+                "index_fraction": [c.visible_fraction for c in obj.corners],
             }
         )
     fx = scene.spec.effects
@@ -387,11 +390,24 @@ def run_bench(
 
     deck_paths = test_decks(decks_root, split)
     bench = render_scenes(deck_paths, scenes, seed, workers, tick("render"))
-    recogniser = Recogniser(models)
-    for scene in bench[:3]:  # warm-up: first runs allocate
-        recogniser.recognise(cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR))
-    scores, times = run_recogniser(recogniser, bench)
+    recognisers = available_recognisers(models)
     busy = busy_frames(bench)
+    reports: dict[str, dict] = {}
+    all_scores: dict[str, list[SceneScore]] = {}
+    for name, rec in recognisers.items():
+        for scene in bench[:3]:  # warm-up: first runs allocate
+            rec.recognise(cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR))
+        scores, times = run_recogniser(rec, bench)
+        all_scores[name] = scores
+        reports[name] = {
+            "accuracy": summarise(scores),
+            "breakdowns": breakdowns(bench, scores),
+            "per_deck_recall": per_deck_recall(bench, scores),
+            "latency": {"onnxruntime": latency_stats([times[i] for i in busy]), "all_frames": latency_stats(times)},
+        }
+    primary = next(iter(recognisers))
+    recogniser = recognisers.get("previous")
+    scores = all_scores[primary]
     result: dict = {
         "data": {
             "decks": [p.name for p in deck_paths],
@@ -400,14 +416,19 @@ def run_bench(
             "seed": seed,
             "size": [1280, 720],
         },
-        "accuracy": summarise(scores),
-        "breakdowns": breakdowns(bench, scores),
-        "per_deck_recall": per_deck_recall(bench, scores),
-        "latency": {"onnxruntime": latency_stats([times[i] for i in busy]), "all_frames": latency_stats(times)},
+        "recogniser": primary,
+        **reports[primary],
+        "compared": {name: report for name, report in reports.items() if name != primary},
     }
+    if len(recognisers) > 1:
+        result["latency_side_by_side"] = side_by_side_latency(recognisers, [bench[i] for i in busy])
+    if "rectified" in recognisers:
+        from vision.recognise.bench_stages import stage_bench
+
+        result["stages"] = stage_bench(recognisers["rectified"], bench)
     order = [c for c in CARD_CLASSES if c != BACK]  # AS..KS, AH..KH, AD..KD, AC..KC, JOKER
     result["confusion_png"] = str(confusion_image(scores, order, out / "vision-confusion.png"))
-    if baseline_runs is not None:
+    if baseline_runs is not None and recogniser is not None:
         from vision.train.baseline import UltralyticsRecogniser
 
         base = UltralyticsRecogniser(baseline_runs / "finder/weights/last.pt", baseline_runs / "reader/weights/last.pt")
@@ -415,15 +436,16 @@ def run_bench(
         for scene in frames[:3]:
             base.recognise(cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR))
         base_scores, base_times = run_recogniser(base, frames)
-        ort_times = [times[i] for i in busy]
+        ort_times = run_recogniser(recogniser, frames)[1]
         # the same frames again through ONNX Runtime, right after, so both see the same machine load
         _, ort_again = run_recogniser(recogniser, frames)
-        result["latency"]["ultralytics_predict"] = latency_stats(base_times)
-        result["latency"]["onnxruntime_rerun"] = latency_stats(ort_again)
-        result["latency"]["speedup_median"] = float(np.median(base_times) / np.median(ort_times + ort_again))
-        result["accuracy_ultralytics_busy_frames"] = summarise(base_scores)
-    recalls = {d: r for d, r in result["per_deck_recall"].items() if r is not None}
-    if recalls and enrol_scenes > 0:
+        latency = reports["previous"]["latency"]  # the previous models, through ultralytics and ONNX Runtime
+        latency["ultralytics_predict"] = latency_stats(base_times)
+        latency["onnxruntime_rerun"] = latency_stats(ort_again)
+        latency["speedup_median"] = float(np.median(base_times) / np.median(ort_times + ort_again))
+        reports["previous"]["accuracy_ultralytics_busy_frames"] = summarise(base_scores)
+    recalls = {d: r for d, r in reports.get("previous", {}).get("per_deck_recall", {}).items() if r is not None}
+    if recogniser is not None and recalls and enrol_scenes > 0:
         worst = min(recalls, key=recalls.get)
         deck_dir = next(p for p in deck_paths if p.name == worst)
         evaluation = render_scenes([deck_dir], enrol_eval_scenes, seed + 100, workers, tick("enrol-eval"))
@@ -447,6 +469,35 @@ def run_bench(
             "after": summarise(after)["face_up"],
         }
     return result
+
+
+def available_recognisers(models: Path | None = None) -> dict[str, Any]:
+    """The recognisers whose model files are present, the rectified one (corners, issue 18) first, then the
+    previous one (finder boxes and 64 px reader, issue 5): the bench scores both on the same frames."""
+    from vision.recognise.models import models_dir
+    from vision.recognise.rectified import CORNER_READER_FILE, CORNERS_FILE, RectifiedRecogniser
+
+    root = models or models_dir()
+    out: dict[str, Any] = {}
+    if (root / CORNERS_FILE).is_file() and (root / CORNER_READER_FILE).is_file():
+        out["rectified"] = RectifiedRecogniser(root)
+    out["previous"] = Recogniser(root)
+    return out
+
+
+def side_by_side_latency(recognisers: dict[str, Any], scenes: Sequence[BenchScene]) -> dict:
+    """Each frame through every recogniser in turn, so all see the same machine load; medians and their ratio."""
+    times: dict[str, list[float]] = {name: [] for name in recognisers}
+    for scene in scenes:
+        for name, rec in recognisers.items():
+            start = time.perf_counter()
+            rec.recognise(cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR))
+            times[name].append(time.perf_counter() - start)
+    out: dict[str, Any] = {name: latency_stats(t) for name, t in times.items()}
+    names = list(recognisers)
+    if len(names) == 2 and times[names[0]]:
+        out[f"{names[1]}_over_{names[0]}_median"] = float(np.median(times[names[1]]) / np.median(times[names[0]]))
+    return out
 
 
 def _pct(value: float | None) -> str:
@@ -489,7 +540,9 @@ def format_table(result: dict) -> str:
             f"  ONNX Runtime          {ort['frames']:>4d} frames  median {ort['median_ms']:6.1f} ms  "
             f"p95 {ort['p95_ms']:6.1f} ms"
         )
-    if "ultralytics_predict" in lat:
+    previous = result.get("compared", {}).get("previous", result)["latency"]
+    if "ultralytics_predict" in previous:
+        lat = previous
         base, again = lat["ultralytics_predict"], lat["onnxruntime_rerun"]
         lines.append(
             f"  ultralytics predict   {base['frames']:>4d} frames  median {base['median_ms']:6.1f} ms  "
@@ -515,5 +568,48 @@ def format_table(result: dict) -> str:
             f"{_pct(e['held_out_crops_after'])}"
             + (f" (pull {e['chosen_pull']:g})" if e["chosen_pull"] is not None else " (no refit helped: base kept)"),
         ]
-    lines.append(f"\nConfusion matrix: {result['confusion_png']}")
+    lines += comparison_lines(result) + stage_lines(result)
+    lines.append(f"\nConfusion matrix ({result.get('recogniser', 'previous')}): {result['confusion_png']}")
     return "\n".join(lines)
+
+
+def comparison_lines(result: dict) -> list[str]:
+    """Every recogniser of the run on the same scenes, one row each, with the latency taken frame by frame in turn."""
+    rows = {result.get("recogniser", "previous"): result, **result.get("compared", {})}
+    if len(rows) < 2:
+        return []
+    side = result.get("latency_side_by_side", {})
+    lines = [
+        "",
+        "Side by side on the same scenes (latency: the same busy frames through each in turn):",
+        f"  {'':11s}{'face-up P':>10s}{'R':>8s}{'face-down P':>12s}{'R':>8s}{'twice':>7s}{'median':>9s}{'p95':>9s}",
+    ]
+    for name, row in rows.items():
+        up, down = row["accuracy"]["face_up"], row["accuracy"]["face_down"]
+        lat = side.get(name, row["latency"]["onnxruntime"])
+        timing = f"{lat['median_ms']:7.1f}ms{lat['p95_ms']:7.1f}ms" if lat.get("frames") else ""
+        lines.append(
+            f"  {name:11s}{_pct(up['precision']):>10s}{_pct(up['recall']):>8s}{_pct(down['precision']):>12s}"
+            f"{_pct(down['recall']):>8s}{row['accuracy']['duplicates']:>7d}  {timing}"
+        )
+    ratios = [
+        f"{k.replace('_over_', ' / ').replace('_median', '')}: {v:.2f}x" for k, v in side.items() if "_over_" in k
+    ]
+    return lines + ([f"  median latency {', '.join(ratios)}"] if ratios else [])
+
+
+def stage_lines(result: dict) -> list[str]:
+    stages = result.get("stages")
+    if not stages:
+        return []
+    finder, reader = stages["corner_finder"], stages["reader_true_corners"]
+    err = finder["median_point_error_card_widths"]
+    return [
+        "",
+        "Rectified recogniser stage by stage (the renderer's true corners):",
+        f"  corner finder: readable face-up corners found {_pct(finder['index_corner_recall'])} of "
+        f"{finder['index_corners']}, face-down corners {_pct(finder['face_down_corner_recall'])} of "
+        f"{finder['face_down_corners']}; median error {'n/a' if err is None else f'{err:.3f}'} card widths",
+        f"  reader on true corner crops: top-1 {_pct(reader['top1'])} of {reader['crops']}; most confused: "
+        + ", ".join(f"{k} x{v}" for k, v in list(reader["most_confused"].items())[:6]),
+    ]

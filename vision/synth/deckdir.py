@@ -26,11 +26,11 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
-SUITS = ("S", "H", "D", "C")
-FACE_CODES: tuple[str, ...] = tuple(rank + suit for suit in SUITS for rank in RANKS)
+from vision.recognise.labels import BACK, FACE_CODES  # the runtime owns the vocabulary
+from vision.recognise.labels import RANKS as RANKS
+from vision.recognise.labels import SUITS as SUITS
+
 JOKERS = ("JOKER", "JOKER2")
-BACK = "BACK"
 REQUIRED: tuple[str, ...] = (*FACE_CODES, BACK)
 EXTENSIONS = (".png", ".jpg", ".jpeg")
 ASPECT_RANGE = (1.25, 1.70)  # height / width; a poker card is 88 / 63 = 1.40, a bridge card 1.56

@@ -17,15 +17,16 @@ import cv2
 import numpy as np
 from tqdm import tqdm
 
+from vision.recognise.labels import CARD_CLASSES
 from vision.synth.backgrounds import TableTexture, load_table_textures
 from vision.synth.camera import CARD_H_MM, CARD_W_MM, DEFAULT_IMAGE_SIZE
-from vision.synth.deckdir import BACK, FACE_CODES, REQUIRED, Deck, load_deck
+from vision.synth.deckdir import BACK, REQUIRED, Deck, load_deck
 from vision.synth.effects import frame_jpeg
 from vision.synth.game_scenes import random_game_spec, solid_classes
 from vision.synth.pieces import PieceSet, as_piece_set
 from vision.synth.scene import ObjectLabel, Scene, random_spec, render_scene
 
-CLASSES: tuple[str, ...] = (*FACE_CODES, "JOKER", BACK)  # standard cards: the classes every deck shares
+CLASSES: tuple[str, ...] = CARD_CLASSES  # standard cards: the classes every deck shares
 CLASS_ID = {code: i for i, code in enumerate(CLASSES)}
 Components = Deck | PieceSet
 KINDS = ("detect", "obb", "cls")

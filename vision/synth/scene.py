@@ -89,6 +89,8 @@ class ObjectLabel:
     subtype: str = ""  # the piece's identity under its back, or 'phone', 'cup', ...
     kind: str = "card"  # card, tile, token, board; d6, d20, cube, pawn; hand; object
     size_mm: tuple[float, float] = (0.0, 0.0)  # printed width, height of a flat piece; a solid's size twice
+    corner_visible: list[float] = field(default_factory=list)  # flat pieces: how much of a small square at each
+    # printed corner (TL, TR, BR, BL) shows; a corner detector learns the corners a camera can actually see
 
 
 @dataclass
@@ -510,6 +512,15 @@ def region_quads(regions: Sequence[tuple[float, float, float, float]]) -> list[n
     return [np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], float) for x0, y0, x1, y1 in regions]
 
 
+CORNER_SQUARE_MM = 6.0  # the patch around a printed corner whose visibility says whether the corner itself shows
+
+
+def corner_squares(size_mm: tuple[float, float], side_mm: float = CORNER_SQUARE_MM) -> list[np.ndarray]:
+    """Small squares at a piece's four printed corners (TL, TR, BR, BL), in picture fractions, inside the piece."""
+    u, v = min(side_mm / size_mm[0], 0.5), min(side_mm / size_mm[1], 0.5)
+    return region_quads([(0, 0, u, v), (1 - u, 0, 1, v), (1 - u, 1 - v, 1, 1), (0, 1 - v, u, 1)])
+
+
 def label_objects(
     spec: SceneSpec, painted: list[Painted], ids: np.ndarray, pieces: PieceSet, threshold: float
 ) -> list[ObjectLabel]:
@@ -530,9 +541,21 @@ def label_objects(
             pose = (source.x_mm, source.y_mm, source.rotation_deg)
             face_up = source.face_up or pieces.pieces[source.code].back is None
             info = pieces.pieces[source.code]
+            tips = [_corner(item, ids, z + 1, square, frame, threshold) for square in corner_squares(info.size_mm)]
             labels.append(
                 ObjectLabel(
-                    code, face_up, quad.tolist(), box, fraction, corners, pose, z, source.code, info.kind, info.size_mm
+                    code,
+                    face_up,
+                    quad.tolist(),
+                    box,
+                    fraction,
+                    corners,
+                    pose,
+                    z,
+                    source.code,
+                    info.kind,
+                    info.size_mm,
+                    [round(tip.visible_fraction, 3) for tip in tips],
                 )
             )
         elif item.solid is not None:

@@ -1,0 +1,75 @@
+"""The rectified reader: what a card's corner says, from the upright crop its corner frame cuts (`corners.py`).
+
+Its two heads (rank with JOKER and none; suit) are multiplied into the one distribution over the standard deck's
+labels that the rest of the product reads (`READER_CLASSES`: 52 faces, JOKER, none), so the tracker and the
+grouping need not know how the reading was factored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from vision.recognise.corners import READ_H, READ_W, corner_crop
+from vision.recognise.labels import JOKER, NONE, RANK_CLASSES, READER_CLASSES, SUIT_CLASSES, rank_suit
+from vision.recognise.models import ModelError, session
+from vision.recognise.reader import Reading, bgr_blob
+
+CornerFrame = tuple[np.ndarray, np.ndarray, np.ndarray]  # point, a (short edge), b (long edge), frame pixels
+
+
+def _columns() -> tuple[np.ndarray, np.ndarray]:
+    """For every label of READER_CLASSES, its rank column and its suit column (-1: the label has no suit)."""
+    ranks, suits = [], []
+    for label in READER_CLASSES:
+        if label in (JOKER, NONE):
+            ranks.append(RANK_CLASSES.index(label))
+            suits.append(-1)
+        else:
+            rank, suit = rank_suit(label)
+            ranks.append(RANK_CLASSES.index(rank))
+            suits.append(SUIT_CLASSES.index(suit))
+    return np.array(ranks), np.array(suits)
+
+
+RANK_COLUMN, SUIT_COLUMN = _columns()
+
+
+def card_probs(rank: np.ndarray, suit: np.ndarray) -> np.ndarray:
+    """(n, ranks) and (n, suits) probabilities -> (n, READER_CLASSES): a face is its rank's times its suit's."""
+    suit_part = np.where(SUIT_COLUMN >= 0, suit[:, np.maximum(SUIT_COLUMN, 0)], 1.0)
+    return rank[:, RANK_COLUMN] * suit_part
+
+
+class CornerReader:
+    """Runs the rectified reader's ONNX graph on a batch of corner frames."""
+
+    def __init__(self, path: Path, threads: int = 2) -> None:
+        self.path = path
+        self.session = session(path, threads)
+        names = [o.name for o in self.session.get_outputs()]
+        if names[:2] != ["rank", "suit"]:
+            raise ModelError(f"{path}: outputs {names}, expected rank, suit and features (a rectified reader)")
+        shapes = [o.shape[1] for o in self.session.get_outputs()[:2]]
+        if shapes != [len(RANK_CLASSES), len(SUIT_CLASSES)]:
+            raise ModelError(f"{path}: heads of {shapes} classes, expected {len(RANK_CLASSES)} and {len(SUIT_CLASSES)}")
+        self.input_name = self.session.get_inputs()[0].name
+        self.classes = READER_CLASSES
+        self.none_column = READER_CLASSES.index(NONE)
+
+    def crops(self, frame: np.ndarray, frames: Sequence[CornerFrame]) -> np.ndarray:
+        if not frames:
+            return np.zeros((0, READ_H, READ_W, 3), np.uint8)
+        return np.stack([corner_crop(frame, p, a, b) for p, a, b in frames])
+
+    def read_crops(self, crops: np.ndarray) -> Reading:
+        """Label probabilities for upright crops (n, READ_H, READ_W, 3) BGR uint8, with the pooled features."""
+        if len(crops) == 0:
+            return Reading(np.zeros((0, len(self.classes)), np.float32), np.zeros((0, 0), np.float32))
+        rank, suit, features = self.session.run(None, {self.input_name: bgr_blob(crops)})
+        return Reading(card_probs(rank, suit).astype(np.float32), features)
+
+    def read(self, frame: np.ndarray, frames: Sequence[CornerFrame]) -> Reading:
+        return self.read_crops(self.crops(frame, frames))

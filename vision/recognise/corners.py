@@ -1,0 +1,160 @@
+"""Card corners at the frame's own resolution, and the one rule that turns a corner into the reader's upright crop.
+
+Identity lives in a card's corner index, 15-25 px tall in a 720p frame, so the corner finder looks at the frame at
+full size (a small fully-convolutional net, stride 4) rather than a downscaled whole. It finds the printed corners
+of cards, face up or face down, class-agnostically, and at each corner the card's two edges: `a` along the short
+edge and `b` along the long edge, both pointing into the card, as long as the card's sides. That frame is exact
+geometry: it says where the index must be, at which scale and which way up, so the reader sees every deck at one
+scale and angle (`corner_crop`), and it says where the rest of the card is, so corners group into cards.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.recognise.models import ModelError, session
+
+STRIDE = 4  # the finder's output grid, in frame pixels
+REG_SCALE = 64.0  # edge vectors are regressed in units of this many pixels
+CORNER_KINDS = ("up", "down")  # heat channels: a face-up card's corner, a face-down card's corner
+N_OUTPUTS = len(CORNER_KINDS) + 2 + 4  # heat logits, sub-cell offset (x, y), a (x, y), b (x, y)
+MAX_SIDE = 1280  # frames are read at most this wide (a phone photo is shrunk): cards then span the trained sizes
+
+# The reader's crop, in units of the card's width from the corner: along a (across the card) and along b (down it).
+# A standard index sits inside x 0.02-0.30, y 0.02-0.48; the margin leaves room for an imprecise corner.
+CROP_BOX = (-0.05, -0.05, 0.35, 0.55)
+READ_W, READ_H = 40, 60  # the crop's pixels: about 100 px per card width, an index 25-35 px tall
+
+
+@dataclass(frozen=True)
+class Corner:
+    kind: str  # "up" or "down"
+    score: float
+    point: np.ndarray  # (2,) frame pixels: the printed corner
+    a: np.ndarray  # (2,) to the neighbouring corner along the short edge
+    b: np.ndarray  # (2,) to the neighbouring corner along the long edge
+
+    @property
+    def width(self) -> float:
+        return float(np.linalg.norm(self.a))
+
+    def card_quad(self) -> np.ndarray:
+        """The card this corner belongs to, as the corner and its edges place it (a parallelogram)."""
+        p, a, b = self.point, self.a, self.b
+        return np.array([p, p + a, p + a + b, p + b], np.float32)
+
+    def region_quad(self) -> np.ndarray:
+        """The reading region (CROP_BOX) in frame pixels, listed as the upright crop's TL, TR, BR, BL."""
+        m = reading_map(self.point, self.a, self.b)
+        x0, y0, x1, y1 = CROP_BOX
+        pts = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float32)
+        quad = pts @ m[:, :2].T + m[:, 2]
+        return quad if handedness(self.a, self.b) > 0 else quad[[1, 0, 3, 2]]
+
+
+def handedness(a: np.ndarray, b: np.ndarray) -> float:
+    """+1 where (a, b) turn like the image's (x, y): a card's top-left and bottom-right corners seen from above."""
+    return 1.0 if float(a[0] * b[1] - a[1] * b[0]) >= 0 else -1.0
+
+
+def reading_map(point: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """2x3 affine map from card-width units (x across along a, y down along b) to frame pixels. Both axes are in
+    units of the card's width, so a tall or short deck is read at one scale."""
+    width = max(float(np.linalg.norm(a)), 1e-3)
+    ux = np.asarray(a, np.float64) / width
+    uy = np.asarray(b, np.float64) / max(float(np.linalg.norm(b)), 1e-3)
+    return np.column_stack([ux * width, uy * width, np.asarray(point, np.float64)]).astype(np.float32)
+
+
+def corner_crop(image: np.ndarray, point: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The corner's reading region resampled upright to READ_H x READ_W. A corner whose edges turn the other way
+    (a card's top-right or bottom-left) is mirrored back, so a four-index deck's other indices read upright too,
+    with the corner at the crop's top right. A big card is shrunk by area first, never read through aliasing."""
+    m = reading_map(point, a, b).astype(np.float64)
+    x0, y0, x1, y1 = CROP_BOX
+    per_px = np.array([(x1 - x0) / READ_W, (y1 - y0) / READ_H])  # card-width units per crop pixel
+    shrink = float(np.linalg.norm(m[:, 0]) * per_px[0])  # frame pixels per crop pixel
+    if shrink > 1.5:
+        corners = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]]) @ m[:, :2].T + m[:, 2]
+        lo = np.maximum(np.floor(corners.min(axis=0)) - 2, 0).astype(int)
+        hi = np.minimum(np.ceil(corners.max(axis=0)) + 2, [image.shape[1], image.shape[0]]).astype(int)
+        if (hi - lo).min() >= 2:
+            k = 1.0 / shrink
+            image = cv2.resize(image[lo[1] : hi[1], lo[0] : hi[0]], None, fx=k, fy=k, interpolation=cv2.INTER_AREA)
+            m = m * k
+            m[:, 2] -= lo * k
+    # crop pixel (u, v) -> card units (x0 + (u + 0.5) * per_px, ...) -> frame
+    to_units = np.array([[per_px[0], 0, x0 + per_px[0] / 2], [0, per_px[1], y0 + per_px[1] / 2]])
+    full = m[:, :2] @ to_units[:, :2]
+    shift = m[:, :2] @ to_units[:, 2] + m[:, 2]
+    crop = cv2.warpAffine(
+        image,
+        np.column_stack([full, shift]),
+        (READ_W, READ_H),
+        flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+        borderMode=cv2.BORDER_REPLICATE,
+    )
+    return crop if handedness(a, b) > 0 else crop[:, ::-1].copy()
+
+
+def frame_scale(shape: Sequence[int], max_side: int = MAX_SIDE) -> float:
+    """The factor a frame is shrunk by before finding corners: at most MAX_SIDE wide or tall."""
+    return min(1.0, max_side / max(shape[0], shape[1]))
+
+
+def finder_blob(frame: np.ndarray) -> tuple[np.ndarray, float]:
+    """(1, 3, H, W) float32 RGB 0-1, padded to a multiple of 32, and the scale applied to the frame."""
+    scale = frame_scale(frame.shape)
+    if scale < 1.0:
+        frame = cv2.resize(frame, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+    h, w = frame.shape[:2]
+    ph, pw = -h % 32, -w % 32
+    if ph or pw:
+        frame = cv2.copyMakeBorder(frame, 0, ph, 0, pw, cv2.BORDER_CONSTANT, value=(114, 114, 114))
+    blob = np.ascontiguousarray(frame[..., ::-1].transpose(2, 0, 1)[None], dtype=np.float32) / 255.0
+    return blob, scale
+
+
+def decode(output: np.ndarray, min_score: float, scale: float = 1.0, max_corners: int = 400) -> list[Corner]:
+    """Peaks of the heat maps (a 3x3 local maximum above min_score) with their offsets and edges, in frame pixels
+    of the unscaled frame."""
+    out = output[0]
+    heat = 1.0 / (1.0 + np.exp(-out[: len(CORNER_KINDS)]))
+    corners: list[Corner] = []
+    for k, kind in enumerate(CORNER_KINDS):
+        h = np.ascontiguousarray(heat[k], np.float32)
+        peaks = (h >= min_score) & (h >= cv2.dilate(h, np.ones((3, 3), np.uint8)))
+        ys, xs = np.nonzero(peaks)
+        for y, x in zip(ys, xs, strict=True):
+            off = out[len(CORNER_KINDS) : len(CORNER_KINDS) + 2, y, x]
+            reg = out[len(CORNER_KINDS) + 2 :, y, x] * REG_SCALE
+            point = (np.array([x, y], np.float32) + off) * STRIDE / scale
+            corners.append(Corner(kind, float(h[y, x]), point, reg[:2] / scale, reg[2:] / scale))
+    corners.sort(key=lambda c: -c.score)
+    return corners[:max_corners]
+
+
+class CornerFinder:
+    """Runs the corner finder's ONNX graph (any frame size: the graph is fully convolutional)."""
+
+    def __init__(self, path: Path, threads: int = 2) -> None:
+        self.path = path
+        self.session = session(path, threads)
+        outputs = self.session.get_outputs()
+        channels = outputs[0].shape[1]
+        if channels != N_OUTPUTS:
+            raise ModelError(f"{path}: {channels} output channels, expected {N_OUTPUTS} (a corner finder)")
+        self.input_name = self.session.get_inputs()[0].name
+
+    def raw(self, frame: np.ndarray) -> tuple[np.ndarray, float]:
+        blob, scale = finder_blob(frame)
+        return self.session.run(None, {self.input_name: blob})[0], scale
+
+    def find(self, frame: np.ndarray, min_score: float = 0.3) -> list[Corner]:
+        output, scale = self.raw(frame)
+        return decode(output, min_score, scale)

@@ -1,0 +1,406 @@
+"""The corner finder: a small fully-convolutional net trained on full-resolution tiles of rendered scenes.
+
+Why tiles: a corner and its index are local, so a 256 px tile at the frame's own resolution holds all the evidence
+one corner needs, at a twentieth of a whole frame's cost per step; every tile is drawn at a random scale and angle,
+so one stored scene yields many distinct samples. The net ends at stride 4 with CenterNet-style heat maps (face-up
+and face-down corners), a sub-cell offset, and the card's two edge vectors at each corner.
+
+    python -m vision.train.corner_net train --scenes out/corner_scenes/train --out out/runs/corners --minutes 60
+    python -m vision.train.corner_net export --run out/runs/corners --onnx models/cards-corners.onnx
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import cv2
+import numpy as np
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+from vision.recognise.corners import CORNER_KINDS, N_OUTPUTS, REG_SCALE, STRIDE
+from vision.train.corner_data import SceneGeometry, stored_scenes
+
+TILE = 256
+SCALE_RANGE = (0.55, 1.9)  # tiles are drawn at these zooms of the rendered frame: cards 25-450 px wide
+POSITIVE = 0.5  # a corner this visible is a target
+IGNORED = 0.15  # between this and POSITIVE a corner is neither taught nor punished
+SIGMA = 1.0  # heat-map peak width, in output cells
+SHORT = (1, 0, 3, 2)  # for printed corner k (TL, TR, BR, BL), its neighbour along the short edge
+LONG = (3, 2, 1, 0)  # and along the long edge
+
+
+# ------------------------------------------------------------------------------------------------------ model
+
+
+def conv_bn(cin: int, cout: int, k: int = 3, stride: int = 1, groups: int = 1) -> nn.Sequential:
+    return nn.Sequential(
+        nn.Conv2d(cin, cout, k, stride, k // 2, groups=groups, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True)
+    )
+
+
+class Separable(nn.Module):
+    """Depthwise 3x3 then pointwise: the cheap block every stage is built from; residual where shapes match."""
+
+    def __init__(self, cin: int, cout: int, stride: int = 1, dilation: int = 1) -> None:
+        super().__init__()
+        self.dw = nn.Sequential(
+            nn.Conv2d(cin, cin, 3, stride, dilation, dilation=dilation, groups=cin, bias=False),
+            nn.BatchNorm2d(cin),
+            nn.ReLU(inplace=True),
+        )
+        self.pw = nn.Sequential(nn.Conv2d(cin, cout, 1, bias=False), nn.BatchNorm2d(cout))
+        self.residual = stride == 1 and cin == cout
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = self.pw(self.dw(x))
+        return F.relu(y + x if self.residual else y)
+
+
+class CornerNet(nn.Module):
+    """Stride-4 output from a stride-32 context: corners of cards up to a few hundred pixels wide see their edges."""
+
+    def __init__(self, width: int = 1) -> None:
+        super().__init__()
+        c = [16 * width, 24 * width, 48 * width, 96 * width, 128 * width]
+        self.stem = nn.Sequential(conv_bn(3, c[0], 3, 2), Separable(c[0], c[1], 2), Separable(c[1], c[1]))
+        self.s8 = nn.Sequential(Separable(c[1], c[2], 2), Separable(c[2], c[2]), Separable(c[2], c[2]))
+        self.s16 = nn.Sequential(
+            Separable(c[2], c[3], 2), Separable(c[3], c[3]), Separable(c[3], c[3], dilation=2), Separable(c[3], c[3])
+        )
+        self.s32 = nn.Sequential(Separable(c[3], c[4], 2), Separable(c[4], c[4]), Separable(c[4], c[4], dilation=2))
+        self.up32 = conv_bn(c[4], c[3], 1)
+        self.up16 = conv_bn(c[3], c[2], 1)
+        self.up8 = conv_bn(c[2], c[1], 1)
+        self.mix16 = Separable(c[3], c[3])
+        self.mix8 = Separable(c[2], c[2])
+        self.mix4 = Separable(c[1], c[1])
+        self.head = nn.Sequential(Separable(c[1], 32), nn.Conv2d(32, N_OUTPUTS, 1))
+        nn.init.constant_(self.head[-1].bias[: len(CORNER_KINDS)], -4.0)  # CenterNet's prior: corners are rare
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x4 = self.stem(x)
+        x8 = self.s8(x4)
+        x16 = self.s16(x8)
+        x32 = self.s32(x16)
+        y16 = self.mix16(x16 + F.interpolate(self.up32(x32), scale_factor=2.0, mode="nearest"))
+        y8 = self.mix8(x8 + F.interpolate(self.up16(y16), scale_factor=2.0, mode="nearest"))
+        y4 = self.mix4(x4 + F.interpolate(self.up8(y8), scale_factor=2.0, mode="nearest"))
+        return self.head(y4)
+
+
+# ------------------------------------------------------------------------------------------------------- data
+
+
+def corner_targets(geometry: SceneGeometry) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Every printed corner of every card: point, edge a, edge b, heat channel, visibility."""
+    points, edges_a, edges_b, kinds, vis = [], [], [], [], []
+    for n in range(len(geometry.codes)):
+        q = geometry.quads[n]
+        for k in range(4):
+            points.append(q[k])
+            edges_a.append(q[SHORT[k]] - q[k])
+            edges_b.append(q[LONG[k]] - q[k])
+            kinds.append(0 if geometry.face_up[n] else 1)
+            vis.append(geometry.corner_visible[n, k])
+    if not points:
+        return np.zeros((0, 2)), np.zeros((0, 2)), np.zeros((0, 2)), np.zeros(0, int), np.zeros(0)
+    return np.array(points), np.array(edges_a), np.array(edges_b), np.array(kinds), np.array(vis)
+
+
+def tile_matrix(rng: np.random.Generator, centre: np.ndarray, scale: float, angle: float) -> np.ndarray:
+    """2x3 map from frame pixels to a TILE x TILE tile centred on `centre`, zoomed and turned."""
+    m = cv2.getRotationMatrix2D((float(centre[0]), float(centre[1])), angle, scale)
+    m[:, 2] += TILE / 2 - centre
+    return m
+
+
+def render_targets(
+    m: np.ndarray, points: np.ndarray, a: np.ndarray, b: np.ndarray, kinds: np.ndarray, vis: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Heat (kinds, g, g), heat-loss weight (kinds, g, g), regression (6, g, g) and its mask (g, g) for one tile."""
+    g = TILE // STRIDE
+    heat = np.zeros((len(CORNER_KINDS), g, g), np.float32)
+    weight = np.ones_like(heat)
+    reg = np.zeros((6, g, g), np.float32)
+    mask = np.zeros((g, g), np.float32)
+    if len(points) == 0:
+        return heat, weight, reg, mask
+    p = points @ m[:, :2].T + m[:, 2]
+    ta, tb = a @ m[:, :2].T, b @ m[:, :2].T
+    cells = p / STRIDE
+    yy, xx = np.mgrid[0:g, 0:g].astype(np.float32) + 0.5
+    for i in np.nonzero((cells > -2).all(axis=1) & (cells < g + 2).all(axis=1))[0]:
+        cx, cy = cells[i]
+        k = int(kinds[i])
+        if vis[i] < IGNORED:
+            continue
+        blob = np.exp(-((xx - cx) ** 2 + (yy - cy) ** 2) / (2 * SIGMA**2))
+        if vis[i] < POSITIVE:
+            weight[k][blob > 0.05] = 0.0
+            continue
+        heat[k] = np.maximum(heat[k], blob)
+        ix, iy = math.floor(cx), math.floor(cy)
+        for dy in (-1, 0, 1):
+            for dx in (-1, 0, 1):
+                x, y = ix + dx, iy + dy
+                if 0 <= x < g and 0 <= y < g:
+                    reg[:, y, x] = [cx - x, cy - y, *(ta[i] / REG_SCALE), *(tb[i] / REG_SCALE)]
+                    mask[y, x] = 1.0 if (dx, dy) == (0, 0) else max(mask[y, x], 0.5)
+    return heat, weight, reg, mask
+
+
+def photometric(rng: np.random.Generator, tile: np.ndarray) -> np.ndarray:
+    """Light jitter beyond the renderer's camera model: exposure, contrast, a colour cast, sometimes blur."""
+    t = tile.astype(np.float32)
+    t = (t - 128) * rng.uniform(0.75, 1.25) + 128 + rng.uniform(-25, 25)
+    t *= rng.uniform(0.9, 1.1, size=3)
+    if rng.random() < 0.2:
+        t = cv2.GaussianBlur(t, (0, 0), rng.uniform(0.5, 1.3))
+    return np.clip(t, 0, 255).astype(np.uint8)
+
+
+class TileSampler:
+    """Random tiles of stored scenes with their targets; each decoded frame gives several tiles."""
+
+    def __init__(self, scenes: Sequence[Path], seed: int, per_frame: int = 4) -> None:
+        if not scenes:
+            raise ValueError("no stored scenes to train on")
+        self.scenes = list(scenes)
+        self.rng = np.random.default_rng(seed)
+        self.per_frame = per_frame
+
+    def frame_tiles(self) -> list[tuple[np.ndarray, ...]]:
+        stem = self.scenes[int(self.rng.integers(len(self.scenes)))]
+        image = cv2.imread(str(stem.with_suffix(".jpg")), cv2.IMREAD_COLOR)
+        points, a, b, kinds, vis = corner_targets(SceneGeometry.load(stem.with_suffix(".npz")))
+        seen = np.nonzero(vis >= POSITIVE)[0]
+        out = []
+        for _ in range(self.per_frame):
+            if len(seen) and self.rng.random() < 0.75:
+                centre = points[int(self.rng.choice(seen))] + self.rng.uniform(-90, 90, 2)
+            else:
+                centre = self.rng.uniform([0, 0], [image.shape[1], image.shape[0]])
+            scale = float(np.exp(self.rng.uniform(*np.log(SCALE_RANGE))))
+            m = tile_matrix(self.rng, centre, scale, float(self.rng.uniform(-180, 180)))
+            tile = cv2.warpAffine(
+                image,
+                m,
+                (TILE, TILE),
+                flags=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR,
+                borderMode=cv2.BORDER_CONSTANT,
+                borderValue=(114, 114, 114),
+            )
+            out.append((photometric(self.rng, tile), *render_targets(m, points, a, b, kinds, vis)))
+        return out
+
+    def batch(self, size: int) -> tuple[torch.Tensor, ...]:
+        items: list[tuple[np.ndarray, ...]] = []
+        while len(items) < size:
+            items += self.frame_tiles()
+        items = items[:size]
+        x = np.stack([t[0][..., ::-1].transpose(2, 0, 1) for t in items]).astype(np.float32) / 255.0
+        return tuple(
+            torch.from_numpy(np.ascontiguousarray(v))
+            for v in (x, *(np.stack([t[i] for t in items]) for i in range(1, 5)))
+        )
+
+
+# ------------------------------------------------------------------------------------------------------- loss
+
+
+def focal_loss(logits: torch.Tensor, heat: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
+    """CenterNet's penalty-reduced focal loss, normalised by the number of peaks."""
+    p = torch.sigmoid(logits).clamp(1e-4, 1 - 1e-4)
+    pos = (heat > 0.99).float()
+    pos_loss = -torch.log(p) * (1 - p) ** 2 * pos
+    neg_loss = -torch.log(1 - p) * p**2 * (1 - heat) ** 4 * (1 - pos) * weight
+    return (pos_loss.sum() + neg_loss.sum()) / pos.sum().clamp(min=1.0)
+
+
+def regression_loss(pred: torch.Tensor, reg: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """Offset L1, and edge-vector L1 relative to the edge's length (a 5 px error matters on a small card only)."""
+    m = mask.unsqueeze(1)
+    total = mask.sum().clamp(min=1.0)
+    offset = ((pred[:, :2] - reg[:, :2]).abs() * m).sum() / total
+    length = torch.cat([reg[:, 2:4].norm(dim=1, keepdim=True)] * 2 + [reg[:, 4:6].norm(dim=1, keepdim=True)] * 2, 1)
+    edges = ((pred[:, 2:] - reg[:, 2:]).abs() / (length + 0.2) * m).sum() / total
+    return offset, edges
+
+
+def losses(out: torch.Tensor, heat: torch.Tensor, weight: torch.Tensor, reg: torch.Tensor, mask: torch.Tensor) -> dict:
+    k = len(CORNER_KINDS)
+    offset, edges = regression_loss(out[:, k:], reg, mask)
+    return {"heat": focal_loss(out[:, :k], heat, weight), "offset": offset, "edges": edges}
+
+
+# ------------------------------------------------------------------------------------------------------ train
+
+
+def train(
+    scenes: Sequence[Path],
+    run: Path,
+    minutes: float,
+    batch: int,
+    lr: float,
+    seed: int,
+    threads: int,
+    val: Sequence[Path] = (),
+) -> None:
+    """Cosine schedule over a fixed time budget (what a CPU session can spend), checkpointed every few minutes and
+    resumed from the last checkpoint: the curve in run/curve.jsonl continues across interruptions."""
+    torch.set_num_threads(threads)
+    torch.manual_seed(seed)
+    run.mkdir(parents=True, exist_ok=True)
+    model = CornerNet()
+    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
+    ckpt = run / "last.pt"
+    state = {"step": 0, "seconds": 0.0, "budget_s": minutes * 60}
+    if ckpt.exists():
+        saved = torch.load(ckpt, weights_only=False)
+        model.load_state_dict(saved["model"])
+        opt.load_state_dict(saved["opt"])
+        state = saved["state"]
+        state["budget_s"] = max(state["budget_s"], minutes * 60)
+        print(f"resumed at step {state['step']}, {state['seconds'] / 60:.1f} of {state['budget_s'] / 60:.0f} min")
+    sampler = TileSampler([s for folder in scenes for s in stored_scenes(folder)], seed + state["step"])
+    model.train()
+    log = (run / "curve.jsonl").open("a")
+    running: dict[str, float] = {}
+    last_save = time.time()
+    while state["seconds"] < state["budget_s"]:
+        t0 = time.time()
+        frac = state["seconds"] / state["budget_s"]
+        for group in opt.param_groups:
+            group["lr"] = lr * (min(1.0, (state["step"] + 1) / 200)) * 0.5 * (1 + math.cos(math.pi * frac))
+        x, heat, weight, reg, mask = sampler.batch(batch)
+        parts = losses(model(x), heat, weight, reg, mask)
+        loss = parts["heat"] + parts["offset"] + 2.0 * parts["edges"]
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        state["step"] += 1
+        state["seconds"] += time.time() - t0
+        for key, value in parts.items():
+            running[key] = 0.98 * running.get(key, float(value)) + 0.02 * float(value)
+        if state["step"] % 50 == 0:
+            row = {"step": state["step"], "minutes": round(state["seconds"] / 60, 2), "tiles": state["step"] * batch}
+            row |= {k: round(v, 4) for k, v in running.items()}
+            log.write(json.dumps(row) + "\n")
+            log.flush()
+            print(row, flush=True)
+        if val and (state["step"] % 1500 == 0 or state["seconds"] >= state["budget_s"]):
+            row = {"step": state["step"], "minutes": round(state["seconds"] / 60, 2), **evaluate(model, val)}
+            log.write(json.dumps(row) + "\n")
+            log.flush()
+            print(row, flush=True)
+        if time.time() - last_save > 180 or state["seconds"] >= state["budget_s"]:
+            torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "state": state}, run / "tmp.pt")
+            (run / "tmp.pt").replace(ckpt)
+            last_save = time.time()
+    log.close()
+
+
+def evaluate(model: CornerNet, scenes: Sequence[Path], min_score: float = 0.35) -> dict[str, float | None]:
+    """Corner recall and false corners per frame on whole stored frames, as the runtime decodes them."""
+    from vision.recognise.bench_stages import StageCounts
+    from vision.recognise.corners import decode, finder_blob
+
+    counts = StageCounts()
+    false_corners = 0
+    was_training = model.training
+    model.eval()
+    with torch.no_grad():
+        for stem in scenes:
+            frame = cv2.imread(str(stem.with_suffix(".jpg")), cv2.IMREAD_COLOR)
+            g = SceneGeometry.load(stem.with_suffix(".npz"))
+            blob, scale = finder_blob(frame)
+            found = decode(model(torch.from_numpy(blob)).numpy(), min_score, scale)
+            cards = [
+                {
+                    "quad": g.quads[n],
+                    "face_up": bool(g.face_up[n]),
+                    "code": str(g.codes[n]),
+                    "corner_visible": g.corner_visible[n].tolist(),
+                    "index_fraction": g.index_visible[n].tolist(),
+                }
+                for n in range(len(g.codes))
+            ]
+            counts.add_finder(cards, found)
+            points = g.quads.reshape(-1, 2)
+            widths = np.repeat(np.linalg.norm(g.quads[:, 1] - g.quads[:, 0], axis=1), 4)
+            for c in found:
+                if not len(points) or (np.linalg.norm(points - c.point, axis=1) / np.maximum(widths, 1)).min() > 0.15:
+                    false_corners += 1
+    model.train(was_training)
+    finder = counts.summary()["corner_finder"]
+    return {
+        "val_index_corner_recall": finder["index_corner_recall"],
+        "val_down_corner_recall": finder["face_down_corner_recall"],
+        "val_point_error": finder["median_point_error_card_widths"],
+        "val_edge_error": finder["median_edge_error_card_widths"],
+        "val_false_corners_per_frame": false_corners / max(len(scenes), 1),
+    }
+
+
+def export(run: Path, onnx_path: Path) -> None:
+    """The trained net as ONNX with free height and width (multiples of 32), for ONNX Runtime."""
+    model = CornerNet()
+    model.load_state_dict(torch.load(run / "last.pt", weights_only=False)["model"])
+    model.eval()
+    dummy = torch.zeros(1, 3, 736, 1280)
+    onnx_path.parent.mkdir(parents=True, exist_ok=True)
+    torch.onnx.export(
+        model,
+        dummy,
+        str(onnx_path),
+        input_names=["images"],
+        output_names=["corners"],
+        dynamic_axes={"images": {2: "height", 3: "width"}, "corners": {2: "gh", 3: "gw"}},
+        opset_version=17,
+        dynamo=False,
+    )
+    print(f"wrote {onnx_path}")
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    t = sub.add_parser("train")
+    t.add_argument("--scenes", type=Path, nargs="+", required=True, help="folders of stored scenes")
+    t.add_argument("--out", type=Path, required=True)
+    t.add_argument("--minutes", type=float, default=60)
+    t.add_argument("--batch", type=int, default=24)
+    t.add_argument("--lr", type=float, default=3e-3)
+    t.add_argument("--seed", type=int, default=0)
+    t.add_argument("--threads", type=int, default=2)
+    t.add_argument("--val", type=Path, help="a folder of stored validation scenes (recall logged every 1500 steps)")
+    t.add_argument("--val-scenes", type=int, default=60)
+    v = sub.add_parser("evaluate")
+    v.add_argument("--run", type=Path, required=True)
+    v.add_argument("--scenes", type=Path, required=True)
+    v.add_argument("--n", type=int, default=100)
+    e = sub.add_parser("export")
+    e.add_argument("--run", type=Path, required=True)
+    e.add_argument("--onnx", type=Path, required=True)
+    args = parser.parse_args(argv)
+    if args.command == "train":
+        val = stored_scenes(args.val)[: args.val_scenes] if args.val else []
+        train(args.scenes, args.out, args.minutes, args.batch, args.lr, args.seed, args.threads, val)
+    elif args.command == "evaluate":
+        torch.set_num_threads(2)
+        model = CornerNet()
+        model.load_state_dict(torch.load(args.run / "last.pt", weights_only=False)["model"])
+        print(evaluate(model, stored_scenes(args.scenes)[: args.n]))
+    else:
+        export(args.run, args.onnx)
+
+
+if __name__ == "__main__":
+    main()

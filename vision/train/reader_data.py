@@ -1,0 +1,287 @@
+"""Rectified corner crops for the reader, with their labels, written once as arrays.
+
+Two sources, both cut by `vision.recognise.corners.corner_crop` (the runtime's own rule) along a jittered true corner
+frame, so the reader learns to forgive the corner finder's small errors:
+
+- **flat cards**: a deck directory's pictures warped onto a table patch at a random size, tilt and light, sometimes
+  half-covered by another card, blurred, noisy and JPEG-compressed. Cheap (thousands a second), so every deck design,
+  procedural ones included, is seen at every index size the camera gives;
+- **scenes**: the corners of cards in rendered frames (`corner_data`), which carry the renderer's whole camera model,
+  hands and overlapping cards.
+
+Each crop is labelled by rank (A..K, JOKER, none) and suit: the reader's two heads. A corner shows an index only
+where the deck prints one: the top-left and its half-turn twin always, the other two corners on four-index decks.
+
+    python -m vision.train.reader_data out/reader_crops/train.npz --decks out/decks out/procdecks --n 150000
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache
+from multiprocessing import Pool
+from pathlib import Path
+
+import cv2
+import numpy as np
+from tqdm import tqdm
+
+from vision.recognise.corners import corner_crop
+from vision.recognise.labels import RANK_CLASSES, SUIT_CLASSES, rank_suit
+from vision.synth.deckdir import Deck, load_decks
+from vision.train.corner_data import SceneGeometry, split_decks, stored_scenes
+
+SHORT = (1, 0, 3, 2)
+LONG = (3, 2, 1, 0)
+NONE_RANK = RANK_CLASSES.index("none")
+NO_SUIT = -1  # the suit head is not taught on jokers and crops with no index
+_WORKER: dict[str, object] = {}
+
+
+@dataclass
+class CropSet:
+    x: np.ndarray  # (n, READ_H, READ_W, 3) uint8 BGR
+    rank: np.ndarray  # (n,) int64, RANK_CLASSES order
+    suit: np.ndarray  # (n,) int64, SUIT_CLASSES order or NO_SUIT
+    source: np.ndarray  # (n,) str: deck name (flat) or 'scene'
+
+    def save(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp.npz")
+        np.savez(tmp, x=self.x, rank=self.rank, suit=self.suit, source=self.source)
+        tmp.replace(path)
+
+    @classmethod
+    def load(cls, path: Path) -> CropSet:
+        with np.load(path) as d:
+            return cls(d["x"], d["rank"], d["suit"], d["source"])
+
+    @classmethod
+    def concat(cls, parts: Sequence[CropSet]) -> CropSet:
+        return cls(*(np.concatenate([getattr(p, f) for p in parts]) for f in ("x", "rank", "suit", "source")))
+
+
+def label_of(code: str, has_index: bool) -> tuple[int, int]:
+    """(rank, suit) class numbers of a crop: none where no index is printed or the side is a back."""
+    if not has_index or code.startswith("BACK"):
+        return NONE_RANK, NO_SUIT
+    rank, suit = rank_suit(code)
+    return RANK_CLASSES.index(rank), (SUIT_CLASSES.index(suit) if suit else NO_SUIT)
+
+
+# Debian decks whose indices differ from the usual two (looked at, card by card): Dondorf prints all four corners;
+# KDE's Oxygen decks print a bare rank at the top right and nothing top left, so they cannot teach a standard index.
+FOUR_INDEX_DECKS = frozenset({"gnome-dondorf", "kde-dondorf"})
+NO_INDEX_DECKS = frozenset({"kde-oxygen-air", "kde-oxygen-white"})
+
+
+@cache
+def index_corners(deck_path: Path) -> tuple[int, ...]:
+    """Which printed corners (TL, TR, BR, BL = 0..3) hold an index: deck.json's "index_corners" where it says, else
+    the two of most decks (top left and its half-turn twin)."""
+    meta = deck_path / "deck.json"
+    if meta.is_file():
+        data = json.loads(meta.read_text())
+        if isinstance(data, dict) and "index_corners" in data:
+            return tuple(int(k) for k in data["index_corners"])
+    if deck_path.name in NO_INDEX_DECKS:
+        return ()
+    return (0, 1, 2, 3) if deck_path.name in FOUR_INDEX_DECKS else (0, 2)
+
+
+# -------------------------------------------------------------------------------------------------- flat cards
+
+
+def flat_crops(deck: Deck, rng: np.random.Generator, n: int, backgrounds: Sequence[np.ndarray]) -> list[tuple]:
+    """n crops of one deck's cards, each a corner of a card warped onto a table patch and degraded."""
+    codes = [*deck.codes, "BACK"]
+    corners_with_index = index_corners(deck.path)
+    if not corners_with_index:
+        return []
+    out = []
+    for _ in range(n):
+        code = str(rng.choice(codes))
+        img = deck.image(code)
+        h, w = img.shape[:2]
+        width = float(np.exp(rng.uniform(np.log(38), np.log(260))))  # the card's width in the frame
+        angle = rng.uniform(0, 2 * np.pi)
+        tilt = rng.uniform(-0.12, 0.12, size=(4, 2)) * width * rng.uniform(0, 1)
+        size = int(width * 2.2) + 8
+        centre = np.array([size / 2, size / 2])
+        rot = np.array([[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]])
+        unit = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
+        quad = ((unit / w * width - [width / 2, width * h / w / 2]) @ rot.T + centre + tilt).astype(np.float32)
+        canvas = table_patch(rng, backgrounds, size)
+        paste(canvas, img, unit, quad)
+        k = int(rng.integers(4))
+        if rng.random() < 0.3:  # another card over part of this one, never over the corner itself
+            other = deck.image(str(rng.choice(codes)))
+            shift = (quad[(k + 2) % 4] - quad[k]) * rng.uniform(0.35, 0.9)
+            paste(canvas, other, unit, (quad + shift).astype(np.float32))
+        canvas = degrade(rng, canvas, width)
+        p, a, b = quad[k], quad[SHORT[k]] - quad[k], quad[LONG[k]] - quad[k]
+        p, a, b = jitter(rng, p, a, b)
+        rank, suit = label_of(code, k in corners_with_index)
+        out.append((corner_crop(canvas, p, a, b), rank, suit, deck.name))
+    return out
+
+
+def table_patch(rng: np.random.Generator, backgrounds: Sequence[np.ndarray], size: int) -> np.ndarray:
+    if backgrounds and rng.random() < 0.8:
+        bg = backgrounds[int(rng.integers(len(backgrounds)))]
+        s = min(size, bg.shape[0] - 1, bg.shape[1] - 1)
+        y, x = int(rng.integers(bg.shape[0] - s)), int(rng.integers(bg.shape[1] - s))
+        return cv2.resize(bg[y : y + s, x : x + s], (size, size))
+    return np.full((size, size, 3), rng.integers(20, 235, 3), np.uint8)
+
+
+def paste(canvas: np.ndarray, card: np.ndarray, src: np.ndarray, dst: np.ndarray) -> None:
+    """A BGRA card picture warped into the canvas through its alpha."""
+    m = cv2.getPerspectiveTransform(src.astype(np.float32), dst.astype(np.float32))
+    size = (canvas.shape[1], canvas.shape[0])
+    warped = cv2.warpPerspective(card, m, size, flags=cv2.INTER_AREA, borderValue=(0, 0, 0, 0))
+    alpha = warped[..., 3:4].astype(np.float32) / 255.0
+    canvas[:] = (canvas * (1 - alpha) + warped[..., :3] * alpha).astype(np.uint8)
+
+
+def degrade(rng: np.random.Generator, image: np.ndarray, width: float) -> np.ndarray:
+    """A webcam's faults at the card's scale: light, colour cast, defocus or motion blur, noise, glare, JPEG."""
+    t = image.astype(np.float32)
+    t = (t - 128) * rng.uniform(0.6, 1.2) + 128 + rng.uniform(-50, 35)
+    t *= rng.uniform(0.8, 1.15, size=3)
+    if rng.random() < 0.15:  # glare: a soft bright spot
+        h, w = t.shape[:2]
+        yy, xx = np.mgrid[0:h, 0:w]
+        cx, cy, r = rng.uniform(0, w), rng.uniform(0, h), rng.uniform(0.1, 0.5) * w
+        t += (np.exp(-((xx - cx) ** 2 + (yy - cy) ** 2) / (2 * r * r)) * rng.uniform(40, 140))[..., None]
+    roll = rng.random()
+    if roll < 0.35:
+        t = cv2.GaussianBlur(t, (0, 0), rng.uniform(0.3, 1.0 + width / 150))
+    elif roll < 0.5:  # motion blur along a random direction
+        length = int(rng.integers(3, max(4, int(width / 12))))
+        kernel = np.zeros((length, length), np.float32)
+        kernel[length // 2, :] = 1.0 / length
+        rot = cv2.getRotationMatrix2D((length / 2 - 0.5, length / 2 - 0.5), rng.uniform(0, 180), 1.0)
+        kernel = cv2.warpAffine(kernel, rot, (length, length))
+        t = cv2.filter2D(t, -1, kernel / max(kernel.sum(), 1e-6))
+    t += rng.normal(0, rng.uniform(0, 9), t.shape)
+    out = np.clip(t, 0, 255).astype(np.uint8)
+    if rng.random() < 0.7:
+        _ok, enc = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(35, 95))])
+        out = cv2.imdecode(enc, cv2.IMREAD_COLOR)
+    return out
+
+
+def jitter(rng: np.random.Generator, p: np.ndarray, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The corner finder's typical errors: a few percent of the card's width in place, scale and angle."""
+    width = float(np.linalg.norm(a))
+    turn = np.deg2rad(rng.normal(0, 3))
+    rot = np.array([[np.cos(turn), -np.sin(turn)], [np.sin(turn), np.cos(turn)]])
+    zoom = float(np.exp(rng.normal(0, 0.08)))
+    return p + rng.normal(0, 0.03, 2) * width, (a @ rot.T) * zoom, (b @ rot.T) * zoom
+
+
+# ------------------------------------------------------------------------------------------------------ scenes
+
+
+def scene_crops(stem: Path, rng: np.random.Generator, deck_paths: Mapping[str, Path]) -> list[tuple]:
+    """Every well-seen corner of a rendered frame's cards; an index partly hidden (10-60%) is left out, neither
+    taught as read nor as none."""
+    image = cv2.imread(str(stem.with_suffix(".jpg")), cv2.IMREAD_COLOR)
+    g = SceneGeometry.load(stem.with_suffix(".npz"))
+    four = index_corners(deck_paths[g.deck]) if g.deck in deck_paths else None
+    if four == ():
+        return []
+    out = []
+    for n in range(len(g.codes)):
+        for k in range(4):
+            if g.corner_visible[n, k] < 0.6:
+                continue
+            if g.face_up[n] and four is None:
+                continue  # the scene does not say whether its deck prints an index here
+            shown = g.index_visible[n, k // 2] if k in (0, 2) else g.corner_visible[n, k]
+            has_index = bool(g.face_up[n]) and k in (four or (0, 2))
+            if has_index and shown < 0.6:
+                if shown > 0.1:
+                    continue
+                has_index = False
+            q = g.quads[n]
+            p, a, b = jitter(rng, q[k], q[SHORT[k]] - q[k], q[LONG[k]] - q[k])
+            rank, suit = label_of(str(g.codes[n]) if g.face_up[n] else "BACK", has_index)
+            out.append((corner_crop(image, p, a, b), rank, suit, "scene"))
+    return out
+
+
+# ------------------------------------------------------------------------------------------------------ driver
+
+
+def _init(deck_dirs: Sequence[str], split: str, bg_scenes: Sequence[str]) -> None:
+    _WORKER["decks"] = split_decks([Path(d) for d in deck_dirs], split)
+    _WORKER["deck_paths"] = {d.path.name: d.path for folder in deck_dirs for d in load_decks(folder)}
+    _WORKER["backgrounds"] = [b for b in (cv2.imread(s, cv2.IMREAD_COLOR) for s in bg_scenes) if b is not None]
+
+
+def _flat_job(args: tuple[int, int, int]) -> list[tuple]:
+    seed, index, n = args
+    rng = np.random.default_rng([seed, index])
+    decks: list[Deck] = _WORKER["decks"]  # type: ignore[assignment]
+    deck = decks[index % len(decks)]
+    return flat_crops(deck, rng, n, _WORKER["backgrounds"])  # type: ignore[arg-type]
+
+
+def _scene_job(args: tuple[int, str]) -> list[tuple]:
+    seed, stem = args
+    rng = np.random.default_rng([seed, int(Path(stem).name.replace("_", ""))])
+    return scene_crops(Path(stem), rng, _WORKER["deck_paths"])  # type: ignore[arg-type]
+
+
+def build(
+    out: Path, deck_dirs: Sequence[Path], split: str, n_flat: int, scenes: Sequence[Path], seed: int, workers: int
+) -> CropSet:
+    """Flat crops of every deck of the split in equal shares, plus the crops of the given stored scenes."""
+    bg = [str(s.with_suffix(".jpg")) for s in scenes[:40]]
+    chunk = 200
+    jobs = [(seed, i, chunk) for i in range(max(1, n_flat // chunk))]
+    rows: list[tuple] = []
+    with Pool(workers, initializer=_init, initargs=([str(d) for d in deck_dirs], split, bg)) as pool:
+        for part in tqdm(pool.imap_unordered(_flat_job, jobs), total=len(jobs), desc="flat crops", unit="chunk"):
+            rows += part
+        for part in tqdm(
+            pool.imap_unordered(_scene_job, [(seed, str(s)) for s in scenes], chunksize=8),
+            total=len(scenes),
+            desc="scene crops",
+            unit="scene",
+        ):
+            rows += part
+    crops = CropSet(
+        np.stack([r[0] for r in rows]),
+        np.array([r[1] for r in rows], np.int64),
+        np.array([r[2] for r in rows], np.int64),
+        np.array([r[3] for r in rows]),
+    )
+    crops.save(out)
+    return crops
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("out", type=Path)
+    parser.add_argument("--decks", type=Path, nargs="+", required=True)
+    parser.add_argument("--split", default="train", choices=("train", "val", "test"))
+    parser.add_argument("--n", type=int, default=100000, help="flat-card crops")
+    parser.add_argument("--scenes", type=Path, nargs="*", default=[], help="folders of stored scenes to crop too")
+    parser.add_argument("--max-scenes", type=int, default=3000)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--workers", type=int, default=2)
+    args = parser.parse_args(argv)
+    scenes = [s for folder in args.scenes for s in stored_scenes(folder)][: args.max_scenes]
+    crops = build(args.out, args.decks, args.split, args.n, scenes, args.seed, args.workers)
+    ranks = np.bincount(crops.rank, minlength=len(RANK_CLASSES))
+    print(f"{len(crops.rank)} crops -> {args.out}; by rank: {dict(zip(RANK_CLASSES, ranks.tolist(), strict=True))}")
+
+
+if __name__ == "__main__":
+    main()
