@@ -310,13 +310,14 @@ def cmd_replay(args: argparse.Namespace) -> int:
 def make_recogniser(args: argparse.Namespace) -> Any:
     from vision.recognise.calibration import CalibrationError, load_calibration
     from vision.recognise.enrol import EnrolError, load_head
+    from vision.recognise.load import load_recogniser
     from vision.recognise.models import ModelError
-    from vision.recognise.recogniser import Recogniser
 
     try:
         calibration = load_calibration(args.calibration) if args.calibration else None
         deck = load_head(args.deck) if args.deck else None
-        return Recogniser(Path(args.models) if args.models else None, deck=deck, calibration=calibration)
+        models = Path(args.models) if args.models else None
+        return load_recogniser(models, getattr(args, "recogniser", "auto"), deck, calibration)
     except (CalibrationError, EnrolError, ModelError) as err:
         raise CliError(str(err)) from err
 
@@ -814,6 +815,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--calibration", metavar="FILE", help="table calibration JSON: adds each card's table position")
     p.add_argument("--deck", metavar="FILE", help="an enrolled deck's head (from tabletop enrol)")
     p.add_argument("--models", metavar="DIR", help="folder with the ONNX models (default: models/)")
+    p.add_argument(
+        "--recogniser",
+        choices=("auto", "rectified", "previous"),
+        default="auto",
+        help="rectified: corner finder and upright reader (the default when its models are present); previous: "
+        "finder boxes and 64 px reader (the one an enrolled --deck refits)",
+    )
     p.set_defaults(func=cmd_detect)
 
     p = sub.add_parser("enrol", help="teach the card reader a deck it reads poorly, from a deck directory")

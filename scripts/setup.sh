@@ -8,7 +8,13 @@ PY=${PYTHON:-python3}
 # kdegames-card-data-kf5, rendered with librsvg2-bin) and table photos (mate-backgrounds, gnubg-data) feed the
 # synthetic data engine, and the fonts (fonts-*) its procedural component art prints with; chromium runs the page's
 # browser tests. Installed when we may (root with apt-get), otherwise named once.
-APT_PACKAGES="espeak-ng alsa-utils chromium gnome-cards-data kdegames-card-data-kf5 librsvg2-bin mate-backgrounds gnubg-data fonts-dejavu-core fonts-liberation2 fonts-freefont-ttf fonts-urw-base35"
+# The index lettering of procedural decks (vision/synth/procedural.py) is drawn from these font families, split
+# by family between training, validation and test.
+INDEX_FONTS="fonts-roboto fonts-open-sans fonts-cantarell fonts-lato fonts-crosextra-carlito fonts-crosextra-caladea
+ fonts-linuxlibertine fonts-ebgaramond fonts-comic-neue fonts-texgyre fonts-oldstandard fonts-sil-gentium fonts-junicode
+ fonts-firacode fonts-hack fonts-league-spartan fonts-bebas-neue fonts-cabin fonts-quicksand fonts-yanone-kaffeesatz
+ fonts-paratype fonts-go fonts-jura fonts-karla fonts-adf-accanthis"
+APT_PACKAGES="espeak-ng alsa-utils chromium gnome-cards-data kdegames-card-data-kf5 librsvg2-bin mate-backgrounds gnubg-data fonts-dejavu-core fonts-liberation2 fonts-freefont-ttf fonts-urw-base35 $INDEX_FONTS"
 missing=""
 for pkg in $APT_PACKAGES; do
   dpkg -s "$pkg" >/dev/null 2>&1 || missing="$missing $pkg"

@@ -77,9 +77,9 @@ class ReplayResult:
 
 def make_recognise(models: Path | None = None) -> tuple[Callable, Callable]:
     """The recogniser as the tracker calls it: whole frames, and index regions the decoder asks about."""
-    from vision.recognise.recogniser import Recogniser
+    from vision.recognise.load import load_recogniser
 
-    recogniser = Recogniser(models)
+    recogniser = load_recogniser(models)
 
     def recognise(frame: Any, index: int) -> list[Sighting]:
         return from_detections(recogniser.recognise(frame))

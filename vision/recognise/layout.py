@@ -18,7 +18,7 @@ import numpy as np
 
 from vision.recognise.crops import card_frame
 from vision.recognise.finder import Finder, Found
-from vision.synth.deckdir import BACK, FACE_CODES
+from vision.recognise.labels import BACK, FACE_CODES
 
 CARD_PX = (250, 350)  # width, height of each picture written: a poker card's shape
 MIN_SCORE = 0.5

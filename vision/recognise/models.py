@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import ast
+import dataclasses
+import json
 import os
 from pathlib import Path
+from typing import Self
 
 import onnxruntime as ort
 
@@ -44,3 +47,23 @@ def class_names(sess: ort.InferenceSession, path: Path) -> tuple[str, ...]:
         raise ModelError(f"{path}: no 'names' in the ONNX metadata (expected an ultralytics export)")
     names = ast.literal_eval(meta["names"])
     return tuple(names[i] for i in sorted(names))
+
+
+class ThresholdFile:
+    """Save and load for a frozen dataclass of float cut-offs kept beside the models (chosen by a tuner)."""
+
+    def save(self, path: Path) -> Path:
+        path.write_text(json.dumps(dataclasses.asdict(self), indent=1) + "\n")  # type: ignore[call-overload]
+        return path
+
+    @classmethod
+    def load(cls, path: Path) -> Self:
+        """The file's values, defaults where it has none; defaults when there is no file."""
+        if not path.is_file():
+            return cls()
+        try:
+            data = json.loads(path.read_text())
+            known = {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+            return cls(**{k: float(v) for k, v in data.items() if k in known})
+        except (OSError, ValueError, TypeError, AttributeError) as err:
+            raise ModelError(f"{path}: not a thresholds file ({err})") from err

@@ -10,8 +10,6 @@ tracker can wait for a better frame, which a confident wrong label would not let
 
 from __future__ import annotations
 
-import dataclasses
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,7 +21,7 @@ from vision.recognise.crops import corner_quads
 from vision.recognise.enrol import DeckHead
 from vision.recognise.finder import Finder, Found, quad_bounds
 from vision.recognise.labels import BACK, NONE
-from vision.recognise.models import FINDER_FILE, READER_FILE, ModelError, models_dir
+from vision.recognise.models import FINDER_FILE, READER_FILE, ThresholdFile, models_dir
 from vision.recognise.reader import Reader
 
 UNKNOWN = "UNKNOWN"
@@ -34,7 +32,7 @@ PROBE_SCORE = 0.5  # a probed corner's finder score, relative to its card's: bel
 
 
 @dataclass(frozen=True)
-class Thresholds:
+class Thresholds(ThresholdFile):
     """Every cut-off between seeing and reporting, in one place so tuning can choose them together."""
 
     index: float = 0.25  # finder score for a corner index to be read
@@ -45,22 +43,6 @@ class Thresholds:
 
     def finder_scores(self) -> dict[str, float]:
         return {"index": self.index, "card": self.card, "back": self.back}
-
-    def save(self, path: Path) -> Path:
-        path.write_text(json.dumps(dataclasses.asdict(self), indent=1) + "\n")
-        return path
-
-    @classmethod
-    def load(cls, path: Path) -> Thresholds:
-        """The file's values, defaults where it has none; defaults when there is no file."""
-        if not path.is_file():
-            return cls()
-        try:
-            data = json.loads(path.read_text())
-            known = {f.name for f in dataclasses.fields(cls)}
-            return cls(**{k: float(v) for k, v in data.items() if k in known})
-        except (OSError, ValueError, TypeError, AttributeError) as err:
-            raise ModelError(f"{path}: not a thresholds file ({err})") from err
 
 
 @dataclass(frozen=True)

@@ -10,8 +10,6 @@ its candidates; corners that read as no index at all (pips, court art, a back's 
 
 from __future__ import annotations
 
-import dataclasses
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,7 +22,7 @@ from vision.recognise.corners import Corner, CornerFinder
 from vision.recognise.crops import CORNER_INDEX
 from vision.recognise.finder import quad_bounds
 from vision.recognise.labels import BACK, NONE, READER_CLASSES
-from vision.recognise.models import ModelError, models_dir
+from vision.recognise.models import ThresholdFile, models_dir
 from vision.recognise.recogniser import UNKNOWN, CardDetection, group_probs
 
 CORNERS_FILE = "cards-corners.onnx"
@@ -36,7 +34,7 @@ ASPECT = 88 / 63  # a poker card's height over its width, where only a region sa
 
 
 @dataclass(frozen=True)
-class RectifiedThresholds:
+class RectifiedThresholds(ThresholdFile):
     """Every cut-off between seeing and reporting, chosen together on the validation families."""
 
     up: float = 0.35  # corner finder score for a face-up card's corner
@@ -44,21 +42,6 @@ class RectifiedThresholds:
     none_reject: float = 0.5  # a corner read as no index with at least this probability adds no evidence
     min_confidence: float = 0.5  # below this a face-up card is UNKNOWN rather than a guess
     lone_down: float = 0.6  # a face-down card seen by one corner only needs this score
-
-    def save(self, path: Path) -> Path:
-        path.write_text(json.dumps(dataclasses.asdict(self), indent=1) + "\n")
-        return path
-
-    @classmethod
-    def load(cls, path: Path) -> RectifiedThresholds:
-        if not path.is_file():
-            return cls()
-        try:
-            data = json.loads(path.read_text())
-            known = {f.name for f in dataclasses.fields(cls)}
-            return cls(**{k: float(v) for k, v in data.items() if k in known})
-        except (OSError, ValueError, TypeError, AttributeError) as err:
-            raise ModelError(f"{path}: not a thresholds file ({err})") from err
 
 
 def slots(corner: Corner) -> np.ndarray:

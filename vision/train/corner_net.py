@@ -141,12 +141,14 @@ def render_targets(
         k = int(kinds[i])
         if vis[i] < IGNORED:
             continue
-        blob = np.exp(-((xx - cx) ** 2 + (yy - cy) ** 2) / (2 * SIGMA**2))
+        ix, iy = math.floor(cx), math.floor(cy)
+        # centred on the corner's own cell, so that cell is exactly 1 (CenterNet's positive); the offset says where
+        # in the cell the corner lies
+        blob = np.exp(-((xx - ix - 0.5) ** 2 + (yy - iy - 0.5) ** 2) / (2 * SIGMA**2))
         if vis[i] < POSITIVE:
             weight[k][blob > 0.05] = 0.0
             continue
         heat[k] = np.maximum(heat[k], blob)
-        ix, iy = math.floor(cx), math.floor(cy)
         for dy in (-1, 0, 1):
             for dx in (-1, 0, 1):
                 x, y = ix + dx, iy + dy

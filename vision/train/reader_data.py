@@ -121,9 +121,9 @@ def flat_crops(deck: Deck, rng: np.random.Generator, n: int, backgrounds: Sequen
             other = deck.image(str(rng.choice(codes)))
             shift = (quad[(k + 2) % 4] - quad[k]) * rng.uniform(0.35, 0.9)
             paste(canvas, other, unit, (quad + shift).astype(np.float32))
+        p, a, b = jitter(rng, quad[k], quad[SHORT[k]] - quad[k], quad[LONG[k]] - quad[k])
+        canvas, p = around(canvas, p, width)  # the camera's faults applied where the crop is cut, not everywhere
         canvas = degrade(rng, canvas, width)
-        p, a, b = quad[k], quad[SHORT[k]] - quad[k], quad[LONG[k]] - quad[k]
-        p, a, b = jitter(rng, p, a, b)
         rank, suit = label_of(code, k in corners_with_index)
         out.append((corner_crop(canvas, p, a, b), rank, suit, deck.name))
     return out
@@ -147,11 +147,20 @@ def paste(canvas: np.ndarray, card: np.ndarray, src: np.ndarray, dst: np.ndarray
     canvas[:] = (canvas * (1 - alpha) + warped[..., :3] * alpha).astype(np.uint8)
 
 
+def around(canvas: np.ndarray, point: np.ndarray, width: float) -> tuple[np.ndarray, np.ndarray]:
+    """The part of the canvas within 0.75 card widths of a corner (the reading region and a margin for blur), and
+    the corner's place in it."""
+    reach = int(0.75 * width) + 6
+    x0, y0 = (max(int(v) - reach, 0) for v in point)
+    x1, y1 = min(int(point[0]) + reach, canvas.shape[1]), min(int(point[1]) + reach, canvas.shape[0])
+    return canvas[y0:y1, x0:x1].copy(), point - [x0, y0]
+
+
 def degrade(rng: np.random.Generator, image: np.ndarray, width: float) -> np.ndarray:
     """A webcam's faults at the card's scale: light, colour cast, defocus or motion blur, noise, glare, JPEG."""
     t = image.astype(np.float32)
-    t = (t - 128) * rng.uniform(0.6, 1.2) + 128 + rng.uniform(-50, 35)
-    t *= rng.uniform(0.8, 1.15, size=3)
+    t = (t - 128) * rng.uniform(0.7, 1.15) + 128 + rng.uniform(-45, 25)
+    t *= rng.uniform(0.9, 1.08, size=3)
     if rng.random() < 0.15:  # glare: a soft bright spot
         h, w = t.shape[:2]
         yy, xx = np.mgrid[0:h, 0:w]
@@ -159,9 +168,9 @@ def degrade(rng: np.random.Generator, image: np.ndarray, width: float) -> np.nda
         t += (np.exp(-((xx - cx) ** 2 + (yy - cy) ** 2) / (2 * r * r)) * rng.uniform(40, 140))[..., None]
     roll = rng.random()
     if roll < 0.35:
-        t = cv2.GaussianBlur(t, (0, 0), rng.uniform(0.3, 1.0 + width / 150))
+        t = cv2.GaussianBlur(t, (0, 0), rng.uniform(0.3, 0.7 + width / 250))
     elif roll < 0.5:  # motion blur along a random direction
-        length = int(rng.integers(3, max(4, int(width / 12))))
+        length = int(rng.integers(3, max(4, int(width / 16))))
         kernel = np.zeros((length, length), np.float32)
         kernel[length // 2, :] = 1.0 / length
         rot = cv2.getRotationMatrix2D((length / 2 - 0.5, length / 2 - 0.5), rng.uniform(0, 180), 1.0)

@@ -113,9 +113,18 @@ def evaluate(model: CornerReader, data: CropSet, batch: int = 512) -> dict[str, 
     return {"top1": right / max(total, 1), "index_top1": index_right / max(index_total, 1), "n": total}
 
 
-def train(data: Sequence[Path], val: Path | None, run: Path, minutes: float, batch: int, lr: float, seed: int) -> None:
+def train(
+    data: Sequence[Path],
+    val: Path | None,
+    run: Path,
+    minutes: float,
+    batch: int,
+    lr: float,
+    seed: int,
+    threads: int = 2,
+) -> None:
     """Cosine schedule over a time budget, resumable from run/last.pt; validation every few minutes into the curve."""
-    torch.set_num_threads(2)
+    torch.set_num_threads(threads)
     torch.manual_seed(seed)
     gen = torch.Generator().manual_seed(seed)
     sets = CropSet.concat([CropSet.load(p) for p in data])
@@ -204,12 +213,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     t.add_argument("--batch", type=int, default=128)
     t.add_argument("--lr", type=float, default=2e-3)
     t.add_argument("--seed", type=int, default=0)
+    t.add_argument("--threads", type=int, default=2, help="torch threads (1 when another training shares the CPU)")
     e = sub.add_parser("export")
     e.add_argument("--run", type=Path, required=True)
     e.add_argument("--onnx", type=Path, required=True)
     args = parser.parse_args(argv)
     if args.command == "train":
-        train(args.data, args.val, args.out, args.minutes, args.batch, args.lr, args.seed)
+        train(args.data, args.val, args.out, args.minutes, args.batch, args.lr, args.seed, args.threads)
     else:
         export(args.run, args.onnx)
 

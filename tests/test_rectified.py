@@ -1,0 +1,230 @@
+"""The rectified recogniser's geometry and bookkeeping, without its trained weights: corner crops, heat-map
+decoding, grouping corners into cards, reading regions the tracker names, and turning readings into cards."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vision.recognise.corner_reader import card_probs
+from vision.recognise.corners import (
+    CORNER_KINDS,
+    N_OUTPUTS,
+    READ_H,
+    READ_W,
+    REG_SCALE,
+    STRIDE,
+    Corner,
+    corner_crop,
+    decode,
+    finder_blob,
+    handedness,
+)
+from vision.recognise.crops import corner_quads
+from vision.recognise.labels import NONE, RANK_CLASSES, READER_CLASSES, SUIT_CLASSES, rank_suit
+from vision.recognise.recogniser import UNKNOWN
+from vision.recognise.rectified import (
+    RectifiedThresholds,
+    assemble_corners,
+    card_outline,
+    group_corners,
+    region_frames,
+    same_card,
+)
+
+SHORT = (1, 0, 3, 2)
+LONG = (3, 2, 1, 0)
+
+
+def card_corners(quad: np.ndarray, kind: str = "up", score: float = 0.9) -> list[Corner]:
+    """The four corners a perfect finder reports for a card outlined TL, TR, BR, BL."""
+    q = np.asarray(quad, np.float32)
+    return [Corner(kind, score, q[k], q[SHORT[k]] - q[k], q[LONG[k]] - q[k]) for k in range(4)]
+
+
+def rect(x: float, y: float, w: float = 100.0, h: float = 140.0, angle: float = 0.0) -> np.ndarray:
+    c, s = np.cos(np.deg2rad(angle)), np.sin(np.deg2rad(angle))
+    local = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
+    return (local @ np.array([[c, s], [-s, c]], np.float32) + [x, y]).astype(np.float32)
+
+
+# ---------------------------------------------------------------------------------------------------- crops
+
+
+def marked_card(angle: float, x0: float = 6) -> tuple[np.ndarray, np.ndarray]:
+    """A white card 120 units wide on grey with a black block where an index is printed (x0..x0+14, 6..40 in card
+    units from its top-left), turned by `angle`."""
+    import cv2
+
+    frame = np.full((500, 500, 3), 120, np.uint8)
+    quad = rect(250, 120, 120, 168, angle)
+    cv2.fillConvexPoly(frame, quad.astype(np.int32), (255, 255, 255))
+    ux, uy = (quad[1] - quad[0]) / 120, (quad[3] - quad[0]) / 168
+    corners = ((x0, 6), (x0 + 14, 6), (x0 + 14, 40), (x0, 40))
+    block = np.array([quad[0] + ux * x + uy * y for x, y in corners])
+    cv2.fillConvexPoly(frame, block.astype(np.int32), (0, 0, 0))
+    return frame, quad
+
+
+@pytest.mark.parametrize("angle", [0.0, 37.0, 90.0, 180.0, 251.0])
+def test_corner_crop_turns_the_index_upright_at_the_top_left(angle):
+    frame, quad = marked_card(angle)
+    crop = corner_crop(frame, quad[0], quad[1] - quad[0], quad[3] - quad[0])
+    assert crop.shape == (READ_H, READ_W, 3)
+    dark = crop.mean(axis=2) < 60
+    ys, xs = np.nonzero(dark)
+    assert len(ys) > 50
+    assert xs.mean() < READ_W / 2 and ys.mean() < READ_H / 2  # the index sits at the crop's top left
+
+
+def test_a_mirrored_corner_is_read_with_its_corner_at_the_top_right():
+    """A four-index deck's top-right index, read from that corner's frame (a points back along the top edge),
+    comes out upright at the crop's top right rather than mirrored."""
+    frame, quad = marked_card(20.0, x0=100)
+    crop = corner_crop(frame, quad[1], quad[0] - quad[1], quad[2] - quad[1])
+    assert handedness(quad[0] - quad[1], quad[2] - quad[1]) < 0
+    ys, xs = np.nonzero(crop.mean(axis=2) < 60)
+    assert len(xs) > 50
+    assert xs.mean() > READ_W / 2 and ys.mean() < READ_H / 2
+
+
+def test_a_big_card_is_shrunk_by_area_not_aliased():
+    import cv2
+
+    frame = np.zeros((2000, 2000, 3), np.uint8)
+    frame[::2, :] = 255  # one-pixel stripes: sampled sparsely they would alias into solid bands
+    quad = rect(100, 100, 1200, 1680)
+    crop = corner_crop(frame, quad[0], quad[1] - quad[0], quad[3] - quad[0])
+    assert 90 < float(cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY).mean()) < 165
+
+
+# --------------------------------------------------------------------------------------------------- decode
+
+
+def test_decode_reads_a_peak_with_its_offset_and_edges():
+    out = np.full((1, N_OUTPUTS, 40, 60), -10.0, np.float32)
+    y, x = 12, 33
+    out[0, 0, y, x] = 3.0  # a face-up corner
+    k = len(CORNER_KINDS)
+    out[0, k : k + 2, y, x] = [0.25, 0.75]
+    out[0, k + 2 :, y, x] = np.array([80.0, 0.0, 0.0, 112.0]) / REG_SCALE
+    found = decode(out, 0.5, scale=0.5)
+    assert len(found) == 1
+    c = found[0]
+    assert c.kind == "up"
+    assert np.allclose(c.point, np.array([x + 0.25, y + 0.75]) * STRIDE / 0.5)
+    assert np.allclose(c.a, [160.0, 0.0]) and np.allclose(c.b, [0.0, 224.0])
+
+
+def test_finder_blob_pads_to_a_multiple_of_32_and_shrinks_big_photos():
+    blob, scale = finder_blob(np.zeros((720, 1280, 3), np.uint8))
+    assert blob.shape == (1, 3, 736, 1280) and scale == 1.0
+    blob, scale = finder_blob(np.zeros((3000, 4000, 3), np.uint8))
+    assert scale == pytest.approx(0.32)
+    assert blob.shape[2] % 32 == 0 and blob.shape[3] == 1280
+
+
+# --------------------------------------------------------------------------------------------------- groups
+
+
+def test_the_four_corners_of_a_card_are_one_group_with_its_outline():
+    quad = rect(200, 100, angle=25.0)
+    corners = card_corners(quad)
+    groups = group_corners(corners)
+    assert len(groups) == 1 and sorted(groups[0]) == [0, 1, 2, 3]
+    outline = card_outline([corners[k] for k in groups[0]])
+    assert np.abs(np.sort(outline, axis=0) - np.sort(quad, axis=0)).max() < 1e-3
+
+
+def test_cascade_strips_stay_separate_cards():
+    """A deck laid as a cascade: each card 18% of its height below the one under it. The corners of neighbouring
+    strips lie close together but never where the other's edges put a corner of its card."""
+    quads = [rect(300, 100 + 25 * i) for i in range(5)]
+    corners = [c for q in quads for c in card_corners(q)[:2]]  # only the top edge of each strip shows
+    groups = group_corners(corners)
+    assert len(groups) == 5
+    assert all(len(g) == 2 for g in groups)
+
+
+def test_corners_of_different_kinds_or_sizes_are_not_one_card():
+    a = card_corners(rect(0, 0))[0]
+    b = card_corners(rect(0, 0), kind="down")[1]
+    assert not same_card(a, b)
+    small = card_corners(rect(0, 0, 60, 84))
+    assert not same_card(card_corners(rect(0, 0))[0], small[1])
+
+
+# -------------------------------------------------------------------------------------------------- regions
+
+
+def test_a_region_named_by_the_tracker_is_read_from_its_own_card_corner():
+    quad = rect(400, 300, 100, 140, angle=-30.0)
+    regions = corner_quads(quad)
+    for region in regions:
+        frames = region_frames(region)
+        assert len(frames) == 4
+        distances = [min(np.linalg.norm(quad - p, axis=1)) for p, _a, _b in frames]
+        assert min(distances) < 1.0  # one hypothesis starts at the card's own corner
+        best = frames[int(np.argmin(distances))]
+        assert np.linalg.norm(best[1]) == pytest.approx(100.0, rel=0.05)
+
+
+# -------------------------------------------------------------------------------------------------- readings
+
+
+def test_card_probs_multiply_rank_and_suit_into_the_readers_classes():
+    rank = np.zeros((1, len(RANK_CLASSES)), np.float32)
+    suit = np.zeros((1, len(SUIT_CLASSES)), np.float32)
+    rank[0, RANK_CLASSES.index("Q")] = 0.8
+    rank[0, RANK_CLASSES.index(NONE)] = 0.2
+    suit[0, SUIT_CLASSES.index("H")] = 0.9
+    suit[0, SUIT_CLASSES.index("D")] = 0.1
+    p = card_probs(rank, suit)[0]
+    assert p.shape == (len(READER_CLASSES),)
+    assert p.sum() == pytest.approx(1.0)
+    assert p[READER_CLASSES.index("QH")] == pytest.approx(0.72)
+    assert p[READER_CLASSES.index(NONE)] == pytest.approx(0.2)
+
+
+def test_rank_suit_names_its_problem():
+    assert rank_suit("10H") == ("10", "H")
+    assert rank_suit("JOKER2") == ("JOKER", "")
+    with pytest.raises(ValueError, match="not a standard card code"):
+        rank_suit("1X")
+
+
+def one_hot(label: str, p: float = 0.97) -> np.ndarray:
+    row = np.full(len(READER_CLASSES), (1 - p) / (len(READER_CLASSES) - 1), np.float32)
+    row[READER_CLASSES.index(label)] = p
+    return row
+
+
+def test_assemble_reports_each_label_once_and_drops_cornerless_readings():
+    t = RectifiedThresholds()
+    left, right = card_corners(rect(100, 100)), card_corners(rect(400, 100))
+    ups = [left[0], left[2], right[0], right[1]]
+    probs = np.stack([one_hot("QH"), one_hot("QH"), one_hot("7S"), one_hot(NONE)])
+    cards = assemble_corners(ups, ups, probs, t)
+    assert sorted(c.label for c in cards) == ["7S", "QH"]
+    qh = next(c for c in cards if c.label == "QH")
+    assert qh.indices == 2 and qh.face_up and qh.confidence > 0.99
+    # the same label read on a card elsewhere is still one card (a standard deck holds each card once)
+    far = card_corners(rect(700, 400))
+    cards = assemble_corners([*ups, far[0]], [*ups, far[0]], np.vstack([probs, one_hot("QH")[None]]), t)
+    assert [c.label for c in cards].count("QH") == 1
+
+
+def test_assemble_says_unknown_below_the_confidence_threshold_and_backs_need_evidence():
+    t = RectifiedThresholds(min_confidence=0.6, lone_down=0.8)
+    up = card_corners(rect(100, 100))[:1]
+    unsure = np.full((1, len(READER_CLASSES)), 0.01, np.float32)
+    unsure[0, READER_CLASSES.index("4C")] = 0.3
+    unsure[0, READER_CLASSES.index("4S")] = 0.3
+    cards = assemble_corners(up, up, unsure, t)
+    assert [c.label for c in cards] == [UNKNOWN]
+    assert {name for name, _ in cards[0].candidates} >= {"4C", "4S"}
+    weak_back = card_corners(rect(400, 100), kind="down", score=0.5)[:1]
+    assert assemble_corners(weak_back, [], np.zeros((0, len(READER_CLASSES))), t) == []
+    two = card_corners(rect(400, 100), kind="down", score=0.5)[:2]
+    backs = assemble_corners(two, [], np.zeros((0, len(READER_CLASSES))), t)
+    assert [(c.label, c.face_up) for c in backs] == [("BACK", False)]
