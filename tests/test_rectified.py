@@ -146,15 +146,10 @@ def test_cascade_strips_stay_separate_cards():
     assert all(len(g) == 2 for g in groups)
 
 
-def test_corners_of_different_kinds_or_sizes_are_not_one_card():
-    a = card_corners(rect(0, 0))[0]
-    b = card_corners(rect(0, 0), kind="down")[1]
-    assert not same_card(a, b)
+def test_corners_of_cards_of_different_sizes_are_not_one_card():
     small = card_corners(rect(0, 0, 60, 84))
     assert not same_card(card_corners(rect(0, 0))[0], small[1])
-
-
-# -------------------------------------------------------------------------------------------------- regions
+    assert same_card(card_corners(rect(0, 0))[0], card_corners(rect(0, 0))[1])
 
 
 def test_a_region_named_by_the_tracker_is_read_from_its_own_card_corner():
@@ -202,29 +197,55 @@ def one_hot(label: str, p: float = 0.97) -> np.ndarray:
 def test_assemble_reports_each_label_once_and_drops_cornerless_readings():
     t = RectifiedThresholds()
     left, right = card_corners(rect(100, 100)), card_corners(rect(400, 100))
-    ups = [left[0], left[2], right[0], right[1]]
+    corners = [left[0], left[2], right[0], right[1]]
     probs = np.stack([one_hot("QH"), one_hot("QH"), one_hot("7S"), one_hot(NONE)])
-    cards = assemble_corners(ups, ups, probs, t)
+    cards = assemble_corners(corners, probs, t)
     assert sorted(c.label for c in cards) == ["7S", "QH"]
     qh = next(c for c in cards if c.label == "QH")
     assert qh.indices == 2 and qh.face_up and qh.confidence > 0.99
     # the same label read on a card elsewhere is still one card (a standard deck holds each card once)
     far = card_corners(rect(700, 400))
-    cards = assemble_corners([*ups, far[0]], [*ups, far[0]], np.vstack([probs, one_hot("QH")[None]]), t)
+    cards = assemble_corners([*corners, far[0]], np.vstack([probs, one_hot("QH")[None]]), t)
     assert [c.label for c in cards].count("QH") == 1
 
 
-def test_assemble_says_unknown_below_the_confidence_threshold_and_backs_need_evidence():
-    t = RectifiedThresholds(min_confidence=0.6, lone_down=0.8)
-    up = card_corners(rect(100, 100))[:1]
+def test_assemble_says_unknown_below_the_confidence_threshold():
+    t = RectifiedThresholds(min_confidence=0.6)
+    corner = card_corners(rect(100, 100))[:1]
     unsure = np.full((1, len(READER_CLASSES)), 0.01, np.float32)
     unsure[0, READER_CLASSES.index("4C")] = 0.3
     unsure[0, READER_CLASSES.index("4S")] = 0.3
-    cards = assemble_corners(up, up, unsure, t)
+    cards = assemble_corners(corner, unsure, t)
     assert [c.label for c in cards] == [UNKNOWN]
     assert {name for name, _ in cards[0].candidates} >= {"4C", "4S"}
-    weak_back = card_corners(rect(400, 100), kind="down", score=0.5)[:1]
-    assert assemble_corners(weak_back, [], np.zeros((0, len(READER_CLASSES))), t) == []
-    two = card_corners(rect(400, 100), kind="down", score=0.5)[:2]
-    backs = assemble_corners(two, [], np.zeros((0, len(READER_CLASSES))), t)
+
+
+def test_a_card_without_an_index_in_any_corner_is_face_down_when_two_corners_or_a_sure_one_see_it():
+    t = RectifiedThresholds(lone_down=0.8)
+    blank = one_hot(NONE)[None]
+    weak = card_corners(rect(400, 100), score=0.5)
+    assert assemble_corners(weak[:1], blank, t) == []
+    backs = assemble_corners(weak[:2], np.vstack([blank, blank]), t)
+    assert [(c.label, c.face_up) for c in backs] == [("BACK", False)]
+    sure = card_corners(rect(400, 100), score=0.9)
+    assert [c.label for c in assemble_corners(sure[:1], blank, t)] == ["BACK"]
+    # a face-up card seen by an indexed and a plain corner is face up, never also a back
+    mixed = assemble_corners(sure[:2], np.vstack([one_hot("9D")[None], blank]), t)
+    assert [(c.label, c.face_up) for c in mixed] == [("9D", True)]
+
+
+def test_a_back_on_a_face_up_card_or_on_a_stronger_back_is_not_another_card():
+    t = RectifiedThresholds(lone_down=0.5)
+    blank = one_hot(NONE)[None]
+    card = card_corners(rect(100, 100), score=0.9)
+    # the face-up card's two indexed corners, and its plain top-right corner with a short edge: alone, that corner
+    # would be a 'back' lying on the card
+    short = Corner("up", 0.9, card[1].point, card[1].a * 0.3, card[1].b * 0.3)
+    cards = assemble_corners([card[0], card[2], short], np.vstack([one_hot("5C")[None], one_hot("5C")[None], blank]), t)
+    assert [(c.label, c.face_up) for c in cards] == [("5C", True)]
+    # a face-down card found twice (two groups of its corners whose outlines overlap): one back
+    down = card_corners(rect(500, 100), score=0.9)
+    again = [Corner("down", 0.8, c.point + 6.0, c.a, c.b) for c in down[:2]]
+    width_breaker = [Corner("down", c.score, c.point, c.a * 1.5, c.b * 1.5) for c in again]  # too wide to join
+    backs = assemble_corners([*down[:2], *width_breaker], np.vstack([blank] * 4), t)
     assert [(c.label, c.face_up) for c in backs] == [("BACK", False)]

@@ -55,8 +55,7 @@ class StageCounts:
             if face_up and not readable:
                 continue
             width = max(float(np.linalg.norm(a)), 1.0)
-            kind = "up" if face_up else "down"
-            near = [c for c in found if c.kind == kind]
+            near = list(found)  # corners are found whichever side is up: the reading decides the side
             dist = [float(np.linalg.norm(c.point - p)) for c in near]
             hit = bool(dist) and min(dist) < FOUND_WITHIN * width
             if face_up:

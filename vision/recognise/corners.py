@@ -21,8 +21,9 @@ from vision.recognise.models import ModelError, session
 
 STRIDE = 4  # the finder's output grid, in frame pixels
 REG_SCALE = 64.0  # edge vectors are regressed in units of this many pixels
-CORNER_KINDS = ("up", "down")  # heat channels: a face-up card's corner, a face-down card's corner
-N_OUTPUTS = len(CORNER_KINDS) + 2 + 4  # heat logits, sub-cell offset (x, y), a (x, y), b (x, y)
+CORNER_KINDS = ("up", "down")  # a face-up card's corner, a face-down card's corner
+# output channels: a corner's heat logit, the logit that it is face down, sub-cell offset (x, y), a (x, y), b (x, y)
+N_OUTPUTS = 2 + 2 + 4
 MAX_SIDE = 1280  # frames are read at most this wide (a phone photo is shrunk): cards then span the trained sizes
 
 # The reader's crop, in units of the card's width from the corner: along a (across the card) and along b (down it).
@@ -124,17 +125,16 @@ def decode(output: np.ndarray, min_score: float, scale: float = 1.0, max_corners
     """Peaks of the heat maps (a 3x3 local maximum above min_score) with their offsets and edges, in frame pixels
     of the unscaled frame."""
     out = output[0]
-    heat = 1.0 / (1.0 + np.exp(-out[: len(CORNER_KINDS)]))
+    h = np.ascontiguousarray(1.0 / (1.0 + np.exp(-out[0])), np.float32)
+    peaks = (h >= min_score) & (h >= cv2.dilate(h, np.ones((3, 3), np.uint8)))
     corners: list[Corner] = []
-    for k, kind in enumerate(CORNER_KINDS):
-        h = np.ascontiguousarray(heat[k], np.float32)
-        peaks = (h >= min_score) & (h >= cv2.dilate(h, np.ones((3, 3), np.uint8)))
-        ys, xs = np.nonzero(peaks)
-        for y, x in zip(ys, xs, strict=True):
-            off = out[len(CORNER_KINDS) : len(CORNER_KINDS) + 2, y, x]
-            reg = out[len(CORNER_KINDS) + 2 :, y, x] * REG_SCALE
-            point = (np.array([x, y], np.float32) + off) * STRIDE / scale
-            corners.append(Corner(kind, float(h[y, x]), point, reg[:2] / scale, reg[2:] / scale))
+    k = len(CORNER_KINDS)
+    for y, x in zip(*np.nonzero(peaks), strict=True):
+        off = out[k : k + 2, y, x]
+        reg = out[k + 2 :, y, x] * REG_SCALE
+        point = (np.array([x, y], np.float32) + off) * STRIDE / scale
+        kind = CORNER_KINDS[1] if out[1, y, x] > 0 else CORNER_KINDS[0]
+        corners.append(Corner(kind, float(h[y, x]), point, reg[:2] / scale, reg[2:] / scale))
     corners.sort(key=lambda c: -c.score)
     return corners[:max_corners]
 

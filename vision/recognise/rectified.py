@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import cv2
 import numpy as np
 
 from vision.recognise.calibration import TableCalibration
@@ -37,11 +38,12 @@ ASPECT = 88 / 63  # a poker card's height over its width, where only a region sa
 class RectifiedThresholds(ThresholdFile):
     """Every cut-off between seeing and reporting, chosen together on the validation families."""
 
-    up: float = 0.35  # corner finder score for a face-up card's corner
-    down: float = 0.4  # for a face-down card's corner
+    corner: float = 0.35  # corner finder score for a corner to be read
     none_reject: float = 0.5  # a corner read as no index with at least this probability adds no evidence
     min_confidence: float = 0.5  # below this a face-up card is UNKNOWN rather than a guess
-    lone_down: float = 0.6  # a face-down card seen by one corner only needs this score
+    lone_down: float = (
+        0.6  # a card none of whose corners shows an index is face down with two corners, or one this sure
+    )
 
 
 def slots(corner: Corner) -> np.ndarray:
@@ -51,16 +53,27 @@ def slots(corner: Corner) -> np.ndarray:
 
 
 def same_card(i: Corner, j: Corner) -> bool:
-    """Each corner lies near a corner (not the first) of the card the other one predicts, and the widths agree."""
-    if i.kind != j.kind:
-        return False
-    wi, wj = max(i.width, 1.0), max(j.width, 1.0)
-    if max(wi, wj) / min(wi, wj) > WIDTH_RATIO:
-        return False
-    tol = SAME_CARD * min(wi, wj)
-    near_i = np.linalg.norm(slots(i)[1:] - j.point, axis=1).min() < tol
-    near_j = np.linalg.norm(slots(j)[1:] - i.point, axis=1).min() < tol
-    return bool(near_i and near_j)
+    """Each corner lies near a corner (not the first) of the card the other one predicts, and the widths agree.
+    Which side is up is not asked: the reading decides that for the whole card."""
+    return bool(same_card_matrix([i, j])[0, 1])
+
+
+def same_card_matrix(corners: Sequence[Corner]) -> np.ndarray:
+    """`same_card` for every pair at once (n x n booleans): grouping runs on every frame."""
+    n = len(corners)
+    if n == 0:
+        return np.zeros((0, 0), bool)
+    points = np.array([c.point for c in corners], np.float32)
+    predicted = np.array([slots(c)[1:] for c in corners], np.float32)  # (n, 3, 2)
+    widths = np.maximum(np.array([c.width for c in corners], np.float32), 1.0)
+    # near[i, j]: corner j lies near a corner that i predicts
+    near = np.linalg.norm(predicted[:, None, :, :] - points[None, :, None, :], axis=3).min(axis=2)
+    tol = SAME_CARD * np.minimum(widths[:, None], widths[None, :])
+    ratio = np.maximum(widths[:, None], widths[None, :]) / np.minimum(widths[:, None], widths[None, :])
+    mutual = np.maximum(near, near.T)  # each must lie near a corner the other predicts
+    linked = (mutual < tol) & (ratio <= WIDTH_RATIO)
+    np.fill_diagonal(linked, False)
+    return linked
 
 
 def group_corners(corners: Sequence[Corner]) -> list[list[int]]:
@@ -73,10 +86,8 @@ def group_corners(corners: Sequence[Corner]) -> list[list[int]]:
             k = parent[k]
         return k
 
-    for i in range(len(corners)):
-        for j in range(i + 1, len(corners)):
-            if same_card(corners[i], corners[j]):
-                parent[root(j)] = root(i)
+    for i, j in zip(*np.nonzero(np.triu(same_card_matrix(corners))), strict=True):
+        parent[root(int(j))] = root(int(i))
     groups: dict[int, list[int]] = {}
     for k in range(len(corners)):
         groups.setdefault(root(k), []).append(k)
@@ -131,9 +142,7 @@ class RectifiedRecogniser:
         return READER_CLASSES
 
     def find(self, frame: np.ndarray) -> list[Corner]:
-        t = self.thresholds
-        found = self.finder.find(frame, min(t.up, t.down))
-        return [c for c in found if c.score >= (t.up if c.kind == "up" else t.down)]
+        return self.finder.find(frame, self.thresholds.corner)
 
     def read_regions(self, frame: np.ndarray, quads: Sequence[np.ndarray]) -> list[dict[str, float]]:
         """Label probabilities for index regions the caller chose (the tracker knows where a covered card's index
@@ -145,40 +154,36 @@ class RectifiedRecogniser:
 
     def recognise(self, frame: np.ndarray) -> list[CardDetection]:
         corners = self.find(frame)
-        up = [c for c in corners if c.kind == "up"]
-        reading = self.reader.read(frame, [(c.point, c.a, c.b) for c in up])
-        out = assemble_corners(corners, up, reading.probs, self.thresholds)
+        reading = self.reader.read(frame, [(c.point, c.a, c.b) for c in corners])
+        out = assemble_corners(corners, reading.probs, self.thresholds)
         if self.calibration is not None:
             out = [self.calibration.place(d) for d in out]
         return out
 
 
-def assemble_corners(
-    corners: Sequence[Corner], up: Sequence[Corner], probs: np.ndarray, t: RectifiedThresholds
-) -> list[CardDetection]:
-    """Corners and the readings of the face-up ones (rows in `up` order) made into cards: one per label."""
-    row = {id(c): k for k, c in enumerate(up)}
+def assemble_corners(corners: Sequence[Corner], probs: np.ndarray, t: RectifiedThresholds) -> list[CardDetection]:
+    """Corners and their readings (rows in `corners` order) made into cards: one per label. A card some corner of
+    which shows an index is face up; a card none of whose corners does is face down when two corners or one sure
+    one say it is there (a face-up card shows an index in at least one of any two corners)."""
     none = READER_CLASSES.index(NONE)
     labels = [c for c in READER_CLASSES if c != NONE]
     columns = [READER_CLASSES.index(c) for c in labels]
-    log_p = np.log(np.clip(probs[:, columns], 1e-6, 1.0)) if len(up) else np.zeros((0, len(labels)))
-    if len(up):
+    log_p = np.log(np.clip(probs[:, columns], 1e-6, 1.0)) if len(corners) else np.zeros((0, len(labels)))
+    if len(corners):
         log_p -= np.log(np.exp(log_p).sum(axis=1, keepdims=True))
     by_label: dict[str, list[tuple[list[Corner], list[int]]]] = {}
     backs: list[CardDetection] = []
     for members in group_corners(corners):
         group = [corners[k] for k in members]
-        quad = card_outline(group)
-        if group[0].kind == "down":
-            score = max(c.score for c in group)
-            if len(group) > 1 or score >= t.lone_down:
-                backs.append(CardDetection(BACK, False, score, quad, quad_bounds(quad)))
+        readable = [k for k in members if probs[k, none] < t.none_reject]
+        if readable:
+            label = labels[int(group_probs(log_p[readable]).argmax())]
+            by_label.setdefault(label, []).append((group, readable))
             continue
-        readable = [row[id(c)] for c in group if probs[row[id(c)], none] < t.none_reject]
-        if not readable:
-            continue  # corners with no index on them: a card in view but unread, or not a card at all
-        label = labels[int(group_probs(log_p[readable]).argmax())]
-        by_label.setdefault(label, []).append((group, readable))
+        score = max(c.score for c in group)
+        if len(group) > 1 or score >= t.lone_down:
+            quad = card_outline(group)
+            backs.append(CardDetection(BACK, False, score, quad, quad_bounds(quad)))
     out: list[CardDetection] = []
     for parts in by_label.values():
         readable = [r for _, rows in parts for r in rows]
@@ -196,7 +201,23 @@ def assemble_corners(
                 box=quad_bounds(quad),
                 indices=len(readable),
                 candidates=tuple((labels[j], float(p[j])) for j in order),
-                index_boxes=tuple(quad_bounds(up[r].region_quad()) for r in readable),
+                index_boxes=tuple(quad_bounds(corners[r].region_quad()) for r in readable),
             )
         )
-    return out + backs
+    return out + distinct_backs(backs, out)
+
+
+def distinct_backs(backs: Sequence[CardDetection], faces: Sequence[CardDetection]) -> list[CardDetection]:
+    """Face-down cards that are neither part of a face-up card nor another face-down card seen again: a back whose
+    centre lies on a face-up card is that card's plain corners, and one whose centre lies on a stronger back is the
+    same card (its corners' edges were too short to join them)."""
+    kept: list[CardDetection] = []
+    for back in sorted(backs, key=lambda b: -b.confidence):
+        centre = back.quad.mean(axis=0)
+        if not any(inside(centre, other.quad) for other in (*faces, *kept)):
+            kept.append(back)
+    return kept
+
+
+def inside(point: np.ndarray, quad: np.ndarray) -> bool:
+    return cv2.pointPolygonTest(np.asarray(quad, np.float32), (float(point[0]), float(point[1])), False) >= 0

@@ -82,7 +82,7 @@ class CornerNet(nn.Module):
         self.mix8 = Separable(c[2], c[2])
         self.mix4 = Separable(c[1], c[1])
         self.head = nn.Sequential(Separable(c[1], 32), nn.Conv2d(32, N_OUTPUTS, 1))
-        nn.init.constant_(self.head[-1].bias[: len(CORNER_KINDS)], -4.0)  # CenterNet's prior: corners are rare
+        nn.init.constant_(self.head[-1].bias[:2], -4.0)  # CenterNet's prior: corners are rare (and face up)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         x4 = self.stem(x)
@@ -126,8 +126,9 @@ def render_targets(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Heat (kinds, g, g), heat-loss weight (kinds, g, g), regression (6, g, g) and its mask (g, g) for one tile."""
     g = TILE // STRIDE
-    heat = np.zeros((len(CORNER_KINDS), g, g), np.float32)
+    heat = np.zeros((len(CORNER_KINDS), g, g), np.float32)  # 0: a corner's heat; 1: 1 where it is face down
     weight = np.ones_like(heat)
+    weight[1] = 0.0  # the face-down channel is taught only around corners
     reg = np.zeros((6, g, g), np.float32)
     mask = np.zeros((g, g), np.float32)
     if len(points) == 0:
@@ -146,15 +147,17 @@ def render_targets(
         # in the cell the corner lies
         blob = np.exp(-((xx - ix - 0.5) ** 2 + (yy - iy - 0.5) ** 2) / (2 * SIGMA**2))
         if vis[i] < POSITIVE:
-            weight[k][blob > 0.05] = 0.0
+            weight[0][blob > 0.05] = 0.0
             continue
-        heat[k] = np.maximum(heat[k], blob)
+        heat[0] = np.maximum(heat[0], blob)
         for dy in (-1, 0, 1):
             for dx in (-1, 0, 1):
                 x, y = ix + dx, iy + dy
                 if 0 <= x < g and 0 <= y < g:
                     reg[:, y, x] = [cx - x, cy - y, *(ta[i] / REG_SCALE), *(tb[i] / REG_SCALE)]
                     mask[y, x] = 1.0 if (dx, dy) == (0, 0) else max(mask[y, x], 0.5)
+                    heat[1, y, x] = float(k == 1)
+                    weight[1, y, x] = 1.0
     return heat, weight, reg, mask
 
 
@@ -237,9 +240,13 @@ def regression_loss(pred: torch.Tensor, reg: torch.Tensor, mask: torch.Tensor) -
 
 
 def losses(out: torch.Tensor, heat: torch.Tensor, weight: torch.Tensor, reg: torch.Tensor, mask: torch.Tensor) -> dict:
+    """Corner heat (focal), face up or down where there is a corner (plain cross-entropy: an easy, dense signal
+    that two competing heat maps learnt only slowly), offset and edges."""
     k = len(CORNER_KINDS)
     offset, edges = regression_loss(out[:, k:], reg, mask)
-    return {"heat": focal_loss(out[:, :k], heat, weight), "offset": offset, "edges": edges}
+    kind = F.binary_cross_entropy_with_logits(out[:, 1], heat[:, 1], weight=weight[:, 1], reduction="sum")
+    kind = kind / weight[:, 1].sum().clamp(min=1.0)
+    return {"heat": focal_loss(out[:, :1], heat[:, :1], weight[:, :1]), "kind": kind, "offset": offset, "edges": edges}
 
 
 # ------------------------------------------------------------------------------------------------------ train
@@ -283,7 +290,7 @@ def train(
             group["lr"] = lr * (min(1.0, (state["step"] + 1) / 200)) * 0.5 * (1 + math.cos(math.pi * frac))
         x, heat, weight, reg, mask = sampler.batch(batch)
         parts = losses(model(x), heat, weight, reg, mask)
-        loss = parts["heat"] + parts["offset"] + 2.0 * parts["edges"]
+        loss = parts["heat"] + parts["kind"] + parts["offset"] + 2.0 * parts["edges"]
         opt.zero_grad()
         loss.backward()
         opt.step()

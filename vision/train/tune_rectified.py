@@ -31,33 +31,29 @@ from vision.recognise.rectified import (
     assemble_corners,
 )
 
-FLOOR = 0.15
+FLOOR = 0.15  # the lowest corner score in the grid
 UP_GRID = {
-    "up": (0.2, 0.3, 0.4, 0.5),
-    "none_reject": (0.3, 0.5, 0.7),
-    "min_confidence": (0.3, 0.5, 0.7, 0.85),
+    "corner": (0.15, 0.2, 0.3, 0.4, 0.5),
+    "none_reject": (0.3, 0.5, 0.7, 0.85),
+    "min_confidence": (0.2, 0.3, 0.5, 0.7),
 }
-DOWN_GRID = {"down": (0.2, 0.3, 0.4, 0.5, 0.6), "lone_down": (0.4, 0.6, 0.8, 1.01)}
+DOWN_GRID = {"lone_down": (0.3, 0.45, 0.6, 0.8, 1.01)}
 
 
 @dataclass
 class Cached:
     corners: list[Corner]
-    probs: np.ndarray  # readings of the face-up corners, in order
+    probs: np.ndarray  # their readings, in order
 
 
 def read_all(recogniser: RectifiedRecogniser, frame: np.ndarray) -> Cached:
     corners = recogniser.finder.find(frame, FLOOR)
-    up = [c for c in corners if c.kind == "up"]
-    return Cached(corners, recogniser.reader.read(frame, [(c.point, c.a, c.b) for c in up]).probs)
+    return Cached(corners, recogniser.reader.read(frame, [(c.point, c.a, c.b) for c in corners]).probs)
 
 
 def replay(cached: Cached, t: RectifiedThresholds) -> list:
-    up_rows = {id(c): k for k, c in enumerate(c for c in cached.corners if c.kind == "up")}
-    kept = [c for c in cached.corners if c.score >= (t.up if c.kind == "up" else t.down)]
-    up = [c for c in kept if c.kind == "up"]
-    probs = cached.probs[[up_rows[id(c)] for c in up]] if up else cached.probs[:0]
-    return assemble_corners(kept, up, probs, t)
+    keep = [k for k, c in enumerate(cached.corners) if c.score >= t.corner]
+    return assemble_corners([cached.corners[k] for k in keep], cached.probs[keep], t)
 
 
 def best_of(grid: dict, base: RectifiedThresholds, scenes: Sequence, cache: Sequence[Cached], side: str) -> tuple:
