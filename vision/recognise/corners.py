@@ -34,7 +34,7 @@ READ_W, READ_H = 40, 60  # the crop's pixels: about 100 px per card width, an in
 
 @dataclass(frozen=True)
 class Corner:
-    kind: str  # "up" or "down"
+    kind: str  # "up" or "down", as the finder guesses it; grouping and reading do not rely on it (see rectified.py)
     score: float
     point: np.ndarray  # (2,) frame pixels: the printed corner
     a: np.ndarray  # (2,) to the neighbouring corner along the short edge

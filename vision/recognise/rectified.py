@@ -41,9 +41,7 @@ class RectifiedThresholds(ThresholdFile):
     corner: float = 0.35  # corner finder score for a corner to be read
     none_reject: float = 0.5  # a corner read as no index with at least this probability adds no evidence
     min_confidence: float = 0.5  # below this a face-up card is UNKNOWN rather than a guess
-    lone_down: float = (
-        0.6  # a card none of whose corners shows an index is face down with two corners, or one this sure
-    )
+    lone_down: float = 0.6  # an indexless card is face down when two corners see it, or one this sure
 
 
 def slots(corner: Corner) -> np.ndarray:
