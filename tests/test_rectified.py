@@ -19,6 +19,7 @@ from vision.recognise.corners import (
     decode,
     finder_blob,
     handedness,
+    printed_corner,
 )
 from vision.recognise.crops import corner_quads
 from vision.recognise.labels import NONE, RANK_CLASSES, READER_CLASSES, SUIT_CLASSES, rank_suit
@@ -32,14 +33,11 @@ from vision.recognise.rectified import (
     same_card,
 )
 
-SHORT = (1, 0, 3, 2)
-LONG = (3, 2, 1, 0)
-
 
 def card_corners(quad: np.ndarray, kind: str = "up", score: float = 0.9) -> list[Corner]:
     """The four corners a perfect finder reports for a card outlined TL, TR, BR, BL."""
     q = np.asarray(quad, np.float32)
-    return [Corner(kind, score, q[k], q[SHORT[k]] - q[k], q[LONG[k]] - q[k]) for k in range(4)]
+    return [Corner(kind, score, *printed_corner(q, k)) for k in range(4)]
 
 
 def rect(x: float, y: float, w: float = 100.0, h: float = 140.0, angle: float = 0.0) -> np.ndarray:

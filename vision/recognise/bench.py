@@ -394,11 +394,13 @@ def run_bench(
     busy = busy_frames(bench)
     reports: dict[str, dict] = {}
     all_scores: dict[str, list[SceneScore]] = {}
+    all_times: dict[str, list[float]] = {}
     for name, rec in recognisers.items():
         for scene in bench[:3]:  # warm-up: first runs allocate
             rec.recognise(cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR))
         scores, times = run_recogniser(rec, bench)
         all_scores[name] = scores
+        all_times[name] = times
         reports[name] = {
             "accuracy": summarise(scores),
             "breakdowns": breakdowns(bench, scores),
@@ -436,7 +438,7 @@ def run_bench(
         for scene in frames[:3]:
             base.recognise(cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR))
         base_scores, base_times = run_recogniser(base, frames)
-        ort_times = run_recogniser(recogniser, frames)[1]
+        ort_times = [all_times["previous"][i] for i in busy]
         # the same frames again through ONNX Runtime, right after, so both see the same machine load
         _, ort_again = run_recogniser(recogniser, frames)
         latency = reports["previous"]["latency"]  # the previous models, through ultralytics and ONNX Runtime

@@ -10,12 +10,10 @@ from collections.abc import Sequence
 import cv2
 import numpy as np
 
-from vision.recognise.corners import Corner
+from vision.recognise.corners import Corner, printed_corner
 from vision.recognise.labels import JOKER, READER_CLASSES
 from vision.recognise.rectified import RectifiedRecogniser
 
-SHORT = (1, 0, 3, 2)  # printed corner k's neighbour along the short edge (TL, TR, BR, BL)
-LONG = (3, 2, 1, 0)  # and along the long edge
 FOUND_WITHIN = 0.1  # a corner is found when a detection lies within this many card widths of it
 INDEX_SHOWN = 0.6  # an index this visible must be read (the labeller's rule)
 CORNER_SHOWN = 0.5  # a corner this visible must be found
@@ -32,7 +30,7 @@ def true_corners(cards: Sequence[dict]) -> list[tuple[np.ndarray, np.ndarray, np
             if vis[k] < CORNER_SHOWN:
                 continue
             readable = c["face_up"] and k in (0, 2) and index[k // 2] >= INDEX_SHOWN
-            out.append((quad[k], quad[SHORT[k]] - quad[k], quad[LONG[k]] - quad[k], c["code"], c["face_up"], readable))
+            out.append((*printed_corner(quad, k), c["code"], c["face_up"], readable))
     return out
 
 

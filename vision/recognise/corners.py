@@ -51,11 +51,23 @@ class Corner:
 
     def region_quad(self) -> np.ndarray:
         """The reading region (CROP_BOX) in frame pixels, listed as the upright crop's TL, TR, BR, BL."""
-        m = reading_map(self.point, self.a, self.b)
-        x0, y0, x1, y1 = CROP_BOX
-        pts = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float32)
-        quad = pts @ m[:, :2].T + m[:, 2]
+        quad = reading_region(self.point, self.a, self.b).astype(np.float32)
         return quad if handedness(self.a, self.b) > 0 else quad[[1, 0, 3, 2]]
+
+
+def printed_corner(quad: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Corner k of a card outlined TL, TR, BR, BL as printed: its point, its edge to the neighbour along the short
+    side (a) and along the long side (b). The one rule the finder is taught by, the reader's crops are cut by, and
+    the benches score against."""
+    q = np.asarray(quad, np.float32)
+    return q[k], q[(1, 0, 3, 2)[k]] - q[k], q[(3, 2, 1, 0)[k]] - q[k]
+
+
+def reading_region(point: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """CROP_BOX's corners in frame pixels, in card order (before any mirroring)."""
+    m = reading_map(point, a, b).astype(np.float64)
+    x0, y0, x1, y1 = CROP_BOX
+    return np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]]) @ m[:, :2].T + m[:, 2]
 
 
 def handedness(a: np.ndarray, b: np.ndarray) -> float:
@@ -81,7 +93,7 @@ def corner_crop(image: np.ndarray, point: np.ndarray, a: np.ndarray, b: np.ndarr
     per_px = np.array([(x1 - x0) / READ_W, (y1 - y0) / READ_H])  # card-width units per crop pixel
     shrink = float(np.linalg.norm(m[:, 0]) * per_px[0])  # frame pixels per crop pixel
     if shrink > 1.5:
-        corners = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]]) @ m[:, :2].T + m[:, 2]
+        corners = reading_region(point, a, b)
         lo = np.maximum(np.floor(corners.min(axis=0)) - 2, 0).astype(int)
         hi = np.minimum(np.ceil(corners.max(axis=0)) + 2, [image.shape[1], image.shape[0]]).astype(int)
         if (hi - lo).min() >= 2:

@@ -19,7 +19,7 @@ import numpy as np
 
 from vision.recognise.calibration import TableCalibration
 from vision.recognise.corner_reader import CornerFrame, CornerReader
-from vision.recognise.corners import Corner, CornerFinder
+from vision.recognise.corners import Corner, CornerFinder, printed_corner
 from vision.recognise.crops import CORNER_INDEX
 from vision.recognise.finder import quad_bounds
 from vision.recognise.labels import BACK, NONE, READER_CLASSES
@@ -44,12 +44,6 @@ class RectifiedThresholds(ThresholdFile):
     lone_down: float = 0.6  # an indexless card is face down when two corners see it, or one this sure
 
 
-def slots(corner: Corner) -> np.ndarray:
-    """Where this corner puts its card's four corners: itself, along a, opposite, along b."""
-    p, a, b = corner.point, corner.a, corner.b
-    return np.array([p, p + a, p + a + b, p + b], np.float32)
-
-
 def same_card(i: Corner, j: Corner) -> bool:
     """Each corner lies near a corner (not the first) of the card the other one predicts, and the widths agree.
     Which side is up is not asked: the reading decides that for the whole card."""
@@ -62,7 +56,7 @@ def same_card_matrix(corners: Sequence[Corner]) -> np.ndarray:
     if n == 0:
         return np.zeros((0, 0), bool)
     points = np.array([c.point for c in corners], np.float32)
-    predicted = np.array([slots(c)[1:] for c in corners], np.float32)  # (n, 3, 2)
+    predicted = np.array([c.card_quad()[1:] for c in corners], np.float32)  # (n, 3, 2)
     widths = np.maximum(np.array([c.width for c in corners], np.float32), 1.0)
     # near[i, j]: corner j lies near a corner that i predicts
     near = np.linalg.norm(predicted[:, None, :, :] - points[None, :, None, :], axis=3).min(axis=2)
@@ -95,7 +89,7 @@ def group_corners(corners: Sequence[Corner]) -> list[list[int]]:
 def card_outline(corners: Sequence[Corner]) -> np.ndarray:
     """A card's outline from its corners: the best corner's four predicted slots, each replaced by the mean of the
     corners seen there (a corner seen is worth more than one predicted from across the card)."""
-    best = slots(corners[0])
+    best = corners[0].card_quad()
     seen: list[list[np.ndarray]] = [[] for _ in range(4)]
     for c in corners:
         seen[int(np.linalg.norm(best - c.point, axis=1).argmin())].append(c.point)
@@ -110,11 +104,10 @@ def region_frames(quad: np.ndarray, region: tuple[float, float] = CORNER_INDEX) 
     width = float(np.linalg.norm(q[1] - q[0])) / region[0]
     out: list[CornerFrame] = []
     for k in range(4):
-        across = q[(1, 0, 3, 2)[k]] - q[k]
-        down = q[(3, 2, 1, 0)[k]] - q[k]
+        point, across, down = printed_corner(q, k)
         a = across / max(float(np.linalg.norm(across)), 1e-6) * width
         b = down / max(float(np.linalg.norm(down)), 1e-6) * width * ASPECT
-        out.append((q[k], a, b))
+        out.append((point, a, b))
     return out
 
 
@@ -133,7 +126,6 @@ class RectifiedRecogniser:
         self.reader = CornerReader(root / CORNER_READER_FILE, threads)
         self.calibration = calibration
         self.thresholds = thresholds or RectifiedThresholds.load(root / RECTIFIED_THRESHOLDS_FILE)
-        self.deck = None  # enrolment of a deck is not yet available for the rectified reader
 
     @property
     def classes(self) -> tuple[str, ...]:

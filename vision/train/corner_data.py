@@ -138,15 +138,14 @@ def stored_scenes(folder: Path) -> list[Path]:
 def split_decks(deck_dirs: Sequence[Path], split: str) -> list[Deck]:
     """Debian's decks are split by family (seed 0, as every earlier model was); procedural decks carry their split
     in their name (proc-<split>-...), their lettering having been drawn from that split's fonts."""
-    decks: list[Deck] = []
-    for folder in deck_dirs:
-        loaded = load_decks(folder)
-        procedural = [d for d in loaded if d.name.startswith("proc-")]
-        debian = [d for d in loaded if not d.name.startswith("proc-")]
-        decks += [d for d in procedural if d.name.startswith(f"proc-{split}-")]
-        if debian:
-            decks += split_families(debian, seed=0)[split]
-    return decks
+    return [d for folder in deck_dirs for d in decks_of_split(load_decks(folder), split)]
+
+
+def decks_of_split(loaded: Sequence[Deck], split: str) -> list[Deck]:
+    """The decks of one folder that belong to the split (see split_decks)."""
+    procedural = [d for d in loaded if d.name.startswith(f"proc-{split}-")]
+    debian = [d for d in loaded if not d.name.startswith("proc-")]
+    return procedural + (split_families(debian, seed=0)[split] if debian else [])
 
 
 def main(argv: Sequence[str] | None = None) -> None:

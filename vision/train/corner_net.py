@@ -24,7 +24,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from vision.recognise.corners import CORNER_KINDS, N_OUTPUTS, REG_SCALE, STRIDE
+from vision.recognise.corners import CORNER_KINDS, N_OUTPUTS, REG_SCALE, STRIDE, printed_corner
 from vision.train.corner_data import SceneGeometry, stored_scenes
 
 TILE = 256
@@ -32,8 +32,6 @@ SCALE_RANGE = (0.55, 1.9)  # tiles are drawn at these zooms of the rendered fram
 POSITIVE = 0.5  # a corner this visible is a target
 IGNORED = 0.15  # between this and POSITIVE a corner is neither taught nor punished
 SIGMA = 1.0  # heat-map peak width, in output cells
-SHORT = (1, 0, 3, 2)  # for printed corner k (TL, TR, BR, BL), its neighbour along the short edge
-LONG = (3, 2, 1, 0)  # and along the long edge
 
 
 # ------------------------------------------------------------------------------------------------------ model
@@ -102,11 +100,11 @@ def corner_targets(geometry: SceneGeometry) -> tuple[np.ndarray, np.ndarray, np.
     """Every printed corner of every card: point, edge a, edge b, heat channel, visibility."""
     points, edges_a, edges_b, kinds, vis = [], [], [], [], []
     for n in range(len(geometry.codes)):
-        q = geometry.quads[n]
         for k in range(4):
-            points.append(q[k])
-            edges_a.append(q[SHORT[k]] - q[k])
-            edges_b.append(q[LONG[k]] - q[k])
+            point, a, b = printed_corner(geometry.quads[n], k)
+            points.append(point)
+            edges_a.append(a)
+            edges_b.append(b)
             kinds.append(0 if geometry.face_up[n] else 1)
             vis.append(geometry.corner_visible[n, k])
     if not points:
@@ -114,7 +112,7 @@ def corner_targets(geometry: SceneGeometry) -> tuple[np.ndarray, np.ndarray, np.
     return np.array(points), np.array(edges_a), np.array(edges_b), np.array(kinds), np.array(vis)
 
 
-def tile_matrix(rng: np.random.Generator, centre: np.ndarray, scale: float, angle: float) -> np.ndarray:
+def tile_matrix(centre: np.ndarray, scale: float, angle: float) -> np.ndarray:
     """2x3 map from frame pixels to a TILE x TILE tile centred on `centre`, zoomed and turned."""
     m = cv2.getRotationMatrix2D((float(centre[0]), float(centre[1])), angle, scale)
     m[:, 2] += TILE / 2 - centre
@@ -193,7 +191,7 @@ class TileSampler:
             else:
                 centre = self.rng.uniform([0, 0], [image.shape[1], image.shape[0]])
             scale = float(np.exp(self.rng.uniform(*np.log(SCALE_RANGE))))
-            m = tile_matrix(self.rng, centre, scale, float(self.rng.uniform(-180, 180)))
+            m = tile_matrix(centre, scale, float(self.rng.uniform(-180, 180)))
             tile = cv2.warpAffine(
                 image,
                 m,

@@ -29,13 +29,11 @@ import cv2
 import numpy as np
 from tqdm import tqdm
 
-from vision.recognise.corners import corner_crop
+from vision.recognise.corners import corner_crop, printed_corner
 from vision.recognise.labels import RANK_CLASSES, SUIT_CLASSES, rank_suit
 from vision.synth.deckdir import Deck, load_decks
-from vision.train.corner_data import SceneGeometry, split_decks, stored_scenes
+from vision.train.corner_data import SceneGeometry, decks_of_split, stored_scenes
 
-SHORT = (1, 0, 3, 2)
-LONG = (3, 2, 1, 0)
 NONE_RANK = RANK_CLASSES.index("none")
 NO_SUIT = -1  # the suit head is not taught on jokers and crops with no index
 _WORKER: dict[str, object] = {}
@@ -121,7 +119,7 @@ def flat_crops(deck: Deck, rng: np.random.Generator, n: int, backgrounds: Sequen
             other = deck.image(str(rng.choice(codes)))
             shift = (quad[(k + 2) % 4] - quad[k]) * rng.uniform(0.35, 0.9)
             paste(canvas, other, unit, (quad + shift).astype(np.float32))
-        p, a, b = jitter(rng, quad[k], quad[SHORT[k]] - quad[k], quad[LONG[k]] - quad[k])
+        p, a, b = jitter(rng, *printed_corner(quad, k))
         canvas, p = around(canvas, p, width)  # the camera's faults applied where the crop is cut, not everywhere
         canvas = degrade(rng, canvas, width)
         rank, suit = label_of(code, k in corners_with_index)
@@ -217,8 +215,7 @@ def scene_crops(stem: Path, rng: np.random.Generator, deck_paths: Mapping[str, P
                 if shown > 0.1:
                     continue
                 has_index = False
-            q = g.quads[n]
-            p, a, b = jitter(rng, q[k], q[SHORT[k]] - q[k], q[LONG[k]] - q[k])
+            p, a, b = jitter(rng, *printed_corner(g.quads[n], k))
             rank, suit = label_of(str(g.codes[n]) if g.face_up[n] else "BACK", has_index)
             out.append((corner_crop(image, p, a, b), rank, suit, "scene"))
     return out
@@ -228,8 +225,9 @@ def scene_crops(stem: Path, rng: np.random.Generator, deck_paths: Mapping[str, P
 
 
 def _init(deck_dirs: Sequence[str], split: str, bg_scenes: Sequence[str]) -> None:
-    _WORKER["decks"] = split_decks([Path(d) for d in deck_dirs], split)
-    _WORKER["deck_paths"] = {d.path.name: d.path for folder in deck_dirs for d in load_decks(folder)}
+    folders = [load_decks(folder) for folder in deck_dirs]
+    _WORKER["decks"] = [d for loaded in folders for d in decks_of_split(loaded, split)]
+    _WORKER["deck_paths"] = {d.path.name: d.path for loaded in folders for d in loaded}
     _WORKER["backgrounds"] = [b for b in (cv2.imread(s, cv2.IMREAD_COLOR) for s in bg_scenes) if b is not None]
 
 
