@@ -9,7 +9,8 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.synth.deckdir import FACE_CODES, REQUIRED, DeckError, load_deck, load_decks
+from vision.synth.deckdir import ASPECT_TOLERANCE, FACE_CODES, REQUIRED, DeckError, load_deck, load_decks
+from vision.synth.pieces import as_piece_set
 
 
 def write_deck(root: Path, size: tuple[int, int] = (100, 140), codes: tuple[str, ...] = REQUIRED) -> Path:
@@ -49,7 +50,99 @@ def test_every_problem_is_named_at_once(tmp_path: Path) -> None:
     message = str(err.value)
     assert "missing AS, 7D" in message
     assert "QH.png: not an image" in message
-    assert "KS.png is 100x300, but the deck's cards are 100x140" in message
+    assert "KS.png is 100x300 (height/width 3.00), but the deck's cards are 100x140" in message
+
+
+def write_card(path: Path, size: tuple[int, int], colour: tuple[int, int, int] = (255, 255, 255)) -> None:
+    cv2.imwrite(str(path), np.full((size[1], size[0], 3), colour, np.uint8))
+
+
+def test_pictures_of_other_sizes_come_back_at_the_decks_size(tmp_path: Path) -> None:
+    """Scans and photographs are never one size (the back and the joker least of all): each is scaled to the
+    median picture's size, growing or shrinking, and a stretch within the tolerance is taken."""
+    root = write_deck(tmp_path / "d", codes=(*REQUIRED, "JOKER"))
+    write_card(root / "BACK.png", (300, 420), (200, 40, 40))  # shrinks
+    write_card(root / "JOKER.png", (70, 98), (40, 200, 40))  # grows
+    write_card(root / "QH.png", (103, 140), (40, 40, 200))  # 3% narrower: scaled, not refused
+    deck = load_deck(root)
+    assert deck.size == (100, 140)
+    pictures = as_piece_set(deck)  # what the scene renderer (and so enrolment and `tabletop synth`) draws from
+    for code in ("BACK", "JOKER", "QH", "AS"):
+        assert deck.image(code).shape == (140, 100, 4) and deck.image(code).dtype == np.uint8
+        assert pictures.image(code).shape == (140, 100, 4)
+    assert np.abs(deck.image("BACK")[..., :3].astype(int) - (200, 40, 40)).max() <= 1
+    assert np.abs(deck.image("JOKER")[..., :3].astype(int) - (40, 200, 40)).max() <= 1
+
+
+def test_scaling_keeps_transparent_corners_from_darkening_the_edge(tmp_path: Path) -> None:
+    root = write_deck(tmp_path / "d")
+    back = np.zeros((280, 200, 4), np.uint8)  # black where transparent, as rendered decks store it
+    back[10:-10, 10:-10] = (255, 255, 255, 255)
+    cv2.imwrite(str(root / "BACK.png"), back)
+    image = load_deck(root).image("BACK")
+    assert image.shape == (140, 100, 4)
+    seen = image[..., 3] > 0
+    assert seen.any() and (~seen).any() and image[..., :3][seen].min() >= 250
+
+
+def test_a_picture_of_another_shape_is_refused_naming_it(tmp_path: Path) -> None:
+    root = write_deck(tmp_path / "d")
+    near = round(140 * (1 + 0.8 * ASPECT_TOLERANCE))
+    write_card(root / "2C.png", (100, near))  # within the tolerance: taken
+    assert load_deck(root).image("2C").shape == (140, 100, 4)
+    write_card(root / "2C.png", (200, 312))  # a bridge card (1.56) among poker-shaped ones: refused
+    write_card(root / "BACK.png", (280, 200))  # landscape
+    with pytest.raises(DeckError) as err:
+        load_deck(root)
+    message = str(err.value)
+    assert "2C.png is 200x312 (height/width 1.56), BACK.png is 280x200 (height/width 0.71)" in message
+    assert "the deck's cards are 100x140 (height/width 1.40)" in message and "within 6%" in message
+
+
+def test_a_picture_too_small_to_read_is_refused_naming_it(tmp_path: Path) -> None:
+    root = write_deck(tmp_path / "d")
+    write_card(root / "JOKER.png", (40, 56))
+    with pytest.raises(DeckError, match=r"JOKER\.png is 40x56: expected at least 60 pixels wide"):
+        load_deck(root)
+
+
+def test_a_stray_picture_is_refused_with_the_card_it_probably_is(tmp_path: Path) -> None:
+    root = write_deck(tmp_path / "d")
+    (root / "QH.png").rename(root / "queen.png")
+    write_card(root / "IMG_1234.JPG", (100, 140))
+    with pytest.raises(DeckError) as err:
+        load_deck(root)
+    message = str(err.value)
+    assert "missing QH" in message
+    assert "IMG_1234.JPG, queen.png are not named by a card code" in message
+    assert "AS..KS" in message and "JOKER, JOKER2, BACK" in message
+    (root / "IMG_1234.JPG").unlink()
+    with pytest.raises(DeckError, match=r"queen\.png is not named by a card code"):
+        load_deck(root)
+
+
+def test_files_that_are_not_pictures_are_ignored(tmp_path: Path) -> None:
+    root = write_deck(tmp_path / "d")
+    (root / "deck.json").write_text(json.dumps({"name": "mine"}))
+    (root / "notes.txt").write_text("scanned at 300 dpi")
+    (root / "Thumbs.db").write_bytes(b"\x00" * 64)
+    (root / ".DS_Store").write_bytes(b"\x00" * 64)
+    (root / "._AS.png").write_bytes(b"\x00" * 64)  # macOS's resource-fork copy: hidden, not a picture
+    (root / "originals").mkdir()
+    write_card(root / "originals" / "IMG_0001.jpg", (300, 420))
+    deck = load_deck(root)
+    assert deck.name == "mine" and len(deck.codes) == 52
+
+
+def test_a_card_twice_or_in_a_format_not_read_is_named(tmp_path: Path) -> None:
+    root = write_deck(tmp_path / "d")
+    write_card(root / "qh.jpg", (100, 140))
+    (root / "AS.png").rename(root / "AS.webp")
+    with pytest.raises(DeckError) as err:
+        load_deck(root)
+    message = str(err.value)
+    assert "missing AS" in message and "AS.webp: not PNG or JPEG (save it as AS.png)" in message
+    assert "QH.png and qh.jpg are both QH (keep one)" in message
 
 
 @pytest.mark.parametrize(

@@ -3,6 +3,7 @@ held out of training: it finds the right cards, reports none twice, reads backs,
 JSON contract and its per-file errors."""
 
 import json
+import shutil
 
 import cv2
 import numpy as np
@@ -170,6 +171,50 @@ def test_enrol_refuses_too_few_scenes_and_a_missing_deck(deck, tmp_path, capsys)
     assert "at least 5 scenes" in capsys.readouterr().err
     assert main(["enrol", str(tmp_path / "nope")]) == 2
     assert "nope" in capsys.readouterr().err
+
+
+def _copy(deck, where):
+    return shutil.copytree(deck.path, where)
+
+
+@pytest.mark.parametrize(
+    ("spoil", "said"),
+    [
+        (lambda d: (d / "QH.png").unlink(), ["missing QH (each card needs a file named by its code"]),
+        (
+            lambda d: (d / "QH.png").rename(d / "IMG_1234.png"),
+            ["missing QH", "IMG_1234.png is not named by a card code; expected pictures named AS..KS"],
+        ),
+    ],
+    ids=["missing-card", "stray-picture"],
+)
+def test_enrol_names_a_missing_card_or_a_stray_picture_without_a_traceback(deck, tmp_path, capsys, spoil, said):
+    mine = _copy(deck, tmp_path / "mine")
+    spoil(mine)
+    (mine / "notes.txt").write_text("not a picture, and not a problem")
+    assert main(["enrol", str(mine), "--scenes", "5", "--out", str(tmp_path / "mine.npz")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("tabletop enrol: error: deck '") == 1 and "Traceback" not in err
+    for text in said:
+        assert text in err
+    assert not (tmp_path / "mine.npz").exists()
+
+
+def test_enrol_and_synth_take_a_deck_of_pictures_of_different_sizes(deck, tmp_path, capsys):
+    """A player's scans: the back and the joker from elsewhere, a few faces scanned at another resolution."""
+    mine = _copy(deck, tmp_path / "mine")
+    width, height = deck.size
+    for code, scale in (("BACK", 1.6), ("JOKER", 0.7), ("AS", 1.3), ("10H", 0.85)):
+        picture = cv2.imread(str(mine / f"{code}.png"), cv2.IMREAD_UNCHANGED)
+        cv2.imwrite(str(mine / f"{code}.png"), cv2.resize(picture, (round(width * scale), round(height * scale))))
+    assert load_deck(mine).size == deck.size
+    head = tmp_path / "mine.npz"
+    assert main(["enrol", str(mine), "--scenes", "5", "--out", str(head)]) == 0
+    assert head.is_file() and "index crops from 5 scenes" in capsys.readouterr().out
+    sheet = tmp_path / "sheet.png"
+    args = ["synth", "sheet", "--decks", str(mine), "--out", str(sheet), "--n", "2", "--size", "320x240"]
+    assert main(args) == 0
+    assert sheet.is_file() and json.loads(capsys.readouterr().out.split("\n", 1)[1])["camera_height_mm"]["n"] == 2
 
 
 def test_the_rectified_recogniser_reads_held_out_cards_and_never_reports_one_twice(deck):

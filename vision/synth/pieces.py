@@ -68,6 +68,7 @@ class PieceSet:
     path: Path
     pieces: Mapping[str, PieceInfo]
     files: Mapping[str, Path] = field(repr=False)
+    size: tuple[int, int] | None = field(default=None, repr=False)  # every picture scaled to this (a deck's)
 
     @property
     def codes(self) -> tuple[str, ...]:
@@ -91,7 +92,7 @@ class PieceSet:
 
     @cached_property
     def _images(self) -> dict[str, np.ndarray]:
-        return LazyImages(self.files)
+        return LazyImages(self.files, self.size)
 
 
 def from_deck(deck: Deck, game: str = "loot-the-loop") -> PieceSet:
@@ -102,7 +103,7 @@ def from_deck(deck: Deck, game: str = "loot-the-loop") -> PieceSet:
         for code in deck.codes
     }
     pieces[BACK] = PieceInfo(BACK, "card", size, None, STANDARD_INDEX)
-    return PieceSet(deck.name, deck.family, game, deck.path, pieces, dict(deck.files))
+    return PieceSet(deck.name, deck.family, game, deck.path, pieces, dict(deck.files), deck.size)
 
 
 _ADAPTED: dict[Path, PieceSet] = {}
