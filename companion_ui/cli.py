@@ -17,11 +17,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-EXIT_USAGE = 2
-
-
-class CliError(Exception):
-    """A problem with what the user asked for; printed as one line, exit status 2."""
+from companion_ui.cli_base import EXIT_USAGE, CliError
+from companion_ui.cli_cards import add_card_commands
 
 
 def parse_option(text: str) -> tuple[str, Any]:
@@ -210,6 +207,7 @@ def bench_vision(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
     from vision.recognise.bench import format_table, run_bench
+    from vision.recognise.enrol import EnrolError
     from vision.recognise.models import ModelError
     from vision.synth.deckdir import DeckError
 
@@ -233,7 +231,7 @@ def bench_vision(args: argparse.Namespace) -> int:
             progress=progress,
             split=args.split,
         )
-    except (ModelError, DeckError, FileNotFoundError) as err:
+    except (ModelError, DeckError, EnrolError, FileNotFoundError) as err:
         raise CliError(str(err)) from err
     finally:
         for bar in bars.values():
@@ -303,112 +301,6 @@ def cmd_replay(args: argparse.Namespace) -> int:
     state = result.state
     print(f"Final: {len(state.get('actions', []))} actions, score {state.get('score')}"
           + (f", {state['result']}" if state.get("result") else ""))  # fmt: skip
-    return 0
-
-
-# ----- tabletop detect / enrol -----------------------------------------------------------------------------------
-def make_recogniser(args: argparse.Namespace) -> Any:
-    from vision.recognise.calibration import CalibrationError, load_calibration
-    from vision.recognise.enrol import EnrolError, load_head
-    from vision.recognise.load import load_recogniser
-    from vision.recognise.models import ModelError
-
-    try:
-        calibration = load_calibration(args.calibration) if args.calibration else None
-        deck = load_head(args.deck) if args.deck else None
-        models = Path(args.models) if args.models else None
-        return load_recogniser(models, getattr(args, "recogniser", "auto"), deck, calibration)
-    except (CalibrationError, EnrolError, ModelError) as err:
-        raise CliError(str(err)) from err
-
-
-def cmd_detect(args: argparse.Namespace) -> int:
-    import cv2
-
-    from vision.recognise.detect import annotate, annotation_path, detect_files, expand_paths, format_text
-
-    paths = expand_paths(args.images)
-    if not paths:
-        raise CliError(f"no pictures found in {', '.join(args.images)}")
-    recogniser = make_recogniser(args)
-    results, failed = [], 0
-    for result, image in detect_files(paths, recogniser):
-        if result.error is not None:
-            failed += 1
-            print(f"tabletop detect: {result.error}", file=sys.stderr)
-        elif args.annotate and image is not None:
-            target = annotation_path(Path(args.annotate), result.path, len(paths) > 1)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            cv2.imwrite(str(target), annotate(image, result.detections))
-        if args.json:
-            results.append(result.to_json())
-        elif result.error is None:
-            print(format_text(result))
-    if args.json:
-        print(json.dumps(results, indent=1))
-    return 1 if failed else 0
-
-
-def layout_to_deck(args: argparse.Namespace, models: Path) -> Path:
-    """The deck directory read from photographs of the laid-out deck (`vision.recognise.layout`)."""
-    from vision.recognise.detect import read_image
-    from vision.recognise.finder import Finder
-    from vision.recognise.layout import LayoutError, layout_deck
-    from vision.recognise.models import FINDER_FILE, ModelError
-
-    photos = []
-    for path in args.layout:
-        try:
-            photos.append((path, read_image(Path(path))))
-        except ValueError as err:
-            raise CliError(f"{path}: {err}") from err
-    name = args.name or "my-deck"
-    target = Path(args.deck_out) if args.deck_out else Path("out/enrolled") / name
-    try:
-        result = layout_deck(photos, Finder(models / FINDER_FILE), target, name)
-    except (LayoutError, ModelError) as err:
-        raise CliError(str(err)) from err
-    print(f"Read {len(result.codes)} cards from {result.photos} photographs into {result.deck_dir}")
-    return result.deck_dir
-
-
-def cmd_enrol(args: argparse.Namespace) -> int:
-    from tqdm import tqdm
-
-    from vision.recognise.enrol import EnrolError, enrol, load_head
-    from vision.recognise.models import READER_FILE, READER_HEAD_FILE, ModelError, models_dir
-    from vision.recognise.reader import Reader
-    from vision.synth.deckdir import DeckError
-
-    if args.scenes < 1:
-        raise CliError(f"--scenes must be at least 1, got {args.scenes}")
-    if bool(args.deck_dir) == bool(args.layout):
-        raise CliError("give a deck directory, or --layout with photographs of the laid-out deck (not both)")
-    root = Path(args.models) if args.models else models_dir()
-    deck_dir = Path(args.deck_dir) if args.deck_dir else layout_to_deck(args, root)
-    out = Path(args.out) if args.out else deck_dir.with_suffix(".deck.npz")
-    bar = tqdm(total=args.scenes, desc="enrol", unit="scene")
-    try:
-        reader = Reader(root / READER_FILE)
-        base = load_head(root / READER_HEAD_FILE)
-        result = enrol(deck_dir, reader, base, args.scenes, progress=lambda i, n: bar.update(i - bar.n))
-    except (EnrolError, ModelError, DeckError, FileNotFoundError) as err:
-        raise CliError(str(err)) from err
-    finally:
-        bar.close()
-    result.head.save(out)
-    choice = result.choice
-    gain = (
-        f"reads held-out scenes' indices {100 * choice.held_out_before:.1f}% -> "
-        f"{100 * choice.held_out_after:.1f}% right"
-        if choice.pull is not None
-        else f"no refit read held-out scenes better than the shipped reader ({100 * choice.held_out_before:.1f}%), "
-        "so the deck file keeps its reading"
-    )
-    print(
-        f"Enrolled {deck_dir}: {result.crops} index crops from {result.scenes} scenes in {result.seconds:.0f} s; "
-        f"{gain}. Use it with: tabletop detect --deck {out} ..."
-    )
     return 0
 
 
@@ -808,37 +700,7 @@ def build_parser() -> argparse.ArgumentParser:
             q.add_argument("--n", type=int, default=8, help="number of scenes on the sheet (default 8)")
         q.set_defaults(func=func)
 
-    p = sub.add_parser("detect", help="find and read the playing cards in pictures (JSON with --json)")
-    p.add_argument("images", nargs="+", help="picture files or folders of pictures")
-    p.add_argument("--json", action="store_true", help="one JSON object per picture, as a list")
-    p.add_argument("--annotate", metavar="OUT", help="write each picture with its cards drawn (a file, or a folder)")
-    p.add_argument("--calibration", metavar="FILE", help="table calibration JSON: adds each card's table position")
-    p.add_argument("--deck", metavar="FILE", help="an enrolled deck's head (from tabletop enrol)")
-    p.add_argument("--models", metavar="DIR", help="folder with the ONNX models (default: models/)")
-    p.add_argument(
-        "--recogniser",
-        choices=("auto", "rectified", "previous"),
-        default="auto",
-        help="rectified: corner finder and upright reader (the default when its models are present); previous: "
-        "finder boxes and 64 px reader (the one an enrolled --deck refits)",
-    )
-    p.set_defaults(func=cmd_detect)
-
-    p = sub.add_parser("enrol", help="teach the card reader a deck it reads poorly, from a deck directory")
-    p.add_argument("deck_dir", nargs="?", help="deck directory: one picture per card (AS.png ... KC.png, BACK.png)")
-    p.add_argument(
-        "--layout",
-        nargs="+",
-        metavar="PHOTO",
-        help="photographs of the deck laid out face up in "
-        "order (AS..KS, AH..KH, AD..KD, AC..KC, joker, then one card face down), none overlapping",
-    )
-    p.add_argument("--name", help="--layout: the deck's name (default my-deck)")
-    p.add_argument("--deck-out", metavar="DIR", help="--layout: where to write the deck directory (out/enrolled/NAME)")
-    p.add_argument("--scenes", type=int, default=200, help="synthetic scenes of the deck to learn from (default 200)")
-    p.add_argument("--out", metavar="FILE", help="where to write the deck head (default: DECK_DIR.deck.npz)")
-    p.add_argument("--models", metavar="DIR", help="folder with the ONNX models (default: models/)")
-    p.set_defaults(func=cmd_enrol)
+    add_card_commands(sub)
 
     p = sub.add_parser("replay", help="run the camera pipeline on a video file and print the decoded actions")
     p.add_argument("video", help="a video of the table (e.g. video.mp4 from tabletop synth game)")

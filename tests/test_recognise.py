@@ -3,6 +3,7 @@ fitting, the detect command's file handling and the benchmark's scoring. The tra
 tested in test_recognise_models.py."""
 
 import json
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -352,3 +353,35 @@ def test_choosing_a_head_refits_and_calibrates_when_held_out_scenes_gain():
     # calibrated: on held-out crops the mean confidence is close to the accuracy, not far above it
     probs = choice.head.probs(x[held_out], classes)
     assert abs(probs.max(axis=1).mean() - choice.held_out_after) < 0.1
+
+
+def test_the_bench_scores_an_enrolment_with_the_deck_head_in_use_only_after_and_prints_it():
+    from types import SimpleNamespace
+
+    from vision.recognise.bench import bench_enrolment, enrolment_lines
+
+    _ok, jpeg = cv2.imencode(".jpg", np.zeros((100, 80, 3), np.uint8))
+    scene = BenchScene(jpeg.tobytes(), [_card("QH", 0)], 10.0, 0.0, 0.0, 0.0, "mine")
+
+    class Stub:
+        """Reads the queen only with the enrolled deck."""
+
+        deck = None
+
+        def recognise(self, frame):
+            seen = CardDetection("QH", True, 0.9, _quad(0, 0, 63, 88), (0, 0, 63, 88))
+            return [seen] if self.deck is not None else []
+
+    head = SimpleNamespace(index_corners=(0, 2))
+    enrolled = SimpleNamespace(
+        head=head, scenes=5, crops=40, seconds=1.0, pulls={"rank": 0.01, "suit": None}, held_out_before=0.5,
+        held_out_after=0.75,
+    )  # fmt: skip
+    stub = Stub()
+    report = bench_enrolment(stub, Path("decks/mine"), [scene], lambda deck_dir: enrolled)
+    assert report["before"]["recall"] == 0.0 and report["after"]["recall"] == 1.0 and stub.deck is None
+    assert report["deck"] == "mine" and report["eval_scenes"] == 1 and report["index_corners"] == [0, 2]
+    text = "\n".join(enrolment_lines(report, "rectified recogniser", "corner crops"))
+    assert "Enrolment of mine for the rectified recogniser" in text and "index corners [0, 2]" in text
+    assert "corner crops of the held-out enrolment scenes read right: 50.00% -> 75.00% (rank pull 0.01)" in text
+    assert enrolment_lines(None, "previous recogniser", "index crops") == []

@@ -157,9 +157,10 @@ def test_a_layout_with_cards_missing_is_refused(recogniser, deck, tmp_path):
 
 def test_enrol_writes_a_deck_head_that_detect_uses(deck, tmp_path, capsys):
     head = tmp_path / "plastic.npz"
-    assert main(["enrol", str(deck.path), "--scenes", "10", "--out", str(head)]) == 0
+    assert main(["enrol", str(deck.path), "--scenes", "10", "--out", str(head), "--recogniser", "previous"]) == 0
     said = capsys.readouterr().out
     assert head.is_file() and "index crops from 10 scenes" in said and "held-out" in said
+    assert "for the previous recogniser" in said
     picture = tmp_path / "row.png"
     cv2.imwrite(str(picture), _scene(deck, ROW, 3).image)
     assert main(["detect", str(picture), "--json", "--deck", str(head)]) == 0
@@ -210,7 +211,7 @@ def test_enrol_and_synth_take_a_deck_of_pictures_of_different_sizes(deck, tmp_pa
     assert load_deck(mine).size == deck.size
     head = tmp_path / "mine.npz"
     assert main(["enrol", str(mine), "--scenes", "5", "--out", str(head)]) == 0
-    assert head.is_file() and "index crops from 5 scenes" in capsys.readouterr().out
+    assert head.is_file() and "corner crops" in capsys.readouterr().out
     sheet = tmp_path / "sheet.png"
     args = ["synth", "sheet", "--decks", str(mine), "--out", str(sheet), "--n", "2", "--size", "320x240"]
     assert main(args) == 0
@@ -249,3 +250,156 @@ def test_detect_can_use_either_recogniser_and_says_which_one_an_enrolled_deck_ne
     )
     assert main(["detect", str(good), "--recogniser", "rectified", "--deck", str(head)]) == 2
     assert "use --recogniser previous" in capsys.readouterr().err
+
+
+def test_the_stage_bench_breaks_the_readers_top1_down_by_card_width_and_frame(deck):
+    from vision.recognise.bench import render_scenes
+    from vision.recognise.bench_stages import WIDTH_BINS, frame_conditions, stage_bench, width_bin
+    from vision.recognise.rectified import RectifiedRecogniser
+
+    scenes = render_scenes([deck.path], 3, seed=5, workers=1)
+    reader = stage_bench(RectifiedRecogniser(), scenes)["reader_true_corners"]
+    widths = {k: v for k, v in reader["by_condition"].items() if k.startswith("card ")}
+    assert reader["crops"] > 0 and sum(v["crops"] for v in widths.values()) == reader["crops"]
+    right = sum(round(v["top1"] * v["crops"]) for v in widths.values())
+    assert right == round(reader["top1"] * reader["crops"])
+    frames = {c for s in scenes for c in frame_conditions(s)}
+    assert frames <= set(reader["by_condition"])
+    assert width_bin(59.9) == "card 0-60 px wide" and width_bin(60) == "card 60-80 px wide"
+    assert width_bin(5000) == f"card >= {WIDTH_BINS[-2]} px wide"
+
+
+# ----- enrolment for the rectified reader -----------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def corner_reader():
+    from vision.recognise.corner_reader import CornerReader
+    from vision.recognise.models import models_dir
+    from vision.recognise.rectified import CORNER_READER_FILE
+
+    return CornerReader(models_dir() / CORNER_READER_FILE)
+
+
+@pytest.fixture(scope="module")
+def shipped_heads():
+    from vision.recognise.enrol_rectified import load_shipped_heads
+    from vision.recognise.models import models_dir
+    from vision.recognise.rectified import CORNER_READER_HEAD_FILE
+
+    return load_shipped_heads(models_dir() / CORNER_READER_HEAD_FILE)
+
+
+def test_the_held_out_deck_is_found_to_print_its_index_top_left_and_bottom_right(deck, corner_reader, shipped_heads):
+    """gnome-plastic prints an index in the top-left corner and its half-turn twin; the other two hold pips, court
+    art or nothing (looked at, card by card). Enrolment reads that off the deck's own pictures."""
+    from vision.recognise.enrol_rectified import deck_index_corners
+
+    assert deck_index_corners(deck, corner_reader, shipped_heads[0]) == (0, 2)
+
+
+def test_a_deck_head_reads_the_graphs_features_and_a_stale_one_is_refused(deck, corner_reader, shipped_heads):
+    from vision.recognise.enrol import DeckHead, EnrolError
+    from vision.recognise.enrol_rectified import RectifiedDeckHead, file_sha256, flat_corners
+    from vision.recognise.labels import RANK_CLASSES, READER_CLASSES
+
+    rank, suit = shipped_heads
+    crops = np.concatenate([flat_corners(deck.image(code)) for code in ("7H", "KS", "10D")])
+    stamp = file_sha256(corner_reader.path)
+    plain = corner_reader.read_crops(crops).probs
+    try:
+        corner_reader.deck = RectifiedDeckHead("shipped", rank, suit, (0, 2), stamp)
+        assert np.allclose(corner_reader.read_crops(crops).probs, plain, atol=1e-5)  # the same heads, by numpy
+        sevens = rank.bias.copy()
+        sevens[RANK_CLASSES.index("7")] += 100.0
+        hearts = suit.bias + 100.0 * (np.array(suit.classes) == "H")
+        to_sevens = DeckHead("r", rank.classes, rank.weight, sevens)
+        to_hearts = DeckHead("s", suit.classes, suit.weight, hearts)
+        corner_reader.deck = RectifiedDeckHead("sevens of hearts", to_sevens, to_hearts, (0, 2), stamp)
+        said = np.array(READER_CLASSES)[corner_reader.read_crops(crops).probs.argmax(axis=1)]
+        assert set(said) == {"7H"}
+        with pytest.raises(EnrolError, match="fitted for another corner reader"):
+            corner_reader.deck = RectifiedDeckHead("old", rank, suit, (0, 2), "0" * 64)
+        narrow = DeckHead("r", rank.classes, rank.weight[:, :16], rank.bias)
+        with pytest.raises(EnrolError, match="16 features"):
+            corner_reader.deck = RectifiedDeckHead("narrow", narrow, suit, (0, 2), stamp)
+    finally:
+        corner_reader.deck = None
+
+
+def test_a_rectified_enrolment_writes_a_head_that_detect_reads_with_the_rectified_recogniser(deck, tmp_path, capsys):
+    from vision.recognise.enrol import enrolment_scenes
+    from vision.recognise.enrol_rectified import (
+        RectifiedDeckHead,
+        load_deck_head,
+        reader_labels,
+        scene_corner_crops,
+        top1,
+    )
+    from vision.recognise.load import load_recogniser
+    from vision.recognise.rectified import RectifiedRecogniser
+
+    head = tmp_path / "plastic.npz"
+    assert main(["enrol", str(deck.path), "--scenes", "6", "--out", str(head)]) == 0
+    said = capsys.readouterr().out
+    assert "for the rectified recogniser" in said and "from 6 scenes" in said and "held-out" in said
+    assert "index corners: top-left, bottom-right" in said
+    enrolled = load_deck_head(head)
+    assert isinstance(enrolled, RectifiedDeckHead) and enrolled.index_corners == (0, 2)
+    picture = tmp_path / "row.png"
+    cv2.imwrite(str(picture), _scene(deck, ROW, 3).image)
+    assert main(["detect", str(picture), "--json", "--deck", str(head)]) == 0
+    labels = {d["label"] for d in json.loads(capsys.readouterr().out)[0]["detections"]}
+    assert labels & {"AS", "10H", "QD", "7C", "KS", "2H"}
+    recogniser = load_recogniser(deck=enrolled)
+    assert isinstance(recogniser, RectifiedRecogniser) and recogniser.deck is enrolled
+    # fresh scenes of the deck (another seed than enrolment's), cut as enrolment cuts them: not read worse
+    rows = []
+    for i, scene in enrolment_scenes(deck, 4, seed=77):
+        rows += scene_corner_crops(scene, np.random.default_rng([77, i]), enrolled.index_corners)
+    crops = np.stack([r[0] for r in rows])
+    truth = reader_labels([r[1] for r in rows], [r[2] for r in rows])
+
+    after = top1(recogniser.reader.read_crops(crops).probs, truth)
+    recogniser.deck = None
+    before = top1(recogniser.reader.read_crops(crops).probs, truth)
+    assert len(rows) > 50 and after >= before > 0.5, f"{before:.3f} -> {after:.3f} on {len(rows)} crops"
+
+
+def test_a_deck_head_for_the_other_recogniser_or_a_corrupt_one_is_a_clear_error(deck, tmp_path, capsys):
+    from vision.recognise.enrol_rectified import RectifiedDeckHead, file_sha256, load_shipped_heads
+    from vision.recognise.models import models_dir
+    from vision.recognise.rectified import CORNER_READER_FILE, CORNER_READER_HEAD_FILE
+
+    picture = tmp_path / "table.png"
+    cv2.imwrite(str(picture), _scene(deck, ROW, 1).image)
+    rank, suit = load_shipped_heads(models_dir() / CORNER_READER_HEAD_FILE)
+    stamp = file_sha256(models_dir() / CORNER_READER_FILE)
+    rectified = RectifiedDeckHead("mine", rank, suit, (0, 2), stamp).save(tmp_path / "mine.npz")
+    assert main(["detect", str(picture), "--recogniser", "previous", "--deck", str(rectified)]) == 2
+    err = capsys.readouterr().err
+    assert "mine.npz" in err and "use --recogniser rectified" in err
+    corrupt = tmp_path / "corrupt.npz"
+    corrupt.write_bytes(rectified.read_bytes()[:200])
+    assert main(["detect", str(picture), "--deck", str(corrupt)]) == 2
+    err = capsys.readouterr().err
+    assert "corrupt.npz: not a deck head file" in err and "Traceback" not in err
+    stale = RectifiedDeckHead("old", rank, suit, (0, 2), "0" * 64).save(tmp_path / "old.npz")
+    assert main(["detect", str(picture), "--deck", str(stale)]) == 2
+    err = capsys.readouterr().err
+    assert "old.npz: fitted for another corner reader" in err and "enrol the deck again" in err
+
+
+def test_bench_scenes_rendered_in_one_process_are_of_the_decks_asked_for(deck, tmp_path):
+    """The enrolment test renders its deck's fresh scenes after the bench's own, in the same process when
+    workers=1: they must not be drawn from the decks loaded first."""
+    from vision.recognise.bench import render_scenes
+
+    grey = _copy(deck, tmp_path / "grey-deck")
+    for picture in grey.glob("*.png"):
+        image = cv2.imread(str(picture), cv2.IMREAD_UNCHANGED)
+        image[..., :3] = 128
+        cv2.imwrite(str(picture), image)
+    first = render_scenes([deck.path], 1, seed=5, workers=1)[0]
+    second = render_scenes([grey], 1, seed=5, workers=1)[0]
+    assert second.deck == "grey-deck" and second.jpeg != first.jpeg

@@ -247,3 +247,110 @@ def test_a_back_on_a_face_up_card_or_on_a_stronger_back_is_not_another_card():
     width_breaker = [Corner("down", c.score, c.point, c.a * 1.5, c.b * 1.5) for c in again]  # too wide to join
     backs = assemble_corners([*down[:2], *width_breaker], np.vstack([blank] * 4), t)
     assert [(c.label, c.face_up) for c in backs] == [("BACK", False)]
+
+
+# ----- enrolment for the rectified reader, without its trained weights ------------------------------------------
+
+
+def test_index_corners_are_the_corners_where_most_faces_show_an_index():
+    from vision.recognise.enrol_rectified import index_corners_of
+
+    two = np.array([[0.01, 0.9, 0.02, 0.95]] * 10 + [[0.9, 0.9, 0.02, 0.9]] * 3)  # 3 top-lefts misread as none
+    assert index_corners_of(two) == (0, 2)
+    assert index_corners_of(np.full((8, 4), 0.1)) == (0, 1, 2, 3)
+    assert index_corners_of(np.full((8, 4), 0.7)) == ()
+    assert index_corners_of(np.array([[0.1] * 4] * 4 + [[0.9] * 4] * 4)) == ()  # half is not most
+    assert index_corners_of(np.zeros((0, 4))) == ()
+
+
+def test_seen_corners_teach_well_seen_corners_and_leave_partly_hidden_indices_out():
+    from vision.recognise.samples import corner_label, seen_corners
+
+    assert seen_corners(True, [1, 1, 1, 1], [1, 1], (0, 2)) == [(0, True), (1, False), (2, True), (3, False)]
+    assert [k for k, _ in seen_corners(True, [0.5, 1, 1, 1], [1, 1], (0, 2))] == [1, 2, 3]  # a corner half out
+    # the top-left index 30% seen is a guess either way; the bottom-right one 5% seen is gone, its corner is none
+    assert seen_corners(True, [1, 1, 1, 1], [0.3, 0.05], (0, 2)) == [(1, False), (2, False), (3, False)]
+    assert seen_corners(False, [1, 1, 1, 1], [1, 1], (0, 2)) == [(k, False) for k in range(4)]  # a back
+    assert seen_corners(True, [1, 1, 1, 1], [1, 1], (0, 1, 2, 3)) == [(k, True) for k in range(4)]
+    assert corner_label("10H", True) == ("10", "H") and corner_label("JOKER2", True) == ("JOKER", "")
+    assert corner_label("7S", False) == (NONE, "") and corner_label("BACK", True) == (NONE, "")
+
+
+def test_jitter_moves_a_corner_frame_by_a_few_percent_of_the_card():
+    from vision.recognise.samples import jitter
+
+    rng = np.random.default_rng(0)
+    p, a, b = np.array([100.0, 50.0]), np.array([60.0, 0.0]), np.array([0.0, 84.0])
+    moved = [jitter(rng, p, a, b) for _ in range(500)]
+    shift = np.median([np.linalg.norm(q - p) for q, _, _ in moved]) / 60
+    zoom = np.log([np.linalg.norm(a2) / 60 for _, a2, _ in moved])
+    assert 0.01 < shift < 0.08 and abs(zoom.mean()) < 0.02 and 0.05 < zoom.std() < 0.12
+    assert all(abs(float(a2 @ b2)) < 1e-6 * 60 * 84 for _, a2, b2 in moved)  # turned and scaled, never sheared
+
+
+def test_flat_corners_cut_each_printed_corner_of_a_picture_upright():
+    from vision.recognise.enrol_rectified import FLAT_TABLE, flat_corners
+
+    card = np.full((350, 250, 4), 255, np.uint8)
+    card[12:60, 10:40, :3] = 0  # an index at the top left...
+    card[290:338, 210:240, :3] = 0  # ...and its half-turn twin
+    card[:3, :3, 3] = 0  # a transparent rounded corner
+    crops = flat_corners(card)
+    assert crops.shape == (4, READ_H, READ_W, 3)
+    dark = (crops.mean(axis=3) < 60).mean(axis=(1, 2))
+    assert dark[0] > 0.05 and dark[2] > 0.05 and dark[1] == 0 and dark[3] == 0
+    assert abs(int(crops[0, 0, 0, 0]) - FLAT_TABLE) < 30  # laid on grey, not on black
+
+
+def test_a_rectified_deck_head_round_trips_and_wrong_files_are_named(tmp_path):
+    import json
+
+    from vision.recognise.enrol import DeckHead, EnrolError, load_head
+    from vision.recognise.enrol_rectified import (
+        RectifiedDeckHead,
+        file_sha256,
+        load_deck_head,
+        load_rectified_head,
+        load_shipped_heads,
+    )
+    from vision.recognise.models import ModelError
+
+    rng = np.random.default_rng(0)
+    rank = DeckHead("shipped", RANK_CLASSES, rng.normal(size=(15, 8)).astype(np.float32), np.zeros(15, np.float32))
+    suit = DeckHead("shipped", SUIT_CLASSES, rng.normal(size=(4, 8)).astype(np.float32), np.zeros(4, np.float32))
+    reader = tmp_path / "reader.onnx"
+    reader.write_bytes(b"a graph")
+    head = RectifiedDeckHead("mine", rank, suit, (0, 2), file_sha256(reader))
+    loaded = load_deck_head(head.save(tmp_path / "mine.npz"))
+    assert isinstance(loaded, RectifiedDeckHead) and loaded.index_corners == (0, 2) and loaded.features == 8
+    x = rng.normal(size=(5, 8)).astype(np.float32)
+    probs = loaded.probs(x)
+    assert probs.shape == (5, len(READER_CLASSES)) and np.allclose(probs.sum(axis=1), 1, atol=1e-5)
+    assert np.allclose(probs, head.probs(x))
+    loaded.check_fits(reader, 8)
+    with pytest.raises(EnrolError, match=r"mine\.npz: fitted for a reader with 8 features"):
+        loaded.check_fits(reader, 16)
+    reader.write_bytes(b"a retrained graph")
+    with pytest.raises(EnrolError, match=r"mine\.npz: fitted for another corner reader"):
+        loaded.check_fits(reader, 8)
+    # each recogniser's head, given to the other's loader, names the option that reads it
+    old = DeckHead("old", ("AS", NONE), np.ones((2, 8), np.float32), np.zeros(2, np.float32)).save(tmp_path / "o.npz")
+    assert isinstance(load_deck_head(old), DeckHead)
+    with pytest.raises(EnrolError, match=r"o.npz: a deck head for the previous recogniser.*--recogniser previous"):
+        load_rectified_head(old)
+    with pytest.raises(EnrolError, match=r"mine.npz: a deck head for the rectified recogniser.*--recogniser rectified"):
+        load_head(tmp_path / "mine.npz")
+    # damaged files say what they lack
+    np.savez(tmp_path / "half.npz", meta=json.dumps({"kind": "rectified"}), rank_weight=np.zeros((15, 8)))
+    with pytest.raises(EnrolError, match=r"half.npz: not a deck head file \(it lacks rank_bias, suit_weight, suit_"):
+        load_deck_head(tmp_path / "half.npz")
+    with open(tmp_path / "one.npz", "wb") as f:
+        np.save(f, np.zeros(3))
+    with pytest.raises(EnrolError, match=r"one\.npz: not a deck head file .*not an \.npz archive"):
+        load_deck_head(tmp_path / "one.npz")
+    np.savez(tmp_path / "heads.npz", rank_weight=rank.weight[:14], rank_bias=rank.bias[:14], suit_weight=suit.weight,
+             suit_bias=suit.bias)  # fmt: skip
+    with pytest.raises(EnrolError, match=r"heads.npz: weight \(14, 8\) and bias \(14,\) do not fit 15 classes"):
+        load_shipped_heads(tmp_path / "heads.npz")
+    with pytest.raises(ModelError, match="model file not found"):
+        load_shipped_heads(tmp_path / "none.npz")

@@ -50,7 +50,10 @@ def _scene_job(args: tuple[int, int, list[Path]]) -> BenchScene:
     from vision.synth.export import scene_for
 
     index, seed, deck_paths = args
-    decks = _WORKER.setdefault("decks", [load_component(p) for p in deck_paths])
+    if _WORKER.get("deck_paths") != deck_paths:  # one process may render several deck lists (workers=1)
+        _WORKER["decks"] = [load_component(p) for p in deck_paths]
+        _WORKER["deck_paths"] = list(deck_paths)
+    decks = _WORKER["decks"]
     backgrounds = _WORKER.setdefault("backgrounds", load_table_textures())
     scene = scene_for(index, seed, decks, backgrounds, (1280, 720))
     cards = []
@@ -380,10 +383,14 @@ def run_bench(
     split: str = "test",
 ) -> dict:
     """Renders the split's scenes, scores the recogniser on them, times it (and ultralytics' predict when
-    `baseline_runs` is given), and enrols the worst-read deck. `split="val"` is for choosing thresholds, so the
-    test families are never looked at while tuning."""
+    `baseline_runs` is given), and enrols each recogniser's worst-read deck for it (`enrolment`: the previous one's,
+    `enrolment_rectified`: the rectified one's), each scored before and after on fresh scenes of that deck (the
+    same scenes where both find one deck worst). `split="val"` is for choosing thresholds, so the test families are
+    never looked at while tuning."""
     from vision.recognise.enrol import enrol, load_head
+    from vision.recognise.enrol_rectified import enrol_rectified, load_shipped_heads
     from vision.recognise.models import READER_HEAD_FILE, models_dir
+    from vision.recognise.rectified import CORNER_READER_HEAD_FILE
 
     def tick(stage: str) -> Callable[[int, int], None] | None:
         return (lambda i, n: progress(stage, i, n)) if progress else None
@@ -446,42 +453,73 @@ def run_bench(
         latency["onnxruntime_rerun"] = latency_stats(ort_again)
         latency["speedup_median"] = float(np.median(base_times) / np.median(ort_times + ort_again))
         reports["previous"]["accuracy_ultralytics_busy_frames"] = summarise(base_scores)
-    recalls = {d: r for d, r in reports.get("previous", {}).get("per_deck_recall", {}).items() if r is not None}
-    if recogniser is not None and recalls and enrol_scenes > 0:
-        worst = min(recalls, key=recalls.get)
-        deck_dir = next(p for p in deck_paths if p.name == worst)
-        evaluation = render_scenes([deck_dir], enrol_eval_scenes, seed + 100, workers, tick("enrol-eval"))
-        before, _ = run_recogniser(recogniser, evaluation)
-        head_file = (models or models_dir()) / READER_HEAD_FILE
-        enrolled = enrol(deck_dir, recogniser.reader, load_head(head_file), enrol_scenes, seed + 200, tick("enrol"))
-        recogniser.deck = enrolled.head
-        after, _ = run_recogniser(recogniser, evaluation)
-        recogniser.deck = None
-        result["enrolment"] = {
-            "deck": worst,
-            "chosen_because": "lowest face-up recall of the held-out decks in this run",
-            "enrol_scenes": enrol_scenes,
-            "enrol_crops": enrolled.crops,
-            "eval_scenes": enrol_eval_scenes,
-            "seconds": enrolled.seconds,
-            "chosen_pull": enrolled.choice.pull,
-            "held_out_crops_before": enrolled.choice.held_out_before,
-            "held_out_crops_after": enrolled.choice.held_out_after,
-            "before": summarise(before)["face_up"],
-            "after": summarise(after)["face_up"],
-        }
+    if enrol_scenes > 0:
+        root = models or models_dir()
+        evaluations: dict[str, list[BenchScene]] = {}  # one deck's fresh scenes, rendered once for both recognisers
+
+        def fresh(deck_dir: Path) -> list[BenchScene]:
+            if deck_dir.name not in evaluations:
+                scenes_of = render_scenes([deck_dir], enrol_eval_scenes, seed + 100, workers, tick("enrol-eval"))
+                evaluations[deck_dir.name] = scenes_of
+            return evaluations[deck_dir.name]
+
+        def enrol_previous(deck_dir: Path) -> Any:
+            base = load_head(root / READER_HEAD_FILE)
+            return enrol(deck_dir, recognisers["previous"].reader, base, enrol_scenes, seed + 200, tick("enrol"))
+
+        def enrol_rectified_deck(deck_dir: Path) -> Any:
+            base = load_shipped_heads(root / CORNER_READER_HEAD_FILE)
+            reader = recognisers["rectified"].reader
+            return enrol_rectified(deck_dir, reader, base, enrol_scenes, seed + 200, tick("enrol-rectified"))
+
+        for name, key, enrol_deck in (
+            ("previous", "enrolment", enrol_previous),
+            ("rectified", "enrolment_rectified", enrol_rectified_deck),
+        ):
+            recalls = {d: r for d, r in reports.get(name, {}).get("per_deck_recall", {}).items() if r is not None}
+            if name in recognisers and recalls:
+                worst = min(recalls, key=recalls.get)
+                deck_dir = next(p for p in deck_paths if p.name == worst)
+                result[key] = bench_enrolment(recognisers[name], deck_dir, fresh(deck_dir), enrol_deck)
     return result
+
+
+def bench_enrolment(recogniser: Any, deck_dir: Path, evaluation: Sequence[BenchScene], enrol_deck: Callable) -> dict:
+    """One recogniser's enrolment of a deck: its face-up precision and recall on fresh scenes of that deck before
+    and after, and what the enrolment itself saw (`enrol_deck(deck_dir)` returns an enrolment result)."""
+    before, _ = run_recogniser(recogniser, evaluation)
+    enrolled = enrol_deck(deck_dir)
+    recogniser.deck = enrolled.head
+    after, _ = run_recogniser(recogniser, evaluation)
+    recogniser.deck = None
+    report = {
+        "deck": deck_dir.name,
+        "chosen_because": "lowest face-up recall of the held-out decks in this run",
+        "enrol_scenes": enrolled.scenes,
+        "enrol_crops": enrolled.crops,
+        "eval_scenes": len(evaluation),
+        "seconds": enrolled.seconds,
+        "chosen_pulls": enrolled.pulls,
+        "held_out_crops_before": enrolled.held_out_before,
+        "held_out_crops_after": enrolled.held_out_after,
+        "before": summarise(before)["face_up"],
+        "after": summarise(after)["face_up"],
+    }
+    if hasattr(enrolled.head, "index_corners"):
+        report["index_corners"] = list(enrolled.head.index_corners)
+    return report
 
 
 def available_recognisers(models: Path | None = None) -> dict[str, Any]:
     """The recognisers whose model files are present, the rectified one (corners, issue 18) first, then the
     previous one (finder boxes and 64 px reader, issue 5): the bench scores both on the same frames."""
+    from vision.recognise.load import rectified_present
     from vision.recognise.models import models_dir
-    from vision.recognise.rectified import CORNER_READER_FILE, CORNERS_FILE, RectifiedRecogniser
+    from vision.recognise.rectified import RectifiedRecogniser
 
     root = models or models_dir()
     out: dict[str, Any] = {}
-    if (root / CORNERS_FILE).is_file() and (root / CORNER_READER_FILE).is_file():
+    if rectified_present(root):
         out["rectified"] = RectifiedRecogniser(root)
     out["previous"] = Recogniser(root)
     return out
@@ -557,22 +595,29 @@ def format_table(result: dict) -> str:
         lines.append(f"  ultralytics / ONNX Runtime, medians: {lat['speedup_median']:.2f}x")
     else:
         lines.append("  (no ultralytics baseline: run in the training environment with --baseline RUNS)")
-    if "enrolment" in result:
-        e = result["enrolment"]
-        lines += [
-            "",
-            f"Enrolment of {e['deck']} ({e['chosen_because']}): {e['enrol_scenes']} scenes, {e['enrol_crops']} crops, "
-            f"{e['seconds']:.0f} s",
-            f"  before: precision {_pct(e['before']['precision'])}, recall {_pct(e['before']['recall'])}   "
-            f"after: precision {_pct(e['after']['precision'])}, recall {_pct(e['after']['recall'])}   "
-            f"({e['eval_scenes']} fresh scenes of that deck)",
-            f"  index crops of the held-out enrolment scenes read right: {_pct(e['held_out_crops_before'])} -> "
-            f"{_pct(e['held_out_crops_after'])}"
-            + (f" (pull {e['chosen_pull']:g})" if e["chosen_pull"] is not None else " (no refit helped: base kept)"),
-        ]
+    lines += enrolment_lines(result.get("enrolment"), "previous recogniser", "index crops")
+    lines += enrolment_lines(result.get("enrolment_rectified"), "rectified recogniser", "corner crops")
     lines += comparison_lines(result) + stage_lines(result)
     lines.append(f"\nConfusion matrix ({result.get('recogniser', 'previous')}): {result['confusion_png']}")
     return "\n".join(lines)
+
+
+def enrolment_lines(e: dict | None, whose: str, crops: str) -> list[str]:
+    """One recogniser's enrolment test (`bench_enrolment`), or nothing where the run made none."""
+    if not e:
+        return []
+    pulls = [f"{head} pull {p:g}" for head, p in e["chosen_pulls"].items() if p is not None]
+    corners = f", index corners {e['index_corners']}" if "index_corners" in e else ""
+    return [
+        "",
+        f"Enrolment of {e['deck']} for the {whose} ({e['chosen_because']}): {e['enrol_scenes']} scenes, "
+        f"{e['enrol_crops']} {crops}, {e['seconds']:.0f} s{corners}",
+        f"  before: precision {_pct(e['before']['precision'])}, recall {_pct(e['before']['recall'])}   "
+        f"after: precision {_pct(e['after']['precision'])}, recall {_pct(e['after']['recall'])}   "
+        f"({e['eval_scenes']} fresh scenes of that deck)",
+        f"  {crops} of the held-out enrolment scenes read right: {_pct(e['held_out_crops_before'])} -> "
+        f"{_pct(e['held_out_crops_after'])} ({', '.join(pulls) if pulls else 'no refit helped: base kept'})",
+    ]
 
 
 def comparison_lines(result: dict) -> list[str]:
@@ -614,4 +659,6 @@ def stage_lines(result: dict) -> list[str]:
         f"{finder['face_down_corners']}; median error {'n/a' if err is None else f'{err:.3f}'} card widths",
         f"  reader on true corner crops: top-1 {_pct(reader['top1'])} of {reader['crops']}; most confused: "
         + ", ".join(f"{k} x{v}" for k, v in list(reader["most_confused"].items())[:6]),
+        "  reader top-1 by condition: "
+        + "; ".join(f"{k} {_pct(v['top1'])} of {v['crops']}" for k, v in reader.get("by_condition", {}).items()),
     ]

@@ -6,6 +6,7 @@ geometry, so a shortfall is placed where it arises instead of being read off the
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import pairwise
 
 import cv2
 import numpy as np
@@ -17,6 +18,9 @@ from vision.recognise.rectified import RectifiedRecogniser
 FOUND_WITHIN = 0.1  # a corner is found when a detection lies within this many card widths of it
 INDEX_SHOWN = 0.6  # an index this visible must be read (the labeller's rule)
 CORNER_SHOWN = 0.5  # a corner this visible must be found
+# The reader's top-1 is also given by the card's width in the frame: an index is about 0.12-0.2 card widths tall,
+# so below about 80 px it is under 10-16 px, the scale at which a glyph stops being legible at all.
+WIDTH_BINS = (0, 60, 80, 100, 130, 10_000)
 
 
 def true_corners(cards: Sequence[dict]) -> list[tuple[np.ndarray, np.ndarray, np.ndarray, str, bool, bool]]:
@@ -47,6 +51,7 @@ class StageCounts:
         self.crops = 0
         self.crops_right = 0
         self.confusions: dict[str, int] = {}
+        self.by_condition: dict[str, list[int]] = {}  # condition -> [crops, right]
 
     def add_finder(self, cards: Sequence[dict], found: Sequence[Corner]) -> None:
         for p, a, _b, _code, face_up, readable in true_corners(cards):
@@ -67,7 +72,11 @@ class StageCounts:
                 self.point_error.append(min(dist) / width)
                 self.edge_error.append(float(np.linalg.norm(best.a - a)) / width)
 
-    def add_reader(self, frame: np.ndarray, cards: Sequence[dict], recogniser: RectifiedRecogniser) -> None:
+    def add_reader(
+        self, frame: np.ndarray, cards: Sequence[dict], recogniser: RectifiedRecogniser, conditions: Sequence[str] = ()
+    ) -> None:
+        """Reads the crop of every true corner whose index must be read; `conditions` name the frame's own
+        (motion blur, glare, ...) for the breakdown, beside each card's width."""
         frames, codes = [], []
         for p, a, b, code, _up, readable in true_corners(cards):
             if readable:
@@ -76,10 +85,14 @@ class StageCounts:
         if not frames:
             return
         probs = recogniser.reader.read(frame, frames).probs
-        for row, code in zip(probs, codes, strict=True):
+        for row, code, (_p, a, _b) in zip(probs, codes, frames, strict=True):
             said = READER_CLASSES[int(row.argmax())]
             self.crops += 1
             self.crops_right += said == code
+            for condition in (*conditions, width_bin(float(np.linalg.norm(a)))):
+                tally = self.by_condition.setdefault(condition, [0, 0])
+                tally[0] += 1
+                tally[1] += said == code
             if said != code:
                 key = f"{code}->{said}"
                 self.confusions[key] = self.confusions.get(key, 0) + 1
@@ -103,8 +116,29 @@ class StageCounts:
                 "crops": self.crops,
                 "top1": ratio(self.crops_right, self.crops),
                 "most_confused": dict(worst),
+                "by_condition": {
+                    name: {"crops": n, "top1": ratio(right, n)}
+                    for name, (n, right) in sorted(self.by_condition.items())
+                },
             },
         }
+
+
+def width_bin(width: float) -> str:
+    """The WIDTH_BINS bin a card of this width in frame pixels falls in, as a condition name."""
+    for lo, hi in pairwise(WIDTH_BINS):
+        if width < hi:
+            return f"card {lo}-{hi} px wide" if hi < WIDTH_BINS[-1] else f"card >= {lo} px wide"
+    return f"card >= {WIDTH_BINS[-2]} px wide"
+
+
+def frame_conditions(scene: object) -> list[str]:
+    """The camera's faults in a bench frame (a `bench.BenchScene`): motion blur, defocus, glare, or a clear frame."""
+    motion = getattr(scene, "motion", 0.0) > 0
+    defocus = getattr(scene, "defocus", 0.0) >= 1
+    glare = getattr(scene, "glare", 0.0) > 0
+    names = ["motion blur"] * motion + ["defocus >= 1 px"] * defocus + ["glare"] * glare
+    return names or ["clear frame (no motion blur, glare or defocus >= 1 px)"]
 
 
 def stage_bench(recogniser: RectifiedRecogniser, scenes: Sequence) -> dict:
@@ -113,5 +147,5 @@ def stage_bench(recogniser: RectifiedRecogniser, scenes: Sequence) -> dict:
     for scene in scenes:
         frame = cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR)
         counts.add_finder(scene.cards, recogniser.find(frame))
-        counts.add_reader(frame, scene.cards, recogniser)
+        counts.add_reader(frame, scene.cards, recogniser, frame_conditions(scene))
     return counts.summary()

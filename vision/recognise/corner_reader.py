@@ -2,13 +2,15 @@
 
 Its two heads (rank with JOKER and none; suit) are multiplied into the one distribution over the standard deck's
 labels that the rest of the product reads (`READER_CLASSES`: 52 faces, JOKER, none), so the tracker and the
-grouping need not know how the reading was factored.
+grouping need not know how the reading was factored. An enrolled deck (`enrol_rectified`) replaces both heads: the
+graph's features are read by the deck's refitted heads instead of the graph's own.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -16,6 +18,9 @@ from vision.recognise.corners import READ_H, READ_W, corner_crop
 from vision.recognise.labels import JOKER, NONE, RANK_CLASSES, READER_CLASSES, SUIT_CLASSES, rank_suit
 from vision.recognise.models import ModelError, session
 from vision.recognise.reader import Reading, bgr_blob
+
+if TYPE_CHECKING:
+    from vision.recognise.enrol_rectified import RectifiedDeckHead
 
 CornerFrame = tuple[np.ndarray, np.ndarray, np.ndarray]  # point, a (short edge), b (long edge), frame pixels
 
@@ -44,9 +49,10 @@ def card_probs(rank: np.ndarray, suit: np.ndarray) -> np.ndarray:
 
 
 class CornerReader:
-    """Runs the rectified reader's ONNX graph on a batch of corner frames."""
+    """Runs the rectified reader's ONNX graph on a batch of corner frames; with an enrolled deck's head, that head
+    reads the graph's features."""
 
-    def __init__(self, path: Path, threads: int = 2) -> None:
+    def __init__(self, path: Path, threads: int = 2, deck: RectifiedDeckHead | None = None) -> None:
         self.path = path
         self.session = session(path, threads)
         names = [o.name for o in self.session.get_outputs()]
@@ -58,6 +64,30 @@ class CornerReader:
         self.input_name = self.session.get_inputs()[0].name
         self.classes = READER_CLASSES
         self.none_column = READER_CLASSES.index(NONE)
+        self._deck: RectifiedDeckHead | None = None
+        self.n_features = self._feature_length()
+        self.deck = deck
+
+    def _feature_length(self) -> int:
+        """The length of the features output, from the graph's shape or, where that is symbolic, one blank crop."""
+        outputs = self.session.get_outputs()
+        if len(outputs) < 3:
+            return 0  # an old export without features: it reads, but no deck can be enrolled for it
+        shape = outputs[2].shape
+        if isinstance(shape[-1], int):
+            return shape[-1]
+        return int(self.read_crops(np.zeros((1, READ_H, READ_W, 3), np.uint8)).features.shape[1])
+
+    @property
+    def deck(self) -> RectifiedDeckHead | None:
+        return self._deck
+
+    @deck.setter
+    def deck(self, head: RectifiedDeckHead | None) -> None:
+        """An enrolled deck's heads, checked to be fitted on this very graph's features (an EnrolError if not)."""
+        if head is not None:
+            head.check_fits(self.path, self.n_features)
+        self._deck = head
 
     def crops(self, frame: np.ndarray, frames: Sequence[CornerFrame]) -> np.ndarray:
         if not frames:
@@ -69,6 +99,8 @@ class CornerReader:
         if len(crops) == 0:
             return Reading(np.zeros((0, len(self.classes)), np.float32), np.zeros((0, 0), np.float32))
         rank, suit, features = self.session.run(None, {self.input_name: bgr_blob(crops)})
+        if self._deck is not None:
+            return Reading(self._deck.probs(features).astype(np.float32), features)
         return Reading(card_probs(rank, suit).astype(np.float32), features)
 
     def read(self, frame: np.ndarray, frames: Sequence[CornerFrame]) -> Reading:

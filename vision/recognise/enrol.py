@@ -5,19 +5,27 @@ The deck comes as a deck directory (one picture per card, e.g. photographs of th
 turns each corner-index crop into its feature vector, and a new last layer is fitted by softmax regression that
 starts from the trained layer and is pulled back towards it (so the other decks are not forgotten). Only the
 small head is saved; the ONNX graphs stay as shipped.
+
+This module holds the machinery both readers' enrolments share (the head file, the fit, the choice of pull, the
+calibration, the rendered scenes) and the previous reader's enrolment; `enrol_rectified` holds the rectified
+reader's, which refits its rank head and its suit head with the same machinery.
 """
 
 from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Sequence
+import zipfile
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 HEAD_SUFFIX = ".npz"
+PREVIOUS_KIND = "previous"  # a head file's "kind": which recogniser's reader it refits (files from before say none)
+RECTIFIED_KIND = "rectified"
 
 
 class EnrolError(ValueError):
@@ -43,25 +51,72 @@ class DeckHead:
 
     def save(self, path: Path) -> Path:
         path.parent.mkdir(parents=True, exist_ok=True)
-        meta = json.dumps({"name": self.name, "classes": list(self.classes)})
+        meta = json.dumps({"kind": PREVIOUS_KIND, "name": self.name, "classes": list(self.classes)})
         np.savez_compressed(path, weight=self.weight, bias=self.bias, meta=np.array(meta))
         return path
 
+    def checked(self, where: str) -> DeckHead:
+        """Itself, or an EnrolError naming `where` when its arrays do not fit its classes (a corrupt file)."""
+        n = len(self.classes)
+        if self.weight.ndim != 2 or self.weight.shape[0] != n or self.bias.shape != (n,):
+            raise EnrolError(f"{where}: weight {self.weight.shape} and bias {self.bias.shape} do not fit {n} classes")
+        return self
 
-def load_head(path: str | Path) -> DeckHead:
+
+def read_head_file(
+    path: str | Path, arrays: Sequence[str], meta: bool = True, what: str = "deck head"
+) -> tuple[dict[str, Any], dict]:
+    """A head file's JSON meta (empty where `meta` is False: the shipped heads have none) and the named float32
+    arrays, or an EnrolError that names the file and what it should have held: a deck head is a file a player
+    carries around, so a wrong or damaged one must say so rather than fail deep inside the reader."""
     path = Path(path)
     if not path.is_file():
-        raise EnrolError(f"{path}: no such deck head (enrol the deck first: tabletop enrol DECK_DIR)")
+        raise EnrolError(f"{path}: no such {what} (enrol the deck first: tabletop enrol DECK_DIR)")
+    wanted = ["meta", *arrays] if meta else list(arrays)
+    expected = f"expected an .npz holding {', '.join(wanted)}"
     try:
-        with np.load(path, allow_pickle=False) as data:
-            meta = json.loads(str(data["meta"]))
-            weight, bias = data["weight"].astype(np.float32), data["bias"].astype(np.float32)
-    except (OSError, ValueError, KeyError) as err:
-        raise EnrolError(f"{path}: not a deck head file ({err})") from err
-    classes = tuple(meta.get("classes", ()))
-    if weight.ndim != 2 or weight.shape[0] != len(classes) or bias.shape != (len(classes),):
-        raise EnrolError(f"{path}: weight {weight.shape} and bias {bias.shape} do not fit {len(classes)} classes")
-    return DeckHead(str(meta.get("name", path.stem)), classes, weight, bias)
+        data = np.load(path, allow_pickle=False)
+        if not isinstance(data, np.lib.npyio.NpzFile):
+            raise ValueError("a single array, not an .npz archive")
+        with data:
+            found = set(data.files)
+            info = json.loads(str(data["meta"])) if meta and "meta" in found else {}
+            loaded = {k: data[k].astype(np.float32) for k in arrays if k in found}
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as err:
+        raise EnrolError(f"{path}: not a {what} file ({err}; {expected})") from err
+    missing = [k for k in wanted if k not in found]
+    if missing:
+        raise EnrolError(f"{path}: not a {what} file (it lacks {', '.join(missing)}; {expected})")
+    if not isinstance(info, dict):
+        raise EnrolError(f"{path}: not a {what} file (its meta is not a JSON object; {expected})")
+    return info, loaded
+
+
+def head_kind(path: str | Path) -> str:
+    """Which recogniser a deck head file was enrolled for: its meta's "kind" (files from before say none)."""
+    info, _ = read_head_file(path, ())
+    return str(info.get("kind", PREVIOUS_KIND))
+
+
+def read_deck_head(path: Path, kind: str, arrays: Sequence[str]) -> tuple[dict[str, Any], dict]:
+    """`read_head_file` for a deck head enrolled for the `kind` recogniser; one enrolled for the other is refused
+    with the option that reads it, since its arrays would not fit this reader at all."""
+    found = head_kind(path)
+    if found != kind:
+        raise EnrolError(
+            f"{path}: a deck head for the {found} recogniser, not the {kind} one: use --recogniser {found} "
+            f"(or enrol the deck again with --recogniser {kind})"
+        )
+    return read_head_file(path, arrays)
+
+
+def load_head(path: str | Path) -> DeckHead:
+    """The previous reader's deck head; a rectified one is refused with the option that reads it."""
+    path = Path(path)
+    info, arrays = read_deck_head(path, PREVIOUS_KIND, ("weight", "bias"))
+    classes = tuple(info.get("classes", ()))
+    head = DeckHead(str(info.get("name", path.stem)), classes, arrays["weight"], arrays["bias"])
+    return head.checked(str(path))
 
 
 def fit_head(
@@ -170,6 +225,46 @@ class EnrolResult:
     def head(self) -> DeckHead:
         return self.choice.head
 
+    @property
+    def held_out_before(self) -> float:
+        return self.choice.held_out_before
+
+    @property
+    def held_out_after(self) -> float:
+        return self.choice.held_out_after
+
+    @property
+    def pulls(self) -> dict[str, float | None]:
+        """The chosen pull of each refitted head (None: the shipped one kept), as the rectified result names them."""
+        return {"reader": self.choice.pull}
+
+
+def check_scene_count(scenes: int) -> None:
+    """Refuses fewer scenes than one held-out scene needs, before any deck is loaded or scene rendered."""
+    if scenes < CHECK_EVERY:
+        raise EnrolError(f"enrolment needs at least {CHECK_EVERY} scenes (one is held out to check the fit)")
+
+
+def held_out_scene(i: int) -> bool:
+    """Whether enrolment scene i is held out (every CHECK_EVERY-th): it chooses the fit and reports the gain."""
+    return i % CHECK_EVERY == CHECK_EVERY - 1
+
+
+def enrolment_scenes(
+    deck: object, scenes: int, seed: int, progress: Callable[[int, int], None] | None = None
+) -> Iterator[tuple[int, Any]]:
+    """(i, rendered scene) for `scenes` scenes of one loaded deck (`vision.synth.components.load_component`), as
+    every enrolment sees them: 1280 x 720, the engine's cameras, light, hands and clutter. The synthetic engine is
+    imported here, not with the module: reading cards never needs it."""
+    from vision.synth.backgrounds import load_table_textures
+    from vision.synth.export import scene_for
+
+    backgrounds = load_table_textures()
+    for i in range(scenes):
+        yield i, scene_for(i, seed, [deck], backgrounds, (1280, 720))
+        if progress:
+            progress(i + 1, scenes)
+
 
 def enrol(
     deck_dir: str | Path,
@@ -182,20 +277,15 @@ def enrol(
     """Renders `scenes` scenes of the deck, reads every index crop's features, fits and chooses the head."""
     from vision.recognise.reader import Reader
     from vision.recognise.samples import index_samples
-    from vision.synth.backgrounds import load_table_textures
     from vision.synth.components import load_component
-    from vision.synth.export import scene_for
 
     if not isinstance(reader, Reader):
         raise TypeError("enrol needs a vision.recognise.reader.Reader")
-    if scenes < CHECK_EVERY:
-        raise EnrolError(f"enrolment needs at least {CHECK_EVERY} scenes (one is held out to check the fit)")
+    check_scene_count(scenes)
     start = time.perf_counter()
     deck = load_component(deck_dir)
-    backgrounds = load_table_textures()
     feats, labels, held_out = [], [], []
-    for i in range(scenes):
-        scene = scene_for(i, seed, [deck], backgrounds, (1280, 720))
+    for i, scene in enrolment_scenes(deck, scenes, seed, progress):
         rng = np.random.default_rng([seed, i, 1])
         samples = index_samples(rng, scene.to_dict())
         if samples:
@@ -204,9 +294,7 @@ def enrol(
                 raise EnrolError(f"{reader.path}: this reader exports no features; re-export it to enrol decks")
             feats.append(reading.features)
             labels += [label for label, _ in samples]
-            held_out += [i % CHECK_EVERY == CHECK_EVERY - 1] * len(samples)
-        if progress:
-            progress(i + 1, scenes)
+            held_out += [held_out_scene(i)] * len(samples)
     if not labels:
         raise EnrolError(f"{deck_dir}: no readable index in {scenes} rendered scenes of this deck")
     choice = choose_head(base, np.concatenate(feats), labels, np.array(held_out), Path(deck_dir).name)

@@ -1,6 +1,7 @@
 """Which recogniser a command gets: the rectified one (corner finder and upright reader) when its models are
-present, the previous one (finder boxes and 64 px reader) when asked for, or when an enrolled deck head is given,
-since enrolment refits the previous reader's last layer."""
+present, the previous one (finder boxes and 64 px reader) when asked for. An enrolled deck head decides it too: each
+refits one reader's heads, so a head enrolled for one recogniser is read by that one, and given to the other is a
+clear error rather than a silent fallback to the shipped reading."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from pathlib import Path
 
 from vision.recognise.calibration import TableCalibration
 from vision.recognise.enrol import DeckHead
+from vision.recognise.enrol_rectified import RectifiedDeckHead
 from vision.recognise.models import ModelError, models_dir
 from vision.recognise.recogniser import Recogniser
 from vision.recognise.rectified import CORNER_READER_FILE, CORNERS_FILE, RectifiedRecogniser
@@ -15,18 +17,32 @@ from vision.recognise.rectified import CORNER_READER_FILE, CORNERS_FILE, Rectifi
 KINDS = ("auto", "rectified", "previous")
 
 
+def rectified_present(root: Path) -> bool:
+    """Whether the rectified recogniser's two graphs are in this models folder."""
+    return (root / CORNERS_FILE).is_file() and (root / CORNER_READER_FILE).is_file()
+
+
 def load_recogniser(
     models: Path | None = None,
     kind: str = "auto",
-    deck: DeckHead | None = None,
+    deck: DeckHead | RectifiedDeckHead | None = None,
     calibration: TableCalibration | None = None,
 ) -> Recogniser | RectifiedRecogniser:
     if kind not in KINDS:
         raise ModelError(f"recogniser '{kind}': expected one of {', '.join(KINDS)}")
     root = models or models_dir()
-    has_rectified = (root / CORNERS_FILE).is_file() and (root / CORNER_READER_FILE).is_file()
+    if isinstance(deck, RectifiedDeckHead):
+        if kind == "previous":
+            raise ModelError(
+                f"{deck.source or deck.name}: an enrolled deck for the rectified recogniser: use --recogniser "
+                "rectified (or enrol the deck again with --recogniser previous)"
+            )
+        return RectifiedRecogniser(root, calibration=calibration, deck=deck)
     if kind == "rectified" and deck is not None:
-        raise ModelError("an enrolled deck (--deck) is read by the previous recogniser: use --recogniser previous")
-    if kind == "rectified" or (kind == "auto" and has_rectified and deck is None):
+        raise ModelError(
+            f"deck head '{deck.name}' was enrolled for the previous recogniser: use --recogniser previous (or enrol "
+            "the deck again, for the rectified reader: tabletop enrol DECK_DIR)"
+        )
+    if kind == "rectified" or (kind == "auto" and rectified_present(root) and deck is None):
         return RectifiedRecogniser(root, calibration=calibration)
     return Recogniser(root, deck=deck, calibration=calibration)

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
@@ -26,8 +27,12 @@ from vision.recognise.labels import BACK, NONE, READER_CLASSES
 from vision.recognise.models import ThresholdFile, models_dir
 from vision.recognise.recogniser import UNKNOWN, CardDetection, group_probs
 
+if TYPE_CHECKING:
+    from vision.recognise.enrol_rectified import RectifiedDeckHead
+
 CORNERS_FILE = "cards-corners.onnx"
 CORNER_READER_FILE = "cards-corner-reader.onnx"
+CORNER_READER_HEAD_FILE = "cards-corner-reader-head.npz"  # the reader's own two heads: every enrolment starts there
 RECTIFIED_THRESHOLDS_FILE = "cards-corners-thresholds.json"
 SAME_CARD = 0.18  # two corners are one card's when each lies this many card widths from where the other puts one
 WIDTH_RATIO = 1.35  # ...and their cards' widths agree within this ratio
@@ -112,7 +117,8 @@ def region_frames(quad: np.ndarray, region: tuple[float, float] = CORNER_INDEX) 
 
 
 class RectifiedRecogniser:
-    """Corner finder plus rectified reader plus grouping; optionally a table calibration."""
+    """Corner finder plus rectified reader plus grouping; optionally an enrolled deck's heads (`enrol_rectified`)
+    and a table calibration."""
 
     def __init__(
         self,
@@ -120,12 +126,22 @@ class RectifiedRecogniser:
         threads: int = 2,
         calibration: TableCalibration | None = None,
         thresholds: RectifiedThresholds | None = None,
+        deck: RectifiedDeckHead | None = None,
     ) -> None:
         root = models or models_dir()
         self.finder = CornerFinder(root / CORNERS_FILE, threads)
-        self.reader = CornerReader(root / CORNER_READER_FILE, threads)
+        self.reader = CornerReader(root / CORNER_READER_FILE, threads, deck)
         self.calibration = calibration
         self.thresholds = thresholds or RectifiedThresholds.load(root / RECTIFIED_THRESHOLDS_FILE)
+
+    @property
+    def deck(self) -> RectifiedDeckHead | None:
+        """The enrolled deck the reader reads with (None: the shipped heads); set it to change decks."""
+        return self.reader.deck
+
+    @deck.setter
+    def deck(self, head: RectifiedDeckHead | None) -> None:
+        self.reader.deck = head
 
     @property
     def classes(self) -> tuple[str, ...]:

@@ -1,6 +1,8 @@
-"""Reader training samples from a labelled scene: jittered index quads and index-sized quads holding none.
+"""Reader training samples from a labelled scene: for the previous reader, jittered index quads and index-sized
+quads holding none; for the rectified reader, which printed corners are seen well enough to teach, what each one
+shows, and the corner finder's typical errors to cut them with.
 
-Shared by the training-set builder and by enrolment, so a deck enrolled at home is taught with exactly the crops
+Shared by the training-set builders and by enrolment, so a deck enrolled at home is taught with exactly the crops
 the reader was trained on.
 """
 
@@ -10,7 +12,7 @@ from collections.abc import Iterator, Sequence
 
 import numpy as np
 
-from vision.recognise.labels import NONE
+from vision.recognise.labels import BACK, NONE, rank_suit
 
 
 def jittered_quad(
@@ -77,3 +79,46 @@ def index_samples(rng: np.random.Generator, meta: dict, negatives: float = 0.25)
     n_neg = int(rng.poisson(negatives * max(len(samples), 1)))
     samples += [(NONE, quad) for quad in negative_quads(rng, meta, n_neg)]
     return samples
+
+
+# ----- the rectified reader's corners ------------------------------------------------------------------------------
+
+CORNER_SEEN = 0.6  # a corner (and an index) this visible is taught; the labeller's rule
+INDEX_HIDDEN = 0.1  # an index at most this visible is gone, and its corner is taught as showing none
+
+
+def jitter(rng: np.random.Generator, p: np.ndarray, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The corner finder's typical errors: a few percent of the card's width in place, scale and angle."""
+    width = float(np.linalg.norm(a))
+    turn = np.deg2rad(rng.normal(0, 3))
+    rot = np.array([[np.cos(turn), -np.sin(turn)], [np.sin(turn), np.cos(turn)]])
+    zoom = float(np.exp(rng.normal(0, 0.08)))
+    return p + rng.normal(0, 0.03, 2) * width, (a @ rot.T) * zoom, (b @ rot.T) * zoom
+
+
+def seen_corners(
+    face_up: bool, corner_visible: Sequence[float], index_visible: Sequence[float], index_corners: Sequence[int]
+) -> list[tuple[int, bool]]:
+    """(printed corner 0..3, whether it shows an index) for every corner of a card seen well enough to teach.
+    `index_visible` is how much of the top-left index and of its half-turn twin shows; the other two corners'
+    indices (four-index decks) are as visible as their corners. An index partly hidden (10-60%) is left out, taught
+    neither as read nor as none, since either answer would teach the reader a guess."""
+    out = []
+    for k in range(4):
+        if corner_visible[k] < CORNER_SEEN:
+            continue
+        shown = index_visible[k // 2] if k in (0, 2) else corner_visible[k]
+        has_index = bool(face_up) and k in index_corners
+        if has_index and shown < CORNER_SEEN:
+            if shown > INDEX_HIDDEN:
+                continue
+            has_index = False
+        out.append((k, has_index))
+    return out
+
+
+def corner_label(code: str, has_index: bool) -> tuple[str, str]:
+    """(rank class, suit or '') a corner crop is taught: none where no index is printed or the side is a back."""
+    if not has_index or code.startswith(BACK):
+        return NONE, ""
+    return rank_suit(code)

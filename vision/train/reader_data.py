@@ -30,11 +30,11 @@ import numpy as np
 from tqdm import tqdm
 
 from vision.recognise.corners import corner_crop, printed_corner
-from vision.recognise.labels import RANK_CLASSES, SUIT_CLASSES, rank_suit
+from vision.recognise.labels import RANK_CLASSES, SUIT_CLASSES
+from vision.recognise.samples import corner_label, jitter, seen_corners
 from vision.synth.deckdir import Deck, load_decks
 from vision.train.corner_data import SceneGeometry, decks_of_split, stored_scenes
 
-NONE_RANK = RANK_CLASSES.index("none")
 NO_SUIT = -1  # the suit head is not taught on jokers and crops with no index
 _WORKER: dict[str, object] = {}
 
@@ -64,9 +64,7 @@ class CropSet:
 
 def label_of(code: str, has_index: bool) -> tuple[int, int]:
     """(rank, suit) class numbers of a crop: none where no index is printed or the side is a back."""
-    if not has_index or code.startswith("BACK"):
-        return NONE_RANK, NO_SUIT
-    rank, suit = rank_suit(code)
+    rank, suit = corner_label(code, has_index)
     return RANK_CLASSES.index(rank), (SUIT_CLASSES.index(suit) if suit else NO_SUIT)
 
 
@@ -182,15 +180,6 @@ def degrade(rng: np.random.Generator, image: np.ndarray, width: float) -> np.nda
     return out
 
 
-def jitter(rng: np.random.Generator, p: np.ndarray, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, ...]:
-    """The corner finder's typical errors: a few percent of the card's width in place, scale and angle."""
-    width = float(np.linalg.norm(a))
-    turn = np.deg2rad(rng.normal(0, 3))
-    rot = np.array([[np.cos(turn), -np.sin(turn)], [np.sin(turn), np.cos(turn)]])
-    zoom = float(np.exp(rng.normal(0, 0.08)))
-    return p + rng.normal(0, 0.03, 2) * width, (a @ rot.T) * zoom, (b @ rot.T) * zoom
-
-
 # ------------------------------------------------------------------------------------------------------ scenes
 
 
@@ -204,17 +193,9 @@ def scene_crops(stem: Path, rng: np.random.Generator, deck_paths: Mapping[str, P
         return []
     out = []
     for n in range(len(g.codes)):
-        for k in range(4):
-            if g.corner_visible[n, k] < 0.6:
-                continue
-            if g.face_up[n] and four is None:
-                continue  # the scene does not say whether its deck prints an index here
-            shown = g.index_visible[n, k // 2] if k in (0, 2) else g.corner_visible[n, k]
-            has_index = bool(g.face_up[n]) and k in (four or (0, 2))
-            if has_index and shown < 0.6:
-                if shown > 0.1:
-                    continue
-                has_index = False
+        if g.face_up[n] and four is None:
+            continue  # the scene does not say whether its deck prints an index here
+        for k, has_index in seen_corners(bool(g.face_up[n]), g.corner_visible[n], g.index_visible[n], four or (0, 2)):
             p, a, b = jitter(rng, *printed_corner(g.quads[n], k))
             rank, suit = label_of(str(g.codes[n]) if g.face_up[n] else "BACK", has_index)
             out.append((corner_crop(image, p, a, b), rank, suit, "scene"))

@@ -1,0 +1,195 @@
+"""`tabletop detect` and `tabletop enrol`: the card recogniser on pictures, and teaching it a player's deck.
+
+The parser sits beside the code it calls (`add_card_commands`); `cli.py` only assembles the command groups. As
+everywhere in the CLI, the vision packages are imported inside the commands, so `tabletop --help` stays instant.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from companion_ui.cli_base import CliError
+
+RECOGNISERS = ("auto", "rectified", "previous")
+Progress = Callable[[int, int], None]
+
+
+def make_recogniser(args: argparse.Namespace) -> Any:
+    """The recogniser `--recogniser`, `--deck` (whose kind picks it) and `--calibration` ask for."""
+    from vision.recognise.calibration import CalibrationError, load_calibration
+    from vision.recognise.enrol import EnrolError
+    from vision.recognise.enrol_rectified import load_deck_head
+    from vision.recognise.load import load_recogniser
+    from vision.recognise.models import ModelError
+
+    try:
+        calibration = load_calibration(args.calibration) if args.calibration else None
+        deck = load_deck_head(args.deck) if args.deck else None
+        models = Path(args.models) if args.models else None
+        return load_recogniser(models, getattr(args, "recogniser", "auto"), deck, calibration)
+    except (CalibrationError, EnrolError, ModelError) as err:
+        raise CliError(str(err)) from err
+
+
+def cmd_detect(args: argparse.Namespace) -> int:
+    import cv2
+
+    from vision.recognise.detect import annotate, annotation_path, detect_files, expand_paths, format_text
+
+    paths = expand_paths(args.images)
+    if not paths:
+        raise CliError(f"no pictures found in {', '.join(args.images)}")
+    recogniser = make_recogniser(args)
+    results, failed = [], 0
+    for result, image in detect_files(paths, recogniser):
+        if result.error is not None:
+            failed += 1
+            print(f"tabletop detect: {result.error}", file=sys.stderr)
+        elif args.annotate and image is not None:
+            target = annotation_path(Path(args.annotate), result.path, len(paths) > 1)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            cv2.imwrite(str(target), annotate(image, result.detections))
+        if args.json:
+            results.append(result.to_json())
+        elif result.error is None:
+            print(format_text(result))
+    if args.json:
+        print(json.dumps(results, indent=1))
+    return 1 if failed else 0
+
+
+def layout_to_deck(args: argparse.Namespace, models: Path) -> Path:
+    """The deck directory read from photographs of the laid-out deck (`vision.recognise.layout`)."""
+    from vision.recognise.detect import read_image
+    from vision.recognise.finder import Finder
+    from vision.recognise.layout import LayoutError, layout_deck
+    from vision.recognise.models import FINDER_FILE, ModelError
+
+    photos = []
+    for path in args.layout:
+        try:
+            photos.append((path, read_image(Path(path))))
+        except ValueError as err:
+            raise CliError(f"{path}: {err}") from err
+    name = args.name or "my-deck"
+    target = Path(args.deck_out) if args.deck_out else Path("out/enrolled") / name
+    try:
+        result = layout_deck(photos, Finder(models / FINDER_FILE), target, name)
+    except (LayoutError, ModelError) as err:
+        raise CliError(str(err)) from err
+    print(f"Read {len(result.codes)} cards from {result.photos} photographs into {result.deck_dir}")
+    return result.deck_dir
+
+
+def cmd_enrol(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    from vision.recognise.enrol import EnrolError
+    from vision.recognise.load import rectified_present
+    from vision.recognise.models import ModelError, models_dir
+    from vision.synth.deckdir import DeckError
+
+    if args.scenes < 1:
+        raise CliError(f"--scenes must be at least 1, got {args.scenes}")
+    if bool(args.deck_dir) == bool(args.layout):
+        raise CliError("give a deck directory, or --layout with photographs of the laid-out deck (not both)")
+    root = Path(args.models) if args.models else models_dir()
+    kind = args.recogniser
+    if kind == "auto":
+        kind = "rectified" if rectified_present(root) else "previous"
+    deck_dir = Path(args.deck_dir) if args.deck_dir else layout_to_deck(args, root)
+    out = Path(args.out) if args.out else deck_dir.with_suffix(".deck.npz")
+    enrol_deck = enrol_for_rectified if kind == "rectified" else enrol_for_previous
+    bar = tqdm(total=args.scenes, desc="enrol", unit="scene")
+    try:
+        result, crops, note = enrol_deck(deck_dir, root, args.scenes, lambda i, n: bar.update(i - bar.n))
+    except (EnrolError, ModelError, DeckError, FileNotFoundError) as err:
+        raise CliError(str(err)) from err
+    finally:
+        bar.close()
+    result.head.save(out)
+    refitted = any(pull is not None for pull in result.pulls.values())
+    gain = (
+        f"reads held-out scenes' {crops} {100 * result.held_out_before:.1f}% -> {100 * result.held_out_after:.1f}% "
+        "right"
+        if refitted
+        else f"no refit read held-out scenes better than the shipped reader ({100 * result.held_out_before:.1f}%), "
+        "so the deck file keeps its reading"
+    )
+    print(
+        f"Enrolled {deck_dir} for the {kind} recogniser: {result.crops} {crops}{note} from {result.scenes} scenes "
+        f"in {result.seconds:.0f} s; {gain}. Use it with: tabletop detect --deck {out} ..."
+    )
+    return 0
+
+
+def enrol_for_previous(deck_dir: Path, root: Path, scenes: int, progress: Progress) -> tuple[Any, str, str]:
+    """The previous reader's enrolment (its 54-way last layer), what its crops are, and nothing to add."""
+    from vision.recognise.enrol import enrol, load_head
+    from vision.recognise.models import READER_FILE, READER_HEAD_FILE
+    from vision.recognise.reader import Reader
+
+    reader = Reader(root / READER_FILE)
+    return enrol(deck_dir, reader, load_head(root / READER_HEAD_FILE), scenes, progress=progress), "index crops", ""
+
+
+def enrol_for_rectified(deck_dir: Path, root: Path, scenes: int, progress: Progress) -> tuple[Any, str, str]:
+    """The rectified reader's enrolment (rank and suit heads), what its crops are, and the index corners found."""
+    from vision.recognise.corner_reader import CornerReader
+    from vision.recognise.enrol_rectified import corner_names, enrol_rectified, load_shipped_heads
+    from vision.recognise.rectified import CORNER_READER_FILE, CORNER_READER_HEAD_FILE
+
+    reader = CornerReader(root / CORNER_READER_FILE)
+    base = load_shipped_heads(root / CORNER_READER_HEAD_FILE)
+    result = enrol_rectified(deck_dir, reader, base, scenes, progress=progress)
+    corners = corner_names(result.head.index_corners)
+    return result, "corner crops", f" ({result.index_crops} showing an index; index corners: {corners})"
+
+
+def add_card_commands(sub: Any) -> None:
+    """The detect and enrol subcommands, on the CLI's subparsers."""
+    p = sub.add_parser("detect", help="find and read the playing cards in pictures (JSON with --json)")
+    p.add_argument("images", nargs="+", help="picture files or folders of pictures")
+    p.add_argument("--json", action="store_true", help="one JSON object per picture, as a list")
+    p.add_argument("--annotate", metavar="OUT", help="write each picture with its cards drawn (a file, or a folder)")
+    p.add_argument("--calibration", metavar="FILE", help="table calibration JSON: adds each card's table position")
+    p.add_argument(
+        "--deck", metavar="FILE", help="an enrolled deck's head (from tabletop enrol): read by the recogniser it fits"
+    )
+    models_and_recogniser(
+        p,
+        "rectified: corner finder and upright reader (the default when its models are present, or when --deck was "
+        "enrolled for it); previous: finder boxes and 64 px reader (the default for a --deck enrolled for it)",
+    )
+    p.set_defaults(func=cmd_detect)
+
+    p = sub.add_parser("enrol", help="teach the card reader a deck it reads poorly, from a deck directory")
+    p.add_argument("deck_dir", nargs="?", help="deck directory: one picture per card (AS.png ... KC.png, BACK.png)")
+    p.add_argument(
+        "--layout",
+        nargs="+",
+        metavar="PHOTO",
+        help="photographs of the deck laid out face up in "
+        "order (AS..KS, AH..KH, AD..KD, AC..KC, joker, then one card face down), none overlapping",
+    )
+    p.add_argument("--name", help="--layout: the deck's name (default my-deck)")
+    p.add_argument("--deck-out", metavar="DIR", help="--layout: where to write the deck directory (out/enrolled/NAME)")
+    p.add_argument("--scenes", type=int, default=200, help="synthetic scenes of the deck to learn from (default 200)")
+    p.add_argument("--out", metavar="FILE", help="where to write the deck head (default: DECK_DIR.deck.npz)")
+    models_and_recogniser(
+        p,
+        "whose reader to enrol the deck for: rectified (the default when its models are present) or previous; "
+        "detect --deck then picks that recogniser",
+    )
+    p.set_defaults(func=cmd_enrol)
+
+
+def models_and_recogniser(p: argparse.ArgumentParser, recogniser_help: str) -> None:
+    """--models and --recogniser, which detect and enrol share (with what --recogniser means to each)."""
+    p.add_argument("--models", metavar="DIR", help="folder with the ONNX models (default: models/)")
+    p.add_argument("--recogniser", choices=RECOGNISERS, default="auto", help=recogniser_help)
