@@ -66,8 +66,11 @@ def baseline_cpu(clip: Path) -> dict[str, float]:
     return {"wall_s": round(wall, 2), "cpu_share": round((_cpu_seconds(me) - c0) / wall, 3)}
 
 
-def realtime_run(clip: Path, truth: list[dict[str, Any]], recognise: Callable | None = None) -> dict[str, Any]:
-    """Run 1 on one recording (`recognise`: the reader of cards; default the shipped recogniser)."""
+def realtime_run(
+    clip: Path, truth: list[dict[str, Any]], recognise: Callable | None = None, recogniser: str | None = None
+) -> dict[str, Any]:
+    """Run 1 on one recording (`recognise`: the reader of cards; default the tracker's recogniser, or the one
+    `recogniser` names)."""
     me = psutil.Process()
     speaker = Speaker(play=True, pace=True, notice=lambda _: None)
     calls: list[float] = []
@@ -100,7 +103,12 @@ def realtime_run(clip: Path, truth: list[dict[str, Any]], recognise: Callable | 
     speaker.wait_idle(30)
     ended = threading.Event()
     source = FrameSource(video=clip, realtime=True, notice=lambda _: None)
-    live = LiveLoop(source, session, recognise, on_end=ended.set)
+    read_regions = None
+    if recognise is None and recogniser is not None:
+        from tracker.replay import make_recognise
+
+        recognise, read_regions = make_recognise(kind=recogniser)
+    live = LiveLoop(source, session, recognise, read_regions, on_end=ended.set)
     c0, t0 = _cpu_seconds(me), time.monotonic()
     live.start()
     ended.wait(timeout=600)
@@ -229,7 +237,9 @@ def recordings(folder: Path) -> list[Path]:
     return found
 
 
-def more_latency(games: list[Path], progress: bool, perfect_vision: bool = False) -> dict[str, Any]:
+def more_latency(
+    games: list[Path], progress: bool, perfect_vision: bool = False, recogniser: str | None = None
+) -> dict[str, Any]:
     """Run 1 again on each rendered game, in real time: the same latency on more moves and other decks.
     `perfect_vision`: cards read from the renderer's truth instead of by the recogniser, which separates what the
     companion itself costs from what vision's misreads cost (the tracker benchmark's perfect reader)."""
@@ -240,13 +250,13 @@ def more_latency(games: list[Path], progress: bool, perfect_vision: bool = False
     rows = []
     for game in tqdm(games, unit="game", disable=not progress):
         reader = truth_reader(game) if perfect_vision else None
-        live = realtime_run(game / "video.mp4", json.loads((game / "actions.json").read_text()), reader)
+        live = realtime_run(game / "video.mp4", json.loads((game / "actions.json").read_text()), reader, recogniser)
         rows.append({"game": game.name, **live})
     told = [m for r in rows for m in r["moves"]]
     latencies = [m["latency_s"] for m in told if m["latency_s"] is not None]
     return {
         "data": str(games[0].parent) if games else "",
-        "vision": "perfect (the renderer's truth)" if perfect_vision else "the shipped recogniser",
+        "vision": "perfect (the renderer's truth)" if perfect_vision else f"the {recogniser or 'tracker'}'s recogniser",
         "games": rows,
         "moves_true": sum(r["moves_true"] for r in rows),
         "moves_matched": len(latencies),
@@ -263,16 +273,22 @@ def more_latency(games: list[Path], progress: bool, perfect_vision: bool = False
 
 
 def run_bench(
-    hours: float = 1.0, progress: bool = True, videos: Path | None = None, perfect_vision: bool = False
+    hours: float = 1.0,
+    progress: bool = True,
+    videos: Path | None = None,
+    perfect_vision: bool = False,
+    recogniser: str | None = None,
 ) -> dict[str, Any]:
+    """The demo recording in real time, the --videos games too, then memory over `hours` of play; `recogniser`
+    names the card recogniser the tracker reads with (default the tracker's own)."""
     clip = demo_clip()
     truth = json.loads((clip.parent / "actions.json").read_text())
     games = recordings(videos) if videos is not None else []  # a wrong folder is said before the long runs
     from tqdm import tqdm
 
     base = baseline_cpu(clip)
-    live = realtime_run(clip, truth)
-    more = more_latency(games, progress, perfect_vision) if games else {}
+    live = realtime_run(clip, truth, recogniser=recogniser)
+    more = more_latency(games, progress, perfect_vision, recogniser) if games else {}
     bar = tqdm(total=round(hours * 60), unit="min of play", disable=not progress)
 
     def tick(done_h: float, _total: float) -> None:
@@ -281,7 +297,8 @@ def run_bench(
 
     memory = memory_run(clip, hours, tick) if hours > 0 else {}
     bar.close()
-    return {"data": str(clip), "baseline": base, "live": live, "memory": memory, "more": more}
+    used = "perfect vision" if perfect_vision else recogniser or "the tracker's own"
+    return {"data": str(clip), "recogniser": used, "baseline": base, "live": live, "memory": memory, "more": more}
 
 
 def _seconds(value: float | None) -> str:
@@ -291,7 +308,8 @@ def _seconds(value: float | None) -> str:
 def format_summary(result: dict[str, Any]) -> str:
     live, base, mem = result["live"], result["baseline"], result["memory"]
     lines = [
-        f"Companion on {result['data']} (Loot the Loop, {live['moves_true']} moves, 30 fps):",
+        f"Companion on {result['data']} (Loot the Loop, {live['moves_true']} moves, 30 fps, cards read by "
+        f"{result.get('recogniser', 'the tracker')}):",
         f"  latency, move settled -> its announcement starts: median {live['latency_median_s']} s, "
         f"max {live['latency_max_s']} s over {live['moves_matched']} moves read right "
         f"(tracker alone: median {live['tracker_median_s']} s)",

@@ -250,6 +250,7 @@ def _write_bench(args: argparse.Namespace, result: object, name: str) -> int:
 
 def bench_tracker(args: argparse.Namespace) -> int:
     from tracker.bench import format_summary, run_bench
+    from tracker.replay import TRACKER_RECOGNISER
     from vision.recognise.models import ModelError
 
     games = 20 if args.games is None else args.games
@@ -257,7 +258,14 @@ def bench_tracker(args: argparse.Namespace) -> int:
         raise CliError(f"--games must be at least 1, got {games}")
     try:
         videos = Path(args.videos or "out/tracker_bench")
-        result = run_bench(videos, Path(args.decks), games, not args.quiet, render=not args.no_render)
+        result = run_bench(
+            videos,
+            Path(args.decks),
+            games,
+            not args.quiet,
+            render=not args.no_render,
+            recogniser=args.recogniser or TRACKER_RECOGNISER,
+        )
     except (ModelError, FileNotFoundError, ValueError) as err:
         raise CliError(str(err)) from err
     print(format_summary(result["summary"]))
@@ -271,7 +279,13 @@ def bench_companion(args: argparse.Namespace) -> int:
         raise CliError(f"--hours must be 0 or more, got {args.hours}")
     videos = Path(args.videos) if args.videos else None
     try:
-        result = run_bench(args.hours, progress=not args.quiet, videos=videos, perfect_vision=args.perfect_vision)
+        result = run_bench(
+            args.hours,
+            progress=not args.quiet,
+            videos=videos,
+            perfect_vision=args.perfect_vision,
+            recogniser=args.recogniser,
+        )
     except FileNotFoundError as err:
         raise CliError(str(err)) from err
     print(format_summary(result))
@@ -721,6 +735,11 @@ def build_parser() -> argparse.ArgumentParser:
         "latency on the games in this folder too",
     )
     p.add_argument("--no-render", action="store_true", help="tracker: measure only the games already rendered")
+    p.add_argument(
+        "--recogniser",
+        choices=("rectified", "previous"),
+        help="tracker, companion: the card recogniser the tracker reads with (default: the tracker's own)",
+    )
     p.add_argument(
         "--perfect-vision",
         action="store_true",

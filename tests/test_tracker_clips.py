@@ -56,6 +56,18 @@ def test_replay_decodes_the_moves_ignores_the_hand_and_flags_the_forbidden_move(
     assert sum(a == b for a, b in zip(decoded[1:], [a["action"] for a in actions[1:-2]], strict=False)) >= 2
 
 
+def test_replay_reads_with_the_rectified_recogniser_when_asked(clip):
+    out, actions, _ = clip
+    result = replay(out / "video.mp4", recogniser="rectified")
+    hand = actions[-2]
+    window = range(hand["start_frame"], actions[-1]["start_frame"])
+    state = result.state
+    during_hand = [step for step, frame in zip(state["steps"], state["step_frames"], strict=True) if frame in window]
+    assert all(step == [] for step in during_hand)
+    decoded = list(state["actions"])
+    assert sum(a == b for a, b in zip(decoded[1:], [a["action"] for a in actions[1:-2]], strict=False)) >= 1
+
+
 def test_replay_json_contract(clip, capsys):
     out, _, _ = clip
     assert main(["replay", str(out / "video.mp4"), "--json", "--quiet"]) == 0

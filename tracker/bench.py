@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from tracker.decoder import TrackerEvent
-from tracker.replay import ReplayResult, replay
+from tracker.replay import TRACKER_RECOGNISER, ReplayResult, replay
 from tracker.sightings import BACK, BACK_SURE, Sighting
 from vision.synth.video import STATES_FILE
 
@@ -169,12 +169,14 @@ def truth_reader(folder: Path) -> Callable[[np.ndarray, int], list[Sighting]]:
     return read
 
 
-def evaluate(folder: Path, recognise: Any = None, truth: bool = True) -> dict[str, Any]:
+def evaluate(
+    folder: Path, recognise: Any = None, truth: bool = True, recogniser: str = TRACKER_RECOGNISER
+) -> dict[str, Any]:
     """One rendered game: the decoder and the baseline on the recogniser's readings (one pass, so the speed is
     the product's), and, with `truth`, the decoder again on the perfect reader's."""
     meta = json.loads((folder / "meta.json").read_text())
     actions = json.loads((folder / "actions.json").read_text())
-    result = replay(folder / "video.mp4", meta["game"], recognise, baseline=True)
+    result = replay(folder / "video.mp4", meta["game"], recognise, baseline=True, recogniser=recogniser)
     out: dict[str, Any] = {"game": folder.name, "frames": result.frames, "duration_s": meta["duration_s"]}
     runs = [
         ("decoder", result, result.events, result.state),
@@ -228,7 +230,12 @@ def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def run_bench(
-    root: str | Path, decks: str | Path, games: int = 20, progress: bool = True, render: bool = True
+    root: str | Path,
+    decks: str | Path,
+    games: int = 20,
+    progress: bool = True,
+    render: bool = True,
+    recogniser: str = TRACKER_RECOGNISER,
 ) -> dict[str, Any]:
     """Render what is missing (unless `render` is off: then only the games already rendered are measured), then
     replay every game with the decoder and the baseline."""
@@ -244,7 +251,7 @@ def run_bench(
         if not render and not (root / game.name / "meta.json").is_file():
             continue
         folder = ensure_video(game, root, decks, progress)
-        rows.append(evaluate(folder))
+        rows.append(evaluate(folder, recogniser=recogniser))
         if progress:
             r = rows[-1]
             perfect = r.get("perfect_vision")
@@ -255,7 +262,11 @@ def run_bench(
                 f"{r['decoder']['true_score']}, speed x{r['speed']['realtime_factor']}",
                 flush=True,
             )
-    return {"rows": rows, "summary": summary(rows) if rows else {}}
+    return {
+        "recogniser": recogniser,
+        "rows": rows,
+        "summary": {**summary(rows), "recogniser": recogniser} if rows else {},
+    }
 
 
 def format_summary(summary: dict[str, Any]) -> str:
@@ -263,6 +274,7 @@ def format_summary(summary: dict[str, Any]) -> str:
         return "No games evaluated."
     rows = [
         f"Tracker bench: {summary['games']} Loot the Loop games (test-family decks), decoder vs frame-wise baseline"
+        + (f", the {summary['recogniser']} card recogniser" if "recogniser" in summary else "")
     ]
     names = [n for n in RUNS if n in summary]
     heads = {"decoder": "decoder", "baseline": "baseline", "perfect_vision": "perfect vision"}

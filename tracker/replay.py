@@ -80,11 +80,12 @@ class ReplayResult:
 TRACKER_RECOGNISER = "previous"
 
 
-def make_recognise(models: Path | None = None) -> tuple[Callable, Callable]:
-    """The recogniser as the tracker calls it: whole frames, and index regions the decoder asks about."""
+def make_recognise(models: Path | None = None, kind: str = TRACKER_RECOGNISER) -> tuple[Callable, Callable]:
+    """The recogniser as the tracker calls it: whole frames, and index regions the decoder asks about. `kind` is
+    load_recogniser's (the benches measure the tracker with either design)."""
     from vision.recognise.load import load_recogniser
 
-    recogniser = load_recogniser(models, TRACKER_RECOGNISER)
+    recogniser = load_recogniser(models, kind)
 
     def recognise(frame: Any, index: int) -> list[Sighting]:
         return from_detections(recogniser.recognise(frame))
@@ -99,6 +100,7 @@ def replay(
     baseline: bool = False,
     config: TrackerConfig | None = None,
     progress: bool = False,
+    recogniser: str = TRACKER_RECOGNISER,
 ) -> ReplayResult:
     if game not in DECODERS:
         raise ValueError(f"no tracker for '{game}' yet: replay supports {', '.join(DECODERS)}")
@@ -114,7 +116,7 @@ def replay(
     fps = video_fps(path)
     read_regions = None
     if recognise is None:
-        recognise, read_regions = make_recognise()
+        recognise, read_regions = make_recognise(kind=recogniser)
     tracker = Tracker(recognise, channels, fps, config, read_regions)
     result = ReplayResult([], {}, fps=fps)
     started = time.perf_counter()
