@@ -113,13 +113,12 @@ def cmd_enrol(args: argparse.Namespace) -> int:
     finally:
         bar.close()
     result.head.save(out)
-    refitted = any(pull is not None for pull in result.pulls.values())
+    before, after = 100 * result.held_out_before, 100 * result.held_out_after
     gain = (
-        f"reads held-out scenes' {crops} {100 * result.held_out_before:.1f}% -> {100 * result.held_out_after:.1f}% "
-        "right"
-        if refitted
-        else f"no refit read held-out scenes better than the shipped reader ({100 * result.held_out_before:.1f}%), "
-        "so the deck file keeps its reading"
+        f"reads held-out scenes' {result.held_out_what} {before:.1f}% -> {after:.1f}% right"
+        if result.adopted
+        else f"{result.tried} read held-out scenes no better than the shipped reader ({before:.1f}% of their "
+        f"{result.held_out_what}), so the deck file keeps its reading"
     )
     print(
         f"Enrolled {deck_dir} for the {kind} recogniser: {result.crops} {crops}{note} from {result.scenes} scenes "
@@ -129,26 +128,27 @@ def cmd_enrol(args: argparse.Namespace) -> int:
 
 
 def enrol_for_previous(deck_dir: Path, root: Path, scenes: int, progress: Progress) -> tuple[Any, str, str]:
-    """The previous reader's enrolment (its 54-way last layer), what its crops are, and nothing to add."""
+    """The previous reader's enrolment (its 54-way last layer refitted), what its crops are, and nothing to add."""
     from vision.recognise.enrol import enrol, load_head
     from vision.recognise.models import READER_FILE, READER_HEAD_FILE
     from vision.recognise.reader import Reader
 
     reader = Reader(root / READER_FILE)
-    return enrol(deck_dir, reader, load_head(root / READER_HEAD_FILE), scenes, progress=progress), "index crops", ""
+    result = enrol(deck_dir, reader, load_head(root / READER_HEAD_FILE), scenes, progress=progress)
+    return result, "index crops", ""
 
 
 def enrol_for_rectified(deck_dir: Path, root: Path, scenes: int, progress: Progress) -> tuple[Any, str, str]:
-    """The rectified reader's enrolment (rank and suit heads), what its crops are, and the index corners found."""
+    """The rectified reader's enrolment (the deck's pictures matched), what its crops are, and the index corners
+    found."""
     from vision.recognise.corner_reader import CornerReader
-    from vision.recognise.enrol_rectified import corner_names, enrol_rectified, load_shipped_heads
-    from vision.recognise.rectified import CORNER_READER_FILE, CORNER_READER_HEAD_FILE
+    from vision.recognise.enrol_rectified import corner_names, enrol_rectified
+    from vision.recognise.rectified import CORNER_READER_FILE
 
-    reader = CornerReader(root / CORNER_READER_FILE)
-    base = load_shipped_heads(root / CORNER_READER_HEAD_FILE)
-    result = enrol_rectified(deck_dir, reader, base, scenes, progress=progress)
+    result = enrol_rectified(deck_dir, CornerReader(root / CORNER_READER_FILE), scenes, progress=progress)
     corners = corner_names(result.head.index_corners)
-    return result, "corner crops", f" ({result.index_crops} showing an index; index corners: {corners})"
+    note = f" ({result.index_crops} showing an index; index corners: {corners})"
+    return result, "corner crops", note
 
 
 def add_card_commands(sub: Any) -> None:
@@ -168,7 +168,7 @@ def add_card_commands(sub: Any) -> None:
     )
     p.set_defaults(func=cmd_detect)
 
-    p = sub.add_parser("enrol", help="teach the card reader a deck it reads poorly, from a deck directory")
+    p = sub.add_parser("enrol", help="teach the card reader your deck, from a deck directory")
     p.add_argument("deck_dir", nargs="?", help="deck directory: one picture per card (AS.png ... KC.png, BACK.png)")
     p.add_argument(
         "--layout",

@@ -374,8 +374,8 @@ def test_the_bench_scores_an_enrolment_with_the_deck_head_in_use_only_after_and_
 
     head = SimpleNamespace(index_corners=(0, 2))
     enrolled = SimpleNamespace(
-        head=head, scenes=5, crops=40, seconds=1.0, pulls={"rank": 0.01, "suit": None}, held_out_before=0.5,
-        held_out_after=0.75,
+        head=head, scenes=5, crops=40, seconds=1.0, chosen={"matcher weight": 20.0, "temperature": None},
+        held_out_what="corner crops showing an index", held_out_before=0.5, held_out_after=0.75,
     )  # fmt: skip
     stub = Stub()
     report = bench_enrolment(stub, Path("decks/mine"), [scene], lambda deck_dir: enrolled)
@@ -383,5 +383,6 @@ def test_the_bench_scores_an_enrolment_with_the_deck_head_in_use_only_after_and_
     assert report["deck"] == "mine" and report["eval_scenes"] == 1 and report["index_corners"] == [0, 2]
     text = "\n".join(enrolment_lines(report, "rectified recogniser", "corner crops"))
     assert "Enrolment of mine for the rectified recogniser" in text and "index corners [0, 2]" in text
-    assert "corner crops of the held-out enrolment scenes read right: 50.00% -> 75.00% (rank pull 0.01)" in text
+    held_out = "corner crops showing an index of the held-out enrolment scenes read right: 50.00% -> 75.00%"
+    assert f"{held_out} (matcher weight 20)" in text
     assert enrolment_lines(None, "previous recogniser", "index crops") == []

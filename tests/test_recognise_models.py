@@ -281,53 +281,86 @@ def corner_reader():
     return CornerReader(models_dir() / CORNER_READER_FILE)
 
 
-@pytest.fixture(scope="module")
-def shipped_heads():
-    from vision.recognise.enrol_rectified import load_shipped_heads
-    from vision.recognise.models import models_dir
-    from vision.recognise.rectified import CORNER_READER_HEAD_FILE
-
-    return load_shipped_heads(models_dir() / CORNER_READER_HEAD_FILE)
-
-
-def test_the_held_out_deck_is_found_to_print_its_index_top_left_and_bottom_right(deck, corner_reader, shipped_heads):
+def test_the_held_out_deck_is_found_to_print_its_index_top_left_and_bottom_right(deck, corner_reader):
     """gnome-plastic prints an index in the top-left corner and its half-turn twin; the other two hold pips, court
     art or nothing (looked at, card by card). Enrolment reads that off the deck's own pictures."""
     from vision.recognise.enrol_rectified import deck_index_corners
 
-    assert deck_index_corners(deck, corner_reader, shipped_heads[0]) == (0, 2)
+    assert deck_index_corners(deck, corner_reader) == (0, 2)
 
 
-def test_a_deck_head_reads_the_graphs_features_and_a_stale_one_is_refused(deck, corner_reader, shipped_heads):
-    from vision.recognise.enrol import DeckHead, EnrolError
-    from vision.recognise.enrol_rectified import RectifiedDeckHead, file_sha256, flat_corners
-    from vision.recognise.labels import RANK_CLASSES, READER_CLASSES
+@pytest.fixture(scope="module")
+def deck_matcher(deck):
+    from vision.recognise.matcher import DeckMatcher, card_aspects, cut_templates
 
-    rank, suit = shipped_heads
-    crops = np.concatenate([flat_corners(deck.image(code)) for code in ("7H", "KS", "10D")])
-    stamp = file_sha256(corner_reader.path)
-    plain = corner_reader.read_crops(crops).probs
+    return DeckMatcher(*cut_templates({code: deck.image(code) for code in deck.codes}, (0, 2), card_aspects(deck.size)))
+
+
+def _on_grey(picture, margin):
+    """A card picture laid on a grey table `margin` pixels wide all round, and its outline there."""
+    from vision.recognise.matcher import FLAT_TABLE
+
+    h, w = picture.shape[:2]
+    alpha = picture[..., 3:4].astype(np.float32) / 255
+    table = np.full((h + 2 * margin, w + 2 * margin, 3), FLAT_TABLE, np.float32)
+    table[margin : margin + h, margin : margin + w] = picture[..., :3] * alpha + FLAT_TABLE * (1 - alpha)
+    quad = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32) + margin
+    return table.astype(np.uint8), quad
+
+
+# gnome-plastic's 108 index corners cut along corner frames jittered as the corner finder errs (samples.jitter: 3%
+# of the card's width in place, 8% in scale, 3 degrees), twice each: 210 of 216 read right when written (the misses:
+# turns of 6-8 degrees, 6D as 8D or 5D, clubs as spades, at the matcher's half resolution).
+MIN_JITTERED_RIGHT = 0.95
+
+
+def test_the_matcher_reads_the_decks_own_corners_right_even_where_the_corner_finder_errs(
+    deck, deck_matcher, corner_reader
+):
+    from vision.recognise.corners import corner_crop, printed_corner
+    from vision.recognise.labels import NONE, READER_CLASSES
+    from vision.recognise.matcher import cut_flat, label_of
+    from vision.recognise.samples import jitter
+
+    names, faces = np.array(READER_CLASSES), np.array(READER_CLASSES) != NONE
+    truth = [label_of(code) for code in deck.codes for _ in (0, 2)]
+    clean = np.stack([cut_flat(deck.image(code), k)[0] for code in deck.codes for k in (0, 2)])
+    scores = deck_matcher.scores(clean, corner_reader.read_crops(clean, enrolled=False).probs)
+    assert list(names[np.where(faces, scores, -9).argmax(axis=1)]) == truth
+    rng = np.random.default_rng(3)
+    jittered, labels = [], []
+    for _ in range(2):
+        for code in deck.codes:
+            table, quad = _on_grey(deck.image(code), 60)
+            for k in (0, 2):
+                jittered.append(corner_crop(table, *jitter(rng, *printed_corner(quad, k))))
+                labels.append(label_of(code))
+    crops = np.stack(jittered)
+    scores = deck_matcher.scores(crops, corner_reader.read_crops(crops, enrolled=False).probs)
+    right = np.mean(names[np.where(faces, scores, -9).argmax(axis=1)] == np.array(labels))
+    assert right >= MIN_JITTERED_RIGHT, f"{right:.3f} of {len(labels)} jittered corners read right"
+
+
+def test_a_stale_deck_head_is_refused(deck, deck_matcher, corner_reader):
+    from vision.recognise.enrol import EnrolError
+    from vision.recognise.enrol_rectified import RectifiedDeckHead, file_sha256
+
+    corner_reader.deck = RectifiedDeckHead("mine", deck_matcher, (0, 2), 20.0, 1.0, file_sha256(corner_reader.path))
     try:
-        corner_reader.deck = RectifiedDeckHead("shipped", rank, suit, (0, 2), stamp)
-        assert np.allclose(corner_reader.read_crops(crops).probs, plain, atol=1e-5)  # the same heads, by numpy
-        sevens = rank.bias.copy()
-        sevens[RANK_CLASSES.index("7")] += 100.0
-        hearts = suit.bias + 100.0 * (np.array(suit.classes) == "H")
-        to_sevens = DeckHead("r", rank.classes, rank.weight, sevens)
-        to_hearts = DeckHead("s", suit.classes, suit.weight, hearts)
-        corner_reader.deck = RectifiedDeckHead("sevens of hearts", to_sevens, to_hearts, (0, 2), stamp)
-        said = np.array(READER_CLASSES)[corner_reader.read_crops(crops).probs.argmax(axis=1)]
-        assert set(said) == {"7H"}
-        with pytest.raises(EnrolError, match="fitted for another corner reader"):
-            corner_reader.deck = RectifiedDeckHead("old", rank, suit, (0, 2), "0" * 64)
-        narrow = DeckHead("r", rank.classes, rank.weight[:, :16], rank.bias)
-        with pytest.raises(EnrolError, match="16 features"):
-            corner_reader.deck = RectifiedDeckHead("narrow", narrow, suit, (0, 2), stamp)
+        with pytest.raises(EnrolError, match="enrolled for another corner reader"):
+            corner_reader.deck = RectifiedDeckHead("old", deck_matcher, (0, 2), 20.0, 1.0, "0" * 64)
+        assert corner_reader.deck.name == "mine"
     finally:
         corner_reader.deck = None
 
 
-def test_a_rectified_enrolment_writes_a_head_that_detect_reads_with_the_rectified_recogniser(deck, tmp_path, capsys):
+# Enrolment's gain on the 87 index crops of 8 fresh scenes of the deck (another seed than enrolment's), from 20
+# enrolment scenes: 0.851 -> 0.908 when written (the shipped reader, then the deck's matcher weighed in: 5 crops).
+ENROL_SCENES = 20
+MIN_GAIN = 0.02
+
+
+def test_a_rectified_enrolment_writes_a_head_that_detect_reads_and_that_reads_the_deck_better(deck, tmp_path, capsys):
     from vision.recognise.enrol import enrolment_scenes
     from vision.recognise.enrol_rectified import (
         RectifiedDeckHead,
@@ -336,16 +369,17 @@ def test_a_rectified_enrolment_writes_a_head_that_detect_reads_with_the_rectifie
         scene_corner_crops,
         top1,
     )
+    from vision.recognise.labels import NONE
     from vision.recognise.load import load_recogniser
     from vision.recognise.rectified import RectifiedRecogniser
 
     head = tmp_path / "plastic.npz"
-    assert main(["enrol", str(deck.path), "--scenes", "6", "--out", str(head)]) == 0
+    assert main(["enrol", str(deck.path), "--scenes", str(ENROL_SCENES), "--out", str(head)]) == 0
     said = capsys.readouterr().out
-    assert "for the rectified recogniser" in said and "from 6 scenes" in said and "held-out" in said
+    assert "for the rectified recogniser" in said and f"from {ENROL_SCENES} scenes" in said and "held-out" in said
     assert "index corners: top-left, bottom-right" in said
     enrolled = load_deck_head(head)
-    assert isinstance(enrolled, RectifiedDeckHead) and enrolled.index_corners == (0, 2)
+    assert isinstance(enrolled, RectifiedDeckHead) and enrolled.index_corners == (0, 2) and enrolled.weight > 0
     picture = tmp_path / "row.png"
     cv2.imwrite(str(picture), _scene(deck, ROW, 3).image)
     assert main(["detect", str(picture), "--json", "--deck", str(head)]) == 0
@@ -353,29 +387,26 @@ def test_a_rectified_enrolment_writes_a_head_that_detect_reads_with_the_rectifie
     assert labels & {"AS", "10H", "QD", "7C", "KS", "2H"}
     recogniser = load_recogniser(deck=enrolled)
     assert isinstance(recogniser, RectifiedRecogniser) and recogniser.deck is enrolled
-    # fresh scenes of the deck (another seed than enrolment's), cut as enrolment cuts them: not read worse
+    # fresh scenes of the deck (another seed than enrolment's), cut as enrolment cuts them: their indices read better
     rows = []
-    for i, scene in enrolment_scenes(deck, 4, seed=77):
-        rows += scene_corner_crops(scene, np.random.default_rng([77, i]), enrolled.index_corners)
+    for i, scene in enrolment_scenes(deck, 8, seed=77):
+        rows += [r for r in scene_corner_crops(scene, np.random.default_rng([77, i]), (0, 2)) if r[1] != NONE]
     crops = np.stack([r[0] for r in rows])
     truth = reader_labels([r[1] for r in rows], [r[2] for r in rows])
-
     after = top1(recogniser.reader.read_crops(crops).probs, truth)
-    recogniser.deck = None
-    before = top1(recogniser.reader.read_crops(crops).probs, truth)
-    assert len(rows) > 50 and after >= before > 0.5, f"{before:.3f} -> {after:.3f} on {len(rows)} crops"
+    before = top1(recogniser.reader.read_crops(crops, enrolled=False).probs, truth)
+    assert len(rows) > 50 and after >= before + MIN_GAIN, f"{before:.3f} -> {after:.3f} on {len(rows)} index crops"
 
 
-def test_a_deck_head_for_the_other_recogniser_or_a_corrupt_one_is_a_clear_error(deck, tmp_path, capsys):
-    from vision.recognise.enrol_rectified import RectifiedDeckHead, file_sha256, load_shipped_heads
+def test_a_deck_head_for_the_other_recogniser_or_a_corrupt_one_is_a_clear_error(deck, deck_matcher, tmp_path, capsys):
+    from vision.recognise.enrol_rectified import RectifiedDeckHead, file_sha256
     from vision.recognise.models import models_dir
-    from vision.recognise.rectified import CORNER_READER_FILE, CORNER_READER_HEAD_FILE
+    from vision.recognise.rectified import CORNER_READER_FILE
 
     picture = tmp_path / "table.png"
     cv2.imwrite(str(picture), _scene(deck, ROW, 1).image)
-    rank, suit = load_shipped_heads(models_dir() / CORNER_READER_HEAD_FILE)
     stamp = file_sha256(models_dir() / CORNER_READER_FILE)
-    rectified = RectifiedDeckHead("mine", rank, suit, (0, 2), stamp).save(tmp_path / "mine.npz")
+    rectified = RectifiedDeckHead("mine", deck_matcher, (0, 2), 20.0, 1.0, stamp).save(tmp_path / "mine.npz")
     assert main(["detect", str(picture), "--recogniser", "previous", "--deck", str(rectified)]) == 2
     err = capsys.readouterr().err
     assert "mine.npz" in err and "use --recogniser rectified" in err
@@ -384,10 +415,10 @@ def test_a_deck_head_for_the_other_recogniser_or_a_corrupt_one_is_a_clear_error(
     assert main(["detect", str(picture), "--deck", str(corrupt)]) == 2
     err = capsys.readouterr().err
     assert "corrupt.npz: not a deck head file" in err and "Traceback" not in err
-    stale = RectifiedDeckHead("old", rank, suit, (0, 2), "0" * 64).save(tmp_path / "old.npz")
+    stale = RectifiedDeckHead("old", deck_matcher, (0, 2), 20.0, 1.0, "0" * 64).save(tmp_path / "old.npz")
     assert main(["detect", str(picture), "--deck", str(stale)]) == 2
     err = capsys.readouterr().err
-    assert "old.npz: fitted for another corner reader" in err and "enrol the deck again" in err
+    assert "old.npz: enrolled for another corner reader" in err and "enrol the deck again" in err
 
 
 def test_bench_scenes_rendered_in_one_process_are_of_the_decks_asked_for(deck, tmp_path):

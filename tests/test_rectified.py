@@ -289,7 +289,8 @@ def test_jitter_moves_a_corner_frame_by_a_few_percent_of_the_card():
 
 
 def test_flat_corners_cut_each_printed_corner_of_a_picture_upright():
-    from vision.recognise.enrol_rectified import FLAT_TABLE, flat_corners
+    from vision.recognise.enrol_rectified import flat_corners
+    from vision.recognise.matcher import FLAT_TABLE
 
     card = np.full((350, 250, 4), 255, np.uint8)
     card[12:60, 10:40, :3] = 0  # an index at the top left...
@@ -302,37 +303,89 @@ def test_flat_corners_cut_each_printed_corner_of_a_picture_upright():
     assert abs(int(crops[0, 0, 0, 0]) - FLAT_TABLE) < 30  # laid on grey, not on black
 
 
+def drawn_deck(codes: tuple[str, ...] = ("AS", "7H", "10D", "KC", "JOKER")) -> dict[str, np.ndarray]:
+    """Card pictures (BGRA, 250 x 350, transparent rounded corners) with each code drawn as its index over a suit
+    mark, top left and turned at the bottom right, and a different pip in the middle: a deck to match without any
+    rendering."""
+    import cv2
+
+    pictures = {}
+    for i, code in enumerate(codes):
+        card = np.full((350, 250, 4), 255, np.uint8)
+        colour = (0, 0, 200, 255) if code[-1] in "HD" else (0, 0, 0, 255)
+        cv2.putText(card, code[:2], (8, 45), cv2.FONT_HERSHEY_SIMPLEX, 1.2, colour, 3)
+        cv2.circle(card, (30, 80), 8 + 2 * (i % 3), colour, -1)
+        cv2.rectangle(card, (90, 120), (90 + 12 * i, 230), colour, -1)
+        card[175:] = card[:175][::-1, ::-1]  # the half-turn twin
+        card[:4, :4, 3] = card[:4, -4:, 3] = card[-4:, :4, 3] = card[-4:, -4:, 3] = 0
+        pictures[code] = card
+    return pictures
+
+
+def drawn_head(reader_file, weight: float = 20.0):
+    from vision.recognise.enrol_rectified import RectifiedDeckHead, file_sha256
+    from vision.recognise.matcher import DeckMatcher, cut_templates
+
+    matcher = DeckMatcher(*cut_templates(drawn_deck(), (0, 2), (None,)))
+    return RectifiedDeckHead("mine", matcher, (0, 2), weight, 1.5, file_sha256(reader_file))
+
+
+def test_the_matcher_reads_a_decks_own_corners_and_the_deck_head_weighs_it_against_the_reader(tmp_path):
+    from vision.recognise.matcher import cut_flat
+
+    reader = tmp_path / "reader.onnx"
+    reader.write_bytes(b"a graph")
+    head = drawn_head(reader)
+    pictures = drawn_deck()
+    crops = np.stack([cut_flat(pictures[code], k)[0] for code in pictures for k in (0, 2)])
+    truth = [("JOKER" if code == "JOKER" else code) for code in pictures for _ in (0, 2)]
+    unsure = np.full((len(crops), len(READER_CLASSES)), 0.5 / (len(READER_CLASSES) - 1), np.float32)
+    unsure[:, READER_CLASSES.index("AS")] = 0.5  # a reader that says AS to everything: aligned on the wrong card
+    scores = head.matcher.scores(crops, unsure)
+    assert scores.shape == (len(crops), len(READER_CLASSES)) and scores[:, READER_CLASSES.index(NONE)].max() == -1
+    faces = np.array(READER_CLASSES) != NONE
+    assert list(np.array(READER_CLASSES)[np.where(faces, scores, -9).argmax(axis=1)]) == truth
+    # a reader with no opinion follows the matcher
+    even = np.full_like(unsure, 1 / len(READER_CLASSES))
+    read = head.read(crops, even)
+    assert np.allclose(read.sum(axis=1), 1, atol=1e-5) and list(np.array(READER_CLASSES)[read.argmax(axis=1)]) == truth
+    assert np.allclose(read[:, READER_CLASSES.index(NONE)], even[:, READER_CLASSES.index(NONE)])
+    # "none" stays the reader's: a crop it is sure shows no index is left as it is
+    sure_none = np.full_like(unsure, 0.1 / (len(READER_CLASSES) - 1))
+    sure_none[:, READER_CLASSES.index(NONE)] = 0.9
+    assert np.allclose(head.read(crops, sure_none), sure_none)
+    # a head whose weight is 0 (the matcher read no better at enrolment) keeps the reader's reading
+    assert np.allclose(drawn_head(reader, weight=0.0).read(crops, unsure), unsure)
+
+
 def test_a_rectified_deck_head_round_trips_and_wrong_files_are_named(tmp_path):
     import json
 
     from vision.recognise.enrol import DeckHead, EnrolError, load_head
-    from vision.recognise.enrol_rectified import (
-        RectifiedDeckHead,
-        file_sha256,
-        load_deck_head,
-        load_rectified_head,
-        load_shipped_heads,
-    )
-    from vision.recognise.models import ModelError
+    from vision.recognise.enrol_rectified import RectifiedDeckHead, load_deck_head, load_rectified_head
 
-    rng = np.random.default_rng(0)
-    rank = DeckHead("shipped", RANK_CLASSES, rng.normal(size=(15, 8)).astype(np.float32), np.zeros(15, np.float32))
-    suit = DeckHead("shipped", SUIT_CLASSES, rng.normal(size=(4, 8)).astype(np.float32), np.zeros(4, np.float32))
     reader = tmp_path / "reader.onnx"
     reader.write_bytes(b"a graph")
-    head = RectifiedDeckHead("mine", rank, suit, (0, 2), file_sha256(reader))
+    head = drawn_head(reader)
     loaded = load_deck_head(head.save(tmp_path / "mine.npz"))
-    assert isinstance(loaded, RectifiedDeckHead) and loaded.index_corners == (0, 2) and loaded.features == 8
-    x = rng.normal(size=(5, 8)).astype(np.float32)
-    probs = loaded.probs(x)
-    assert probs.shape == (5, len(READER_CLASSES)) and np.allclose(probs.sum(axis=1), 1, atol=1e-5)
-    assert np.allclose(probs, head.probs(x))
-    loaded.check_fits(reader, 8)
-    with pytest.raises(EnrolError, match=r"mine\.npz: fitted for a reader with 8 features"):
-        loaded.check_fits(reader, 16)
+    assert isinstance(loaded, RectifiedDeckHead) and loaded.index_corners == (0, 2)
+    assert (loaded.weight, loaded.temperature, loaded.reader_sha256) == (20.0, 1.5, head.reader_sha256)
+    assert np.array_equal(loaded.matcher.templates, head.matcher.templates)
+    assert list(loaded.matcher.labels) == list(head.matcher.labels) and len(head.matcher.labels) == 10
+    assert np.array_equal(loaded.matcher.opaque, head.matcher.opaque)
+    crops = np.stack([cut_flat_index(code) for code in ("7H", "KC")])
+    probs = np.full((2, len(READER_CLASSES)), 1 / len(READER_CLASSES), np.float32)
+    assert np.allclose(loaded.read(crops, probs), head.read(crops, probs))
+    loaded.check_fits(reader)
     reader.write_bytes(b"a retrained graph")
-    with pytest.raises(EnrolError, match=r"mine\.npz: fitted for another corner reader"):
-        loaded.check_fits(reader, 8)
+    with pytest.raises(EnrolError, match=r"mine\.npz: enrolled for another corner reader.*enrol the deck again"):
+        loaded.check_fits(reader)
+    # a head enrolled before the matcher (refitted heads, no templates) asks to be enrolled again
+    heads = {"rank_weight": np.zeros((15, 8)), "rank_bias": np.zeros(15), "suit_weight": np.zeros((4, 8))}
+    meta = json.dumps({"kind": "rectified", "reader_sha256": "0" * 64})
+    np.savez(tmp_path / "before.npz", meta=meta, suit_bias=np.zeros(4), **heads)
+    with pytest.raises(EnrolError, match=r"before\.npz: enrolled by an earlier version.*enrol the deck again"):
+        load_deck_head(tmp_path / "before.npz")
     # each recogniser's head, given to the other's loader, names the option that reads it
     old = DeckHead("old", ("AS", NONE), np.ones((2, 8), np.float32), np.zeros(2, np.float32)).save(tmp_path / "o.npz")
     assert isinstance(load_deck_head(old), DeckHead)
@@ -341,16 +394,27 @@ def test_a_rectified_deck_head_round_trips_and_wrong_files_are_named(tmp_path):
     with pytest.raises(EnrolError, match=r"mine.npz: a deck head for the rectified recogniser.*--recogniser rectified"):
         load_head(tmp_path / "mine.npz")
     # damaged files say what they lack
-    np.savez(tmp_path / "half.npz", meta=json.dumps({"kind": "rectified"}), rank_weight=np.zeros((15, 8)))
-    with pytest.raises(EnrolError, match=r"half.npz: not a deck head file \(it lacks rank_bias, suit_weight, suit_"):
+    np.savez(tmp_path / "half.npz", meta=json.dumps({"kind": "rectified", "matcher": 1}), templates=np.zeros(3))
+    with pytest.raises(EnrolError, match=r"half.npz: not a deck head file \(it lacks opaque"):
         load_deck_head(tmp_path / "half.npz")
     with open(tmp_path / "one.npz", "wb") as f:
         np.save(f, np.zeros(3))
     with pytest.raises(EnrolError, match=r"one\.npz: not a deck head file .*not an \.npz archive"):
         load_deck_head(tmp_path / "one.npz")
-    np.savez(tmp_path / "heads.npz", rank_weight=rank.weight[:14], rank_bias=rank.bias[:14], suit_weight=suit.weight,
-             suit_bias=suit.bias)  # fmt: skip
-    with pytest.raises(EnrolError, match=r"heads.npz: weight \(14, 8\) and bias \(14,\) do not fit 15 classes"):
-        load_shipped_heads(tmp_path / "heads.npz")
-    with pytest.raises(ModelError, match="model file not found"):
-        load_shipped_heads(tmp_path / "none.npz")
+
+
+def cut_flat_index(code: str) -> np.ndarray:
+    from vision.recognise.matcher import cut_flat
+
+    return cut_flat(drawn_deck()[code], 0)[0]
+
+
+def test_templates_are_cut_at_the_shapes_a_deck_is_seen_at():
+    from vision.recognise.matcher import POKER_ASPECT, ZOOMS, card_aspects, cut_templates
+
+    assert card_aspects((251, 350)) == (None,)  # poker-shaped pictures: their own shape only
+    assert card_aspects((210, 350)) == (None, POKER_ASPECT)  # and the shape the synthetic engine draws them at
+    templates, labels, opaque = cut_templates(drawn_deck(("2S", "JOKER2")), (0,), (None, POKER_ASPECT))
+    assert templates.shape == (2 * len(ZOOMS), 2, READ_H // 2, READ_W // 2, 3) and templates.dtype == np.uint8
+    assert list(labels) == ["2S", "JOKER"]
+    assert opaque[0, 0] < 100 and opaque[-1, -1] == 255  # the table beyond the rounded corner is masked out

@@ -388,9 +388,8 @@ def run_bench(
     same scenes where both find one deck worst). `split="val"` is for choosing thresholds, so the test families are
     never looked at while tuning."""
     from vision.recognise.enrol import enrol, load_head
-    from vision.recognise.enrol_rectified import enrol_rectified, load_shipped_heads
+    from vision.recognise.enrol_rectified import enrol_rectified
     from vision.recognise.models import READER_HEAD_FILE, models_dir
-    from vision.recognise.rectified import CORNER_READER_HEAD_FILE
 
     def tick(stage: str) -> Callable[[int, int], None] | None:
         return (lambda i, n: progress(stage, i, n)) if progress else None
@@ -468,9 +467,9 @@ def run_bench(
             return enrol(deck_dir, recognisers["previous"].reader, base, enrol_scenes, seed + 200, tick("enrol"))
 
         def enrol_rectified_deck(deck_dir: Path) -> Any:
-            base = load_shipped_heads(root / CORNER_READER_HEAD_FILE)
-            reader = recognisers["rectified"].reader
-            return enrol_rectified(deck_dir, reader, base, enrol_scenes, seed + 200, tick("enrol-rectified"))
+            rectified = recognisers["rectified"]
+            progress = tick("enrol-rectified")
+            return enrol_rectified(deck_dir, rectified.reader, enrol_scenes, seed + 200, progress, rectified.thresholds)
 
         for name, key, enrol_deck in (
             ("previous", "enrolment", enrol_previous),
@@ -499,7 +498,8 @@ def bench_enrolment(recogniser: Any, deck_dir: Path, evaluation: Sequence[BenchS
         "enrol_crops": enrolled.crops,
         "eval_scenes": len(evaluation),
         "seconds": enrolled.seconds,
-        "chosen_pulls": enrolled.pulls,
+        "chosen": enrolled.chosen,
+        "held_out_crops": enrolled.held_out_what,
         "held_out_crops_before": enrolled.held_out_before,
         "held_out_crops_after": enrolled.held_out_after,
         "before": summarise(before)["face_up"],
@@ -606,7 +606,7 @@ def enrolment_lines(e: dict | None, whose: str, crops: str) -> list[str]:
     """One recogniser's enrolment test (`bench_enrolment`), or nothing where the run made none."""
     if not e:
         return []
-    pulls = [f"{head} pull {p:g}" for head, p in e["chosen_pulls"].items() if p is not None]
+    chosen = [f"{what} {value:g}" for what, value in e["chosen"].items() if value is not None]
     corners = f", index corners {e['index_corners']}" if "index_corners" in e else ""
     return [
         "",
@@ -615,8 +615,9 @@ def enrolment_lines(e: dict | None, whose: str, crops: str) -> list[str]:
         f"  before: precision {_pct(e['before']['precision'])}, recall {_pct(e['before']['recall'])}   "
         f"after: precision {_pct(e['after']['precision'])}, recall {_pct(e['after']['recall'])}   "
         f"({e['eval_scenes']} fresh scenes of that deck)",
-        f"  {crops} of the held-out enrolment scenes read right: {_pct(e['held_out_crops_before'])} -> "
-        f"{_pct(e['held_out_crops_after'])} ({', '.join(pulls) if pulls else 'no refit helped: base kept'})",
+        f"  {e.get('held_out_crops', crops)} of the held-out enrolment scenes read right: "
+        f"{_pct(e['held_out_crops_before'])} -> "
+        f"{_pct(e['held_out_crops_after'])} ({', '.join(chosen) or 'none helped: the shipped reading kept'})",
     ]
 
 

@@ -2,8 +2,8 @@
 
 Its two heads (rank with JOKER and none; suit) are multiplied into the one distribution over the standard deck's
 labels that the rest of the product reads (`READER_CLASSES`: 52 faces, JOKER, none), so the tracker and the
-grouping need not know how the reading was factored. An enrolled deck (`enrol_rectified`) replaces both heads: the
-graph's features are read by the deck's refitted heads instead of the graph's own.
+grouping need not know how the reading was factored. With an enrolled deck (`enrol_rectified`), each crop is also
+matched against templates cut from the deck's own pictures (`matcher`) and the two readings are weighed together.
 """
 
 from __future__ import annotations
@@ -49,8 +49,8 @@ def card_probs(rank: np.ndarray, suit: np.ndarray) -> np.ndarray:
 
 
 class CornerReader:
-    """Runs the rectified reader's ONNX graph on a batch of corner frames; with an enrolled deck's head, that head
-    reads the graph's features."""
+    """Runs the rectified reader's ONNX graph on a batch of corner frames; with an enrolled deck, its matcher reads
+    them too."""
 
     def __init__(self, path: Path, threads: int = 2, deck: RectifiedDeckHead | None = None) -> None:
         self.path = path
@@ -65,18 +65,7 @@ class CornerReader:
         self.classes = READER_CLASSES
         self.none_column = READER_CLASSES.index(NONE)
         self._deck: RectifiedDeckHead | None = None
-        self.n_features = self._feature_length()
         self.deck = deck
-
-    def _feature_length(self) -> int:
-        """The length of the features output, from the graph's shape or, where that is symbolic, one blank crop."""
-        outputs = self.session.get_outputs()
-        if len(outputs) < 3:
-            return 0  # an old export without features: it reads, but no deck can be enrolled for it
-        shape = outputs[2].shape
-        if isinstance(shape[-1], int):
-            return shape[-1]
-        return int(self.read_crops(np.zeros((1, READ_H, READ_W, 3), np.uint8)).features.shape[1])
 
     @property
     def deck(self) -> RectifiedDeckHead | None:
@@ -84,9 +73,9 @@ class CornerReader:
 
     @deck.setter
     def deck(self, head: RectifiedDeckHead | None) -> None:
-        """An enrolled deck's heads, checked to be fitted on this very graph's features (an EnrolError if not)."""
+        """An enrolled deck, checked to be weighed against this very graph (an EnrolError if not)."""
         if head is not None:
-            head.check_fits(self.path, self.n_features)
+            head.check_fits(self.path)
         self._deck = head
 
     def crops(self, frame: np.ndarray, frames: Sequence[CornerFrame]) -> np.ndarray:
@@ -94,14 +83,16 @@ class CornerReader:
             return np.zeros((0, READ_H, READ_W, 3), np.uint8)
         return np.stack([corner_crop(frame, p, a, b) for p, a, b in frames])
 
-    def read_crops(self, crops: np.ndarray) -> Reading:
-        """Label probabilities for upright crops (n, READ_H, READ_W, 3) BGR uint8, with the pooled features."""
+    def read_crops(self, crops: np.ndarray, enrolled: bool = True) -> Reading:
+        """Label probabilities for upright crops (n, READ_H, READ_W, 3) BGR uint8, with the pooled features where
+        the graph exports them; with the enrolled deck's matcher weighed in unless `enrolled` is False."""
         if len(crops) == 0:
             return Reading(np.zeros((0, len(self.classes)), np.float32), np.zeros((0, 0), np.float32))
-        rank, suit, features = self.session.run(None, {self.input_name: bgr_blob(crops)})
-        if self._deck is not None:
-            return Reading(self._deck.probs(features).astype(np.float32), features)
-        return Reading(card_probs(rank, suit).astype(np.float32), features)
+        rank, suit, *features = self.session.run(None, {self.input_name: bgr_blob(crops)})
+        probs = card_probs(rank, suit).astype(np.float32)
+        if self._deck is not None and enrolled:
+            probs = self._deck.read(crops, probs).astype(np.float32)
+        return Reading(probs, features[0] if features else None)
 
     def read(self, frame: np.ndarray, frames: Sequence[CornerFrame]) -> Reading:
         return self.read_crops(self.crops(frame, frames))

@@ -6,9 +6,9 @@ turns each corner-index crop into its feature vector, and a new last layer is fi
 starts from the trained layer and is pulled back towards it (so the other decks are not forgotten). Only the
 small head is saved; the ONNX graphs stay as shipped.
 
-This module holds the machinery both readers' enrolments share (the head file, the fit, the choice of pull, the
-calibration, the rendered scenes) and the previous reader's enrolment; `enrol_rectified` holds the rectified
-reader's, which refits its rank head and its suit head with the same machinery.
+This module holds the previous reader's enrolment and what both readers' enrolments share (the head file, the
+held-out scenes, the temperatures, the rendered scenes); `enrol_rectified` holds the rectified reader's, which
+matches the deck's own pictures instead of refitting a layer.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import zipfile
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -208,9 +208,10 @@ def reads_right(head: DeckHead, features: np.ndarray, labels: np.ndarray) -> np.
 
 def clearly_better(right: np.ndarray, base_right: np.ndarray) -> bool:
     """McNemar's sign test at about 2 sigma on the crops the two heads disagree on: a refit must win by more
-    than chance, because a lucky draw of held-out crops would otherwise ship a head that is merely different."""
-    wins = int(np.sum(right & ~base_right))
-    losses = int(np.sum(~right & base_right))
+    than chance, because a lucky draw of held-out crops would otherwise ship a head that is merely different.
+    Outcomes may be graded rather than right or wrong (a higher number is better)."""
+    wins = int(np.sum(right > base_right))
+    losses = int(np.sum(right < base_right))
     return wins - losses > 2 * np.sqrt(wins + losses)
 
 
@@ -220,6 +221,8 @@ class EnrolResult:
     crops: int
     scenes: int
     seconds: float
+    held_out_what: ClassVar[str] = "index crops"  # what `held_out_before` and `held_out_after` count
+    tried: ClassVar[str] = "no refit"  # for "... read held-out scenes no better than the shipped reader"
 
     @property
     def head(self) -> DeckHead:
@@ -234,9 +237,14 @@ class EnrolResult:
         return self.choice.held_out_after
 
     @property
-    def pulls(self) -> dict[str, float | None]:
-        """The chosen pull of each refitted head (None: the shipped one kept), as the rectified result names them."""
-        return {"reader": self.choice.pull}
+    def adopted(self) -> bool:
+        """Whether the deck head reads differently from the shipped reader (a refit was chosen)."""
+        return self.choice.pull is not None
+
+    @property
+    def chosen(self) -> dict[str, float | None]:
+        """What enrolment chose (None: the shipped layer kept), for the bench's report."""
+        return {"pull": self.choice.pull}
 
 
 def check_scene_count(scenes: int) -> None:

@@ -1,16 +1,22 @@
-"""Enrolling a deck for the rectified reader: its rank head and its suit head refitted on corner crops of that deck.
+"""Enrolling a deck for the rectified reader: its corners read by matching them against the deck's own pictures.
 
-The crops are the runtime's own (`corners.corner_crop`), cut along each rendered card's true corner frame jittered
-by the corner finder's typical errors (`samples.jitter`), the way the reader was trained. Which corners of the deck
-print an index is not written anywhere in a player's deck directory, so it is read off the deck's own pictures
-first: each face's four corners cut flat and read by the shipped reader (`deck_index_corners`). A corner that
-prints an index is taught its card's rank and suit; one that does not, and every corner of a back, is taught
-"none", so the refit does not forget that a pip or a back's pattern is not an index.
+We have the exact pictures of an enrolled deck, so the enrolment keeps templates cut from them (`matcher`): every
+face's index corners, cut as the runtime cuts a corner. Which corners of the deck print an index is not written
+anywhere in a player's deck directory, so it is read off the pictures first: each face's four corners cut flat and
+read by the shipped reader (`deck_index_corners`).
 
-The two heads are refitted from the reader's features by `enrol.choose_head` (the suit head only on crops that show
-a suit), and saved, with the deck's index corners and a stamp of the reader they fit (its feature length and the
-ONNX file's SHA-256), as a small .npz: the same features from a retrained reader mean something else, so a head
-fitted for another reader is refused rather than read.
+How far to trust the matcher against the reader is measured on the deck itself: scenes of it are rendered by the
+synthetic engine and every well-seen corner is cut along the card's true corner frame jittered by the corner
+finder's typical errors (`samples.jitter`), as the reader was trained. The matcher learns nothing from those scenes,
+so the matcher's weight and the temperature of the combined reading are chosen on four fifths of them, card by card
+as the recogniser reads cards (`choose_weight`), and the fifth held out (`enrol.held_out_scene`) reports the gain;
+a choice that does not read the cards clearly better than the reader alone is not taken, so enrolling never makes a
+deck read worse. (Refitting the reader's last layers on the same crops, this module's first design, gained under a
+point on held-out enrolment crops and lost one on fresh scenes.)
+
+The deck head file (.npz) holds the templates, the deck's index corners, the weight and temperature, and a stamp of
+the reader they were weighed against (its ONNX file's SHA-256): a retrained reader's probabilities mean something
+else, so a head weighed for another reader is refused rather than read, as is one enrolled before the matcher.
 """
 
 from __future__ import annotations
@@ -21,19 +27,19 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
-from vision.recognise.corner_reader import CornerReader, card_probs
+from vision.recognise.corner_reader import CornerReader
 from vision.recognise.corners import corner_crop, printed_corner
 from vision.recognise.enrol import (
     RECTIFIED_KIND,
+    TEMPERATURES,
     DeckHead,
     EnrolError,
-    HeadChoice,
     check_scene_count,
-    choose_head,
+    clearly_better,
     enrolment_scenes,
     head_kind,
     held_out_scene,
@@ -41,113 +47,122 @@ from vision.recognise.enrol import (
     read_deck_head,
     read_head_file,
 )
-from vision.recognise.labels import BACK, FACE_CODES, NONE, RANK_CLASSES, READER_CLASSES, SUIT_CLASSES
-from vision.recognise.models import ModelError
+from vision.recognise.labels import BACK, FACE_CODES, NONE, READER_CLASSES
+from vision.recognise.matcher import (
+    FACES,
+    MATCH_BELOW_NONE,
+    DeckMatcher,
+    card_aspects,
+    combine,
+    cut_flat,
+    cut_templates,
+)
+from vision.recognise.rectified import RECTIFIED_THRESHOLDS_FILE, RectifiedThresholds
 from vision.recognise.samples import corner_label, jitter, seen_corners
 
-HEAD_ARRAYS = ("rank_weight", "rank_bias", "suit_weight", "suit_bias")  # the shipped heads' file, and a deck's
+MATCH_ARRAYS = ("templates", "opaque")  # a deck head's arrays: the matcher's templates and their card-face mask
+MATCHER_FORMAT = 1  # the meta's "matcher": heads enrolled before the matcher (refitted heads) have none
 CORNER_NAMES = ("top-left", "top-right", "bottom-right", "bottom-left")  # printed corners 0..3 (`printed_corner`)
 SEES_INDEX = 0.5  # the shipped reader sees an index in a flat corner when "none" is less likely than this...
 MOST_CARDS = 0.5  # ...and a corner is an index corner when it does so on more than this share of the faces
-FLAT_TABLE = 128  # the grey a flat card picture's transparent corners are laid on
+WEIGHTS = (5.0, 10.0, 20.0, 40.0)  # candidate weights of the matcher's scores against the reader's log-probabilities
+FACE_LABELS = [label for label in READER_CLASSES if label != NONE]  # the columns `card_outcomes` reads
+AGAIN = "enrol the deck again (tabletop enrol DECK_DIR)"
 
 
 @dataclass(frozen=True)
 class RectifiedDeckHead:
-    """A deck's refitted rank and suit heads, the corners its cards print an index in, and the reader they fit."""
+    """An enrolled deck: its matcher, the corners its cards print an index in, how the matcher is weighed against
+    the reader, and the reader it was weighed against."""
 
     name: str
-    rank: DeckHead  # classes: RANK_CLASSES (in any order)
-    suit: DeckHead  # classes: SUIT_CLASSES
+    matcher: DeckMatcher
     index_corners: tuple[int, ...]  # printed corners (0..3: TL, TR, BR, BL) that hold an index on this deck
-    reader_sha256: str  # the ONNX file the features came from
+    weight: float  # the matcher's scores against the reader's log-probabilities (0: the reader's reading is kept)
+    temperature: float  # how soft the combined reading is, chosen with the weight card by card (`choose_weight`)
+    reader_sha256: str  # the ONNX file whose probabilities the weight was chosen against
     source: str = ""  # the file it was loaded from, for messages ("" when made in memory)
 
-    @property
-    def features(self) -> int:
-        return int(self.rank.weight.shape[1])
+    def read(self, crops: np.ndarray, probs: np.ndarray) -> np.ndarray:
+        """The reader's (n, READER_CLASSES) probabilities for upright crops, with this deck's matcher weighed in.
+        Crops the reader sees no index in are not matched: the recogniser does not read their faces."""
+        scores = np.full(probs.shape, -1.0, np.float32)
+        match = matched(probs)
+        if self.weight > 0 and match.any():
+            scores[match] = self.matcher.scores(crops[match], probs[match])
+        return self.weigh(probs, scores)
 
-    def probs(self, features: np.ndarray) -> np.ndarray:
-        """(n, READER_CLASSES) probabilities from the reader's features, as the ONNX graph's own heads give them."""
-        return card_probs(self.rank.probs(features, RANK_CLASSES), self.suit.probs(features, SUIT_CLASSES))
+    def weigh(self, probs: np.ndarray, scores: np.ndarray) -> np.ndarray:
+        return weigh(probs, scores, self.weight, self.temperature)
 
-    def check_fits(self, reader_path: Path, features: int | None) -> None:
-        """An EnrolError unless this head was fitted on this very reader's features (its length and its file)."""
-        where = self.source or f"deck head '{self.name}'"
-        again = "enrol the deck again (tabletop enrol DECK_DIR)"
-        if features is not None and features != self.features:
-            raise EnrolError(
-                f"{where}: fitted for a reader with {self.features} features, but {reader_path} gives {features}: "
-                f"{again}"
-            )
+    def check_fits(self, reader_path: Path) -> None:
+        """An EnrolError unless this head was weighed against this very reader (its ONNX file)."""
         digest = file_sha256(reader_path)
         if digest != self.reader_sha256:
             raise EnrolError(
-                f"{where}: fitted for another corner reader (ONNX sha256 {self.reader_sha256[:12]}...), not "
-                f"{reader_path} ({digest[:12]}...): a retrained reader's features mean something else; {again}"
+                f"{self.source or f'deck head {self.name!r}'}: enrolled for another corner reader (ONNX sha256 "
+                f"{self.reader_sha256[:12]}...), not {reader_path} ({digest[:12]}...): a retrained reader reads "
+                f"differently; {AGAIN}"
             )
 
     def save(self, path: Path) -> Path:
         path.parent.mkdir(parents=True, exist_ok=True)
         meta = {
             "kind": RECTIFIED_KIND,
+            "matcher": MATCHER_FORMAT,
             "name": self.name,
             "index_corners": list(self.index_corners),
+            "labels": [str(label) for label in self.matcher.labels],
+            "weight": self.weight,
+            "temperature": self.temperature,
             "reader_sha256": self.reader_sha256,
-            "features": self.features,
-            "rank_classes": list(self.rank.classes),
-            "suit_classes": list(self.suit.classes),
         }
-        arrays = {
-            f"{part}_{k}": getattr(getattr(self, part), k) for part in ("rank", "suit") for k in ("weight", "bias")
-        }
-        np.savez_compressed(path, meta=np.array(json.dumps(meta)), **arrays)
+        m = self.matcher
+        np.savez_compressed(path, meta=np.array(json.dumps(meta)), templates=m.templates, opaque=m.opaque)
         return path
+
+
+def weigh(probs: np.ndarray, scores: np.ndarray, weight: float, temperature: float) -> np.ndarray:
+    """The reader's probabilities with the matcher's scores (`DeckMatcher.scores`) weighed in (`matcher.combine`)
+    where a deck head matches a crop (`matched`); the others as the reader gave them."""
+    out = probs.copy()
+    match = matched(probs)
+    if weight > 0 and match.any():
+        out[match] = combine(probs[match], scores[match], weight, temperature)
+    return out
+
+
+def matched(probs: np.ndarray) -> np.ndarray:
+    """Which crops a deck head matches: those the reader may see an index in (`matcher.MATCH_BELOW_NONE`)."""
+    return probs[:, READER_CLASSES.index(NONE)] < MATCH_BELOW_NONE
 
 
 def file_sha256(path: Path) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
-def heads_of(
-    arrays: dict[str, np.ndarray], name: str, where: str, classes: dict[str, Any]
-) -> tuple[DeckHead, DeckHead]:
-    """The rank and suit heads of a head file's arrays, checked against the classes the runtime reads."""
-    heads = []
-    for part, expected in (("rank", RANK_CLASSES), ("suit", SUIT_CLASSES)):
-        order = tuple(classes.get(f"{part}_classes", expected))
-        if sorted(order) != sorted(expected):
-            raise EnrolError(f"{where}: {part} classes {list(order)}, expected {list(expected)}")
-        heads.append(DeckHead(name, order, arrays[f"{part}_weight"], arrays[f"{part}_bias"]).checked(where))
-    rank, suit = heads
-    if rank.weight.shape[1] != suit.weight.shape[1]:
-        raise EnrolError(
-            f"{where}: rank and suit heads read {rank.weight.shape[1]} and {suit.weight.shape[1]} features"
-        )
-    return rank, suit
-
-
-def load_shipped_heads(path: Path) -> tuple[DeckHead, DeckHead]:
-    """The rectified reader's own rank and suit heads (written beside its ONNX at export): every enrolment starts
-    from them. Their feature length is the file's, whatever the reader was retrained with."""
-    if not path.is_file():
-        raise ModelError(f"{path}: model file not found (models/README.md says how to train or restore it)")
-    _, arrays = read_head_file(path, HEAD_ARRAYS, meta=False, what="corner reader's heads")
-    return heads_of(arrays, "shipped", str(path), {})
-
-
 def load_rectified_head(path: str | Path) -> RectifiedDeckHead:
     """A rectified deck head from `tabletop enrol`; one for the previous reader is refused with the option that
-    reads it."""
+    reads it, and one enrolled before the matcher with a request to enrol again."""
     path = Path(path)
-    info, arrays = read_deck_head(path, RECTIFIED_KIND, HEAD_ARRAYS)
-    missing = [k for k in ("reader_sha256", "index_corners") if k not in info]
+    info, _ = read_deck_head(path, RECTIFIED_KIND, ())
+    if info.get("matcher") != MATCHER_FORMAT:
+        raise EnrolError(
+            f"{path}: enrolled by an earlier version (refitted reader heads, no templates of the deck's pictures): "
+            f"{AGAIN}"
+        )
+    _, arrays = read_head_file(path, MATCH_ARRAYS)
+    missing = [k for k in ("reader_sha256", "index_corners", "labels", "weight", "temperature") if k not in info]
     if missing:
         raise EnrolError(f"{path}: a rectified deck head without {', '.join(missing)} in its meta")
-    name = str(info.get("name", path.stem))
-    rank, suit = heads_of(arrays, name, str(path), info)
+    templates, labels = arrays["templates"].astype(np.uint8), np.array(info["labels"])
+    if templates.ndim != 5 or templates.shape[1] != len(labels) or not set(labels) <= set(READER_CLASSES) - {NONE}:
+        raise EnrolError(f"{path}: templates {templates.shape} do not fit its {len(labels)} labels")
+    matcher = DeckMatcher(templates, labels, arrays["opaque"].astype(np.uint8))
     corners = tuple(int(k) for k in info["index_corners"])
-    return RectifiedDeckHead(name, rank, suit, corners, str(info["reader_sha256"]), str(path))
+    name = str(info.get("name", path.stem))
+    weight, temperature = float(info["weight"]), float(info["temperature"])
+    return RectifiedDeckHead(name, matcher, corners, weight, temperature, str(info["reader_sha256"]), str(path))
 
 
 def load_deck_head(path: str | Path) -> DeckHead | RectifiedDeckHead:
@@ -161,14 +176,7 @@ def load_deck_head(path: str | Path) -> DeckHead | RectifiedDeckHead:
 def flat_corners(picture: np.ndarray) -> np.ndarray:
     """The four printed corners (TL, TR, BR, BL) of a card picture, cut as the runtime cuts a corner: (4, READ_H,
     READ_W, 3) BGR. A transparent picture's rounded corners are laid on grey, as on a plain table."""
-    h, w = picture.shape[:2]
-    bgr = picture[..., :3].astype(np.float32)
-    if picture.shape[2] == 4:
-        alpha = picture[..., 3:4].astype(np.float32) / 255.0
-        bgr = bgr * alpha + FLAT_TABLE * (1 - alpha)
-    image = bgr.astype(np.uint8)
-    quad = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
-    return np.stack([corner_crop(image, *printed_corner(quad, k)) for k in range(4)])
+    return np.stack([cut_flat(picture, k)[0] for k in range(4)])
 
 
 def index_corners_of(none_probs: np.ndarray) -> tuple[int, ...]:
@@ -179,14 +187,15 @@ def index_corners_of(none_probs: np.ndarray) -> tuple[int, ...]:
     return tuple(k for k in range(shows.shape[1]) if shows[:, k].mean() > MOST_CARDS) if len(shows) else ()
 
 
-def deck_index_corners(deck: Any, reader: CornerReader, rank_head: DeckHead) -> tuple[int, ...]:
-    """Which corners of this deck's faces print an index: every face picture's corners read by the shipped rank
-    head. A corner without one (pips, court art) is then taught as none, one with one as its card."""
+def deck_index_corners(deck: Any, reader: CornerReader) -> tuple[int, ...]:
+    """Which corners of this deck's faces print an index: every face picture's corners read by the shipped reader
+    (an enrolled deck it holds is not asked). Templates are cut from those corners; the others are left to the
+    reader, which tells pips and court art from an index."""
     faces = [code for code in FACE_CODES if code in deck.codes]
     if not faces:
         raise EnrolError(f"{deck.path}: no face pictures (AS.png ... KC.png) to enrol")
     crops = np.concatenate([flat_corners(deck.image(code)) for code in faces])
-    none = rank_head.probs(reader.read_crops(crops).features, [NONE])[:, 0]
+    none = reader.read_crops(crops, enrolled=False).probs[:, READER_CLASSES.index(NONE)]
     corners = index_corners_of(none.reshape(len(faces), 4))
     if not corners:
         raise EnrolError(
@@ -200,10 +209,11 @@ def deck_index_corners(deck: Any, reader: CornerReader, rank_head: DeckHead) -> 
 
 
 def scene_corner_crops(scene: Any, rng: np.random.Generator, index_corners: Sequence[int]) -> list[tuple]:
-    """(crop, rank class, suit or '') for every well-seen printed corner of a rendered scene's cards, cut along its
-    true frame jittered as the corner finder errs (`samples.seen_corners` says which, as for training)."""
+    """(crop, rank class, suit or '', which of the scene's cards) for every well-seen printed corner of a rendered
+    scene's cards, cut along its true frame jittered as the corner finder errs (`samples.seen_corners` says which,
+    as for training)."""
     out = []
-    for obj in scene.cards():
+    for card, obj in enumerate(scene.cards()):
         if obj.kind != "card":
             continue
         index_visible = [c.visible_fraction for c in obj.corners[:2]] + [0.0] * (2 - len(obj.corners[:2]))
@@ -211,7 +221,7 @@ def scene_corner_crops(scene: Any, rng: np.random.Generator, index_corners: Sequ
         for k, has_index in seen_corners(obj.face_up, obj.corner_visible, index_visible, index_corners):
             p, a, b = jitter(rng, *printed_corner(quad, k))
             rank, suit = corner_label(obj.code if obj.face_up else BACK, has_index)
-            out.append((corner_crop(scene.image, p, a, b), rank, suit))
+            out.append((corner_crop(scene.image, p, a, b), rank, suit, card))
     return out
 
 
@@ -225,72 +235,117 @@ def top1(probs: np.ndarray, labels: np.ndarray) -> float:
     return float(np.mean(np.array(READER_CLASSES)[probs.argmax(axis=1)] == labels)) if len(labels) else 0.0
 
 
+def choose_weight(
+    probs: np.ndarray, scores: np.ndarray, labels: np.ndarray, cards: np.ndarray, min_confidence: float
+) -> tuple[float, float]:
+    """(weight, temperature) for `matcher.combine`, chosen on the cards of rendered scenes as the recogniser reads
+    them (`card_outcomes`): of the pairs that read at least as many cards right as the reader alone and no more
+    wrong, the one with most right less wrong; or the reader alone (0, 1) unless that pair is clearly better card
+    by card (`enrol.clearly_better`: right over unknown over wrong). Chosen on cards, not crops: a card's corners
+    are evidence multiplied together, so a temperature honest for one crop is too sure for two, and the
+    recogniser's confidence threshold then lets wrong readings through instead of reporting UNKNOWN. `labels`:
+    each crop's READER_CLASSES label; `cards`: which card each crop is a corner of (0, 1, ...)."""
+    base = card_outcomes(probs, labels, cards, min_confidence)
+    best, best_net, choice = base, int(np.sum(base)), (0.0, 1.0)
+    for weight in WEIGHTS:
+        for temperature in TEMPERATURES:
+            outcome = card_outcomes(weigh(probs, scores, weight, temperature), labels, cards, min_confidence)
+            right, wrong = np.sum(outcome > 0), np.sum(outcome < 0)
+            if right >= np.sum(base > 0) and wrong <= np.sum(base < 0) and np.sum(outcome) > best_net:
+                best, best_net, choice = outcome, int(np.sum(outcome)), (weight, float(temperature))
+    return choice if clearly_better(best, base) else (0.0, 1.0)
+
+
+def card_outcomes(probs: np.ndarray, labels: np.ndarray, cards: np.ndarray, min_confidence: float) -> np.ndarray:
+    """Each card read from its corners as `rectified.assemble_corners` reads a group (the faces' log-probabilities
+    of its readable corners summed) and scored: 1 read right, -1 read wrong (a card showing no index read as one
+    included), 0 not read (no readable corner, or below `min_confidence`: UNKNOWN)."""
+    readable = matched(probs)
+    log_faces = np.log(np.clip(probs[:, FACES], 1e-6, 1.0))
+    log_faces -= np.log(np.exp(log_faces).sum(axis=1, keepdims=True))
+    count = int(cards.max()) + 1 if len(cards) else 0
+    total = np.zeros((count, log_faces.shape[1]))
+    np.add.at(total, cards[readable], log_faces[readable])
+    seen = np.bincount(cards[readable], minlength=count) > 0
+    total = np.exp(total - total.max(axis=1, keepdims=True))
+    sure = total.max(axis=1) / total.sum(axis=1) >= min_confidence
+    truth = np.full(count, -1)
+    index = labels != NONE
+    truth[cards[index]] = [FACE_LABELS.index(label) for label in labels[index]]
+    return np.where(seen & sure, np.where(total.argmax(axis=1) == truth, 1, -1), 0)
+
+
 @dataclass(frozen=True)
 class RectifiedEnrolResult:
     head: RectifiedDeckHead
-    rank: HeadChoice
-    suit: HeadChoice
     crops: int
-    index_crops: int  # crops showing an index (the rest are taught none)
+    index_crops: int  # crops showing an index (the rest show none: backs, pips, court art)
     scenes: int
     seconds: float
-    held_out_before: float  # top-1 over READER_CLASSES on the held-out scenes' crops, shipped heads
-    held_out_after: float  # ...and the chosen ones
+    held_out_before: float  # top-1 over READER_CLASSES on the held-out scenes' index crops: the reader alone
+    held_out_after: float  # ...and with the deck's matcher weighed in
+    held_out_what: ClassVar[str] = "corner crops showing an index"  # as `enrol.EnrolResult` names its own
+    tried: ClassVar[str] = "matching the deck's pictures"
 
     @property
-    def pulls(self) -> dict[str, float | None]:
-        """Each head's chosen pull (None: no refit beat the shipped head, which is kept)."""
-        return {"rank": self.rank.pull, "suit": self.suit.pull}
+    def adopted(self) -> bool:
+        """Whether the deck head reads differently from the shipped reader (a matcher weight was chosen)."""
+        return self.head.weight > 0
+
+    @property
+    def chosen(self) -> dict[str, float | None]:
+        """What enrolment chose (None: the reader's reading kept), for the bench's report."""
+        head = self.head
+        return {"matcher weight": head.weight or None, "temperature": head.temperature if head.weight else None}
 
 
 def enrol_rectified(
     deck_dir: str | Path,
     reader: CornerReader,
-    base: tuple[DeckHead, DeckHead],
     scenes: int = 200,
     seed: int = 1000,
     progress: Callable[[int, int], None] | None = None,
+    thresholds: RectifiedThresholds | None = None,
 ) -> RectifiedEnrolResult:
-    """Finds the deck's index corners, renders `scenes` scenes of it, reads every corner crop's features, and
-    fits and chooses the rank and suit heads (`base`: the shipped ones, `load_shipped_heads`)."""
+    """Finds the deck's index corners, cuts its templates, renders `scenes` scenes of it, reads every corner crop
+    with the reader and the matcher, and chooses the matcher's weight (`choose_weight`) for a recogniser with
+    these `thresholds` (by default the ones beside the reader's graph)."""
     from vision.synth.components import load_component
     from vision.synth.deckdir import Deck
 
     check_scene_count(scenes)
+    thresholds = thresholds or RectifiedThresholds.load(reader.path.parent / RECTIFIED_THRESHOLDS_FILE)
     start = time.perf_counter()
     deck = load_component(deck_dir)
     if not isinstance(deck, Deck):
         raise EnrolError(f"{deck_dir}: a piece set, not a deck of playing cards; only a deck can be enrolled")
-    base_rank, base_suit = base
-    if base_rank.weight.shape[1] != reader.n_features:
-        raise EnrolError(
-            f"{reader.path}: gives {reader.n_features} features, but its heads read {base_rank.weight.shape[1]}: "
-            "the head file beside it is from another export"
-        )
-    corners = deck_index_corners(deck, reader, base_rank)
-    feats, ranks, suits, held_out = [], [], [], []
+    corners = deck_index_corners(deck, reader)
+    pictures = {code: deck.image(code) for code in deck.codes}  # the faces and the jokers
+    matcher = DeckMatcher(*cut_templates(pictures, corners, card_aspects(deck.size)))
+    probs, scores, truth, cards, held_out, seen = [], [], [], [], [], 0
     for i, scene in enrolment_scenes(deck, scenes, seed, progress):
         rows = scene_corner_crops(scene, np.random.default_rng([seed, i, 2]), corners)
         if rows:
-            feats.append(reader.read_crops(np.stack([r[0] for r in rows])).features)
-            ranks += [r[1] for r in rows]
-            suits += [r[2] for r in rows]
+            crops = np.stack([r[0] for r in rows])
+            read = reader.read_crops(crops, enrolled=False).probs
+            probs.append(read)
+            scores.append(matcher.scores(crops, read))
+            truth.append(reader_labels([r[1] for r in rows], [r[2] for r in rows]))
+            cards.append([seen + r[3] for r in rows])
             held_out += [held_out_scene(i)] * len(rows)
-    index_crops = sum(r != NONE for r in ranks)
+        seen += len(scene.cards())
+    labels = np.concatenate(truth) if truth else np.zeros(0, str)
+    index_crops = int(np.sum(labels != NONE))
     if not index_crops:
         raise EnrolError(f"{deck_dir}: no readable index in {scenes} rendered scenes of this deck")
-    x, held = np.concatenate(feats), np.array(held_out)
-    suited = np.array([s != "" for s in suits])
-    name = Path(deck_dir).name
-    rank = choose_head(base_rank, x, ranks, held, name)
-    suit = choose_head(base_suit, x[suited], [s for s in suits if s], held[suited], name)
-    stamp = file_sha256(reader.path)
-    shipped = RectifiedDeckHead(name, base_rank, base_suit, corners, stamp)
-    head = RectifiedDeckHead(name, rank.head, suit.head, corners, stamp)
-    truth = reader_labels(ranks, suits)[held]
-    before, after = top1(shipped.probs(x[held]), truth), top1(head.probs(x[held]), truth)
+    p, s, held = np.concatenate(probs), np.concatenate(scores), np.array(held_out)
+    card = np.unique(np.concatenate(cards)[~held], return_inverse=True)[1].ravel()  # numbered 0, 1, ...
+    weight, temperature = choose_weight(p[~held], s[~held], labels[~held], card, thresholds.min_confidence)
+    head = RectifiedDeckHead(Path(deck_dir).name, matcher, corners, weight, temperature, file_sha256(reader.path))
+    check = held & (labels != NONE)
+    before, after = top1(p[check], labels[check]), top1(head.weigh(p[check], s[check]), labels[check])
     seconds = time.perf_counter() - start
-    return RectifiedEnrolResult(head, rank, suit, len(ranks), index_crops, scenes, seconds, before, after)
+    return RectifiedEnrolResult(head, len(labels), index_crops, scenes, seconds, before, after)
 
 
 def corner_names(corners: Sequence[int]) -> str:

@@ -1,7 +1,8 @@
 """Which recogniser a command gets: the rectified one (corner finder and upright reader) when its models are
 present, the previous one (finder boxes and 64 px reader) when asked for. An enrolled deck head decides it too: each
-refits one reader's heads, so a head enrolled for one recogniser is read by that one, and given to the other is a
-clear error rather than a silent fallback to the shipped reading."""
+is made for one recogniser (the previous reader's refitted layer, or the rectified reader's templates and weights),
+so a head enrolled for one recogniser is read by that one, and given to the other is a clear error rather than a
+silent fallback to the shipped reading."""
 
 from __future__ import annotations
 

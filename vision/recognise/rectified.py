@@ -32,7 +32,6 @@ if TYPE_CHECKING:
 
 CORNERS_FILE = "cards-corners.onnx"
 CORNER_READER_FILE = "cards-corner-reader.onnx"
-CORNER_READER_HEAD_FILE = "cards-corner-reader-head.npz"  # the reader's own two heads: every enrolment starts there
 RECTIFIED_THRESHOLDS_FILE = "cards-corners-thresholds.json"
 SAME_CARD = 0.18  # two corners are one card's when each lies this many card widths from where the other puts one
 WIDTH_RATIO = 1.35  # ...and their cards' widths agree within this ratio
@@ -117,8 +116,8 @@ def region_frames(quad: np.ndarray, region: tuple[float, float] = CORNER_INDEX) 
 
 
 class RectifiedRecogniser:
-    """Corner finder plus rectified reader plus grouping; optionally an enrolled deck's heads (`enrol_rectified`)
-    and a table calibration."""
+    """Corner finder plus rectified reader plus grouping; optionally an enrolled deck (`enrol_rectified`: its
+    corners also matched against its own pictures) and a table calibration."""
 
     def __init__(
         self,
@@ -136,7 +135,7 @@ class RectifiedRecogniser:
 
     @property
     def deck(self) -> RectifiedDeckHead | None:
-        """The enrolled deck the reader reads with (None: the shipped heads); set it to change decks."""
+        """The enrolled deck the reader reads with (None: the shipped reader alone); set it to change decks."""
         return self.reader.deck
 
     @deck.setter
