@@ -95,7 +95,8 @@ class CornerReader(nn.Module):
 
 
 class Exported(nn.Module):
-    """What ONNX Runtime runs: probabilities from both heads and the features enrolment refits."""
+    """What ONNX Runtime runs: probabilities from both heads, and the pooled features (kept in the graph so a later
+    enrolment design may use them; the matcher of enrolled decks does not)."""
 
     def __init__(self, net: CornerReader) -> None:
         super().__init__()
@@ -262,13 +263,6 @@ def export(run: Path, onnx_path: Path) -> None:
         opset_version=17,
         dynamo=False,
     )
-    head = {
-        "rank_weight": net.rank.weight.detach().numpy(),
-        "rank_bias": net.rank.bias.detach().numpy(),
-        "suit_weight": net.suit.weight.detach().numpy(),
-        "suit_bias": net.suit.bias.detach().numpy(),
-    }
-    np.savez(onnx_path.with_name(onnx_path.stem + "-head.npz"), **head)
     print(f"wrote {onnx_path}")
 
 
