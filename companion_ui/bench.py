@@ -254,9 +254,10 @@ def more_latency(
         rows.append({"game": game.name, **live})
     told = [m for r in rows for m in r["moves"]]
     latencies = [m["latency_s"] for m in told if m["latency_s"] is not None]
+    vision = f"the {recogniser} recogniser" if recogniser else "the tracker's recogniser"
     return {
         "data": str(games[0].parent) if games else "",
-        "vision": "perfect (the renderer's truth)" if perfect_vision else f"the {recogniser or 'tracker'}'s recogniser",
+        "vision": "perfect (the renderer's truth)" if perfect_vision else vision,
         "games": rows,
         "moves_true": sum(r["moves_true"] for r in rows),
         "moves_matched": len(latencies),
