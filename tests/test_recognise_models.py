@@ -254,7 +254,7 @@ def test_detect_can_use_either_recogniser_and_says_which_one_an_enrolled_deck_ne
 
 def test_the_stage_bench_breaks_the_readers_top1_down_by_card_width_and_frame(deck):
     from vision.recognise.bench import render_scenes
-    from vision.recognise.bench_stages import WIDTH_BINS, frame_conditions, stage_bench, width_bin
+    from vision.recognise.bench_stages import WIDTH_EDGES, frame_conditions, stage_bench, width_bin
     from vision.recognise.rectified import RectifiedRecogniser
 
     scenes = render_scenes([deck.path], 3, seed=5, workers=1)
@@ -266,7 +266,7 @@ def test_the_stage_bench_breaks_the_readers_top1_down_by_card_width_and_frame(de
     frames = {c for s in scenes for c in frame_conditions(s)}
     assert frames <= set(reader["by_condition"])
     assert width_bin(59.9) == "card 0-60 px wide" and width_bin(60) == "card 60-80 px wide"
-    assert width_bin(5000) == f"card >= {WIDTH_BINS[-2]} px wide"
+    assert width_bin(5000) == f"card >= {WIDTH_EDGES[-1]} px wide" == "card >= 130 px wide"
 
 
 # ----- enrolment for the rectified reader -----------------------------------------------------------------------

@@ -263,7 +263,6 @@ def run_bench(
                 flush=True,
             )
     return {
-        "recogniser": recogniser,
         "rows": rows,
         "summary": {**summary(rows), "recogniser": recogniser} if rows else {},
     }

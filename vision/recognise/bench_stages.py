@@ -6,7 +6,7 @@ geometry, so a shortfall is placed where it arises instead of being read off the
 from __future__ import annotations
 
 from collections.abc import Sequence
-from itertools import pairwise
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
@@ -15,12 +15,15 @@ from vision.recognise.corners import Corner, printed_corner
 from vision.recognise.labels import JOKER, READER_CLASSES
 from vision.recognise.rectified import RectifiedRecogniser
 
+if TYPE_CHECKING:
+    from vision.recognise.bench import BenchScene
+
 FOUND_WITHIN = 0.1  # a corner is found when a detection lies within this many card widths of it
 INDEX_SHOWN = 0.6  # an index this visible must be read (the labeller's rule)
 CORNER_SHOWN = 0.5  # a corner this visible must be found
 # The reader's top-1 is also given by the card's width in the frame: an index is about 0.12-0.2 card widths tall,
 # so below about 80 px it is under 10-16 px, the scale at which a glyph stops being legible at all.
-WIDTH_BINS = (0, 60, 80, 100, 130, 10_000)
+WIDTH_EDGES = (60, 80, 100, 130)  # px: bins 0-60, 60-80, ..., and 130 and over
 
 
 def true_corners(cards: Sequence[dict]) -> list[tuple[np.ndarray, np.ndarray, np.ndarray, str, bool, bool]]:
@@ -125,19 +128,19 @@ class StageCounts:
 
 
 def width_bin(width: float) -> str:
-    """The WIDTH_BINS bin a card of this width in frame pixels falls in, as a condition name."""
-    for lo, hi in pairwise(WIDTH_BINS):
+    """The WIDTH_EDGES bin a card of this width in frame pixels falls in, as a condition name."""
+    lo = 0
+    for hi in WIDTH_EDGES:
         if width < hi:
-            return f"card {lo}-{hi} px wide" if hi < WIDTH_BINS[-1] else f"card >= {lo} px wide"
-    return f"card >= {WIDTH_BINS[-2]} px wide"
+            return f"card {lo}-{hi} px wide"
+        lo = hi
+    return f"card >= {lo} px wide"
 
 
-def frame_conditions(scene: object) -> list[str]:
-    """The camera's faults in a bench frame (a `bench.BenchScene`): motion blur, defocus, glare, or a clear frame."""
-    motion = getattr(scene, "motion", 0.0) > 0
-    defocus = getattr(scene, "defocus", 0.0) >= 1
-    glare = getattr(scene, "glare", 0.0) > 0
-    names = ["motion blur"] * motion + ["defocus >= 1 px"] * defocus + ["glare"] * glare
+def frame_conditions(scene: BenchScene) -> list[str]:
+    """The camera's faults in a bench frame: motion blur, defocus, glare, or a clear frame."""
+    names = ["motion blur"] * (scene.motion > 0) + ["defocus >= 1 px"] * (scene.defocus >= 1)
+    names += ["glare"] * (scene.glare > 0)
     return names or ["clear frame (no motion blur, glare or defocus >= 1 px)"]
 
 
