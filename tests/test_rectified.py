@@ -232,6 +232,24 @@ def test_a_card_without_an_index_in_any_corner_is_face_down_when_two_corners_or_
     assert [(c.label, c.face_up) for c in mixed] == [("9D", True)]
 
 
+def test_a_face_with_no_index_is_a_joker_where_an_index_corner_shows_and_unknown_where_only_plain_ones_do():
+    t = RectifiedThresholds(lone_down=0.5, face_up=0.6)
+    blank = one_hot(NONE)[None]
+    card = card_corners(rect(100, 100), score=0.9)  # TL, TR, BR, BL
+    # a joker printing no index: its top-left reads as no index, but the face head knows a face from a back
+    joker = assemble_corners(card[:2], np.vstack([blank, blank]), t, np.array([0.9, 0.8]))
+    assert [(c.label, c.face_up) for c in joker] == [("JOKER", True)]
+    # a face seen only by its plain corners (top right, bottom left): some face, not a joker, not a back
+    plain = assemble_corners([card[1], card[3]], np.vstack([blank, blank]), t, np.array([0.9, 0.9]))
+    assert [(c.label, c.face_up) for c in plain] == [(UNKNOWN, True)]
+    # the head unsure: a back, as without a face head
+    unsure = assemble_corners(card[:2], np.vstack([blank, blank]), t, np.array([0.5, 0.4]))
+    assert [(c.label, c.face_up) for c in unsure] == [("BACK", False)]
+    # an indexed card's plain corner on its own face is that card, whatever the face head says
+    read = assemble_corners(card[:2], np.vstack([one_hot("9D")[None], blank]), t, np.array([0.9, 0.9]))
+    assert [(c.label, c.face_up) for c in read] == [("9D", True)]
+
+
 def test_a_back_on_a_face_up_card_or_on_a_stronger_back_is_not_another_card():
     t = RectifiedThresholds(lone_down=0.5)
     blank = one_hot(NONE)[None]

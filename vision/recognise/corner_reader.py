@@ -58,6 +58,7 @@ class CornerReader:
         names = [o.name for o in self.session.get_outputs()]
         if names[:2] != ["rank", "suit"]:
             raise ModelError(f"{path}: outputs {names}, expected rank, suit and features (a rectified reader)")
+        self.outputs = names
         shapes = [o.shape[1] for o in self.session.get_outputs()[:2]]
         if shapes != [len(RANK_CLASSES), len(SUIT_CLASSES)]:
             raise ModelError(f"{path}: heads of {shapes} classes, expected {len(RANK_CLASSES)} and {len(SUIT_CLASSES)}")
@@ -84,15 +85,17 @@ class CornerReader:
         return np.stack([corner_crop(frame, p, a, b) for p, a, b in frames])
 
     def read_crops(self, crops: np.ndarray, enrolled: bool = True) -> Reading:
-        """Label probabilities for upright crops (n, READ_H, READ_W, 3) BGR uint8, with the pooled features where
-        the graph exports them; with the enrolled deck's matcher weighed in unless `enrolled` is False."""
+        """Label probabilities for upright crops (n, READ_H, READ_W, 3) BGR uint8, with the pooled features and
+        the face-or-back probability where the graph exports them; with the enrolled deck's matcher weighed in
+        unless `enrolled` is False."""
+        face = np.zeros(0, np.float32) if "face" in self.outputs else None
         if len(crops) == 0:
-            return Reading(np.zeros((0, len(self.classes)), np.float32), np.zeros((0, 0), np.float32))
-        rank, suit, *features = self.session.run(None, {self.input_name: bgr_blob(crops)})
-        probs = card_probs(rank, suit).astype(np.float32)
+            return Reading(np.zeros((0, len(self.classes)), np.float32), np.zeros((0, 0), np.float32), face)
+        out = dict(zip(self.outputs, self.session.run(None, {self.input_name: bgr_blob(crops)}), strict=True))
+        probs = card_probs(out["rank"], out["suit"]).astype(np.float32)
         if self._deck is not None and enrolled:
             probs = self._deck.read(crops, probs).astype(np.float32)
-        return Reading(probs, features[0] if features else None)
+        return Reading(probs, out.get("features"), out.get("face"))
 
     def read(self, frame: np.ndarray, frames: Sequence[CornerFrame]) -> Reading:
         return self.read_crops(self.crops(frame, frames))

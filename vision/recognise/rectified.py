@@ -20,10 +20,10 @@ import numpy as np
 
 from vision.recognise.calibration import TableCalibration
 from vision.recognise.corner_reader import CornerFrame, CornerReader
-from vision.recognise.corners import Corner, CornerFinder, printed_corner
+from vision.recognise.corners import Corner, CornerFinder, handedness, printed_corner
 from vision.recognise.crops import CORNER_INDEX
 from vision.recognise.finder import quad_bounds
-from vision.recognise.labels import BACK, NONE, READER_CLASSES
+from vision.recognise.labels import BACK, JOKER, NONE, READER_CLASSES
 from vision.recognise.models import ThresholdFile, models_dir
 from vision.recognise.recogniser import UNKNOWN, CardDetection, group_probs
 
@@ -46,6 +46,7 @@ class RectifiedThresholds(ThresholdFile):
     none_reject: float = 0.5  # a corner read as no index with at least this probability adds no evidence
     min_confidence: float = 0.5  # below this a face-up card is UNKNOWN rather than a guess
     lone_down: float = 0.6  # an indexless card is face down when two corners see it, or one this sure
+    face_up: float = 0.5  # ...unless its corners are a face's at least this surely (a reader with a face head)
 
 
 def same_card(i: Corner, j: Corner) -> bool:
@@ -160,16 +161,20 @@ class RectifiedRecogniser:
     def recognise(self, frame: np.ndarray) -> list[CardDetection]:
         corners = self.find(frame)
         reading = self.reader.read(frame, [(c.point, c.a, c.b) for c in corners])
-        out = assemble_corners(corners, reading.probs, self.thresholds)
+        out = assemble_corners(corners, reading.probs, self.thresholds, reading.face)
         if self.calibration is not None:
             out = [self.calibration.place(d) for d in out]
         return out
 
 
-def assemble_corners(corners: Sequence[Corner], probs: np.ndarray, t: RectifiedThresholds) -> list[CardDetection]:
+def assemble_corners(
+    corners: Sequence[Corner], probs: np.ndarray, t: RectifiedThresholds, face: np.ndarray | None = None
+) -> list[CardDetection]:
     """Corners and their readings (rows in `corners` order) made into cards: one per label. A card some corner of
-    which shows an index is face up; a card none of whose corners does is face down when two corners or one sure
-    one say it is there (a face-up card shows an index in at least one of any two corners)."""
+    which shows an index is face up. A card none of whose corners does is face down when two corners or one sure
+    one say it is there (a face-up card shows an index in at least one of any two corners), unless the reader's
+    face head (`face`, per corner, where the reader has one) says its corners are a face's: then it is a face with
+    no index to read (`indexless_face`)."""
     none = READER_CLASSES.index(NONE)
     labels = [c for c in READER_CLASSES if c != NONE]
     columns = [READER_CLASSES.index(c) for c in labels]
@@ -178,6 +183,7 @@ def assemble_corners(corners: Sequence[Corner], probs: np.ndarray, t: RectifiedT
         log_p -= np.log(np.exp(log_p).sum(axis=1, keepdims=True))
     by_label: dict[str, list[tuple[list[Corner], list[int]]]] = {}
     backs: list[CardDetection] = []
+    plain_faces: list[CardDetection] = []
     for members in group_corners(corners):
         group = [corners[k] for k in members]
         readable = [k for k in members if probs[k, none] < t.none_reject]
@@ -186,7 +192,9 @@ def assemble_corners(corners: Sequence[Corner], probs: np.ndarray, t: RectifiedT
             by_label.setdefault(label, []).append((group, readable))
             continue
         score = max(c.score for c in group)
-        if len(group) > 1 or score >= t.lone_down:
+        if face is not None and float(np.mean(face[members])) >= t.face_up:
+            plain_faces.append(indexless_face(group, float(np.mean(face[members]))))
+        elif len(group) > 1 or score >= t.lone_down:
             quad = card_outline(group)
             backs.append(CardDetection(BACK, False, score, quad, quad_bounds(quad)))
     out: list[CardDetection] = []
@@ -209,13 +217,24 @@ def assemble_corners(corners: Sequence[Corner], probs: np.ndarray, t: RectifiedT
                 index_boxes=tuple(quad_bounds(corners[r].region_quad()) for r in readable),
             )
         )
-    return out + distinct_backs(backs, out)
+    faces = out + distinct_backs(plain_faces, out)
+    return faces + distinct_backs(backs, faces)
+
+
+def indexless_face(group: Sequence[Corner], face: float) -> CardDetection:
+    """A face none of whose corners reads as an index. Where one of its corners is a top-left or bottom-right (the
+    corners every standard deck prints its index in) the face prints none: in a standard deck, the joker, whose
+    corner many designs leave blank or fill with a picture. Seen only by its plain corners, it is UNKNOWN."""
+    quad = card_outline(group)
+    index_corner = any(handedness(c.a, c.b) > 0 for c in group)
+    label = JOKER if index_corner else UNKNOWN
+    return CardDetection(label, True, face, quad, quad_bounds(quad), candidates=((label, face),))
 
 
 def distinct_backs(backs: Sequence[CardDetection], faces: Sequence[CardDetection]) -> list[CardDetection]:
-    """Face-down cards that are neither part of a face-up card nor another face-down card seen again: a back whose
-    centre lies on a face-up card is that card's plain corners, and one whose centre lies on a stronger back is the
-    same card (its corners' edges were too short to join them)."""
+    """Cards that are neither part of a face-up card nor the same card seen again (face-down cards, or faces with no
+    index): one whose centre lies on a face-up card is that card's plain corners, and one whose centre lies on a
+    stronger one is the same card (its corners' edges were too short to join them)."""
     kept: list[CardDetection] = []
     for back in sorted(backs, key=lambda b: -b.confidence):
         centre = back.quad.mean(axis=0)

@@ -24,7 +24,7 @@ from torch.nn import functional as F
 
 from vision.recognise.corners import READ_H, READ_W
 from vision.recognise.labels import RANK_CLASSES, SUIT_CLASSES
-from vision.train.reader_data import NO_SUIT, CropSet
+from vision.train.reader_data import NO_SUIT, UNKNOWN_FACE, CropSet
 
 FEATURES = 128
 WIDE_CHANNELS = 160
@@ -82,6 +82,7 @@ class CornerReader(nn.Module):
         self.n_features = ARCHS[arch]
         self.rank = nn.Linear(self.n_features, len(RANK_CLASSES))
         self.suit = nn.Linear(self.n_features, len(SUIT_CLASSES))
+        self.face = nn.Linear(self.n_features, 1)  # a face's corner (any, indexed or not) against a back's
 
     def features(self, x: torch.Tensor) -> torch.Tensor:
         t = self.trunk(x)
@@ -89,22 +90,24 @@ class CornerReader(nn.Module):
             return F.adaptive_avg_pool2d(t, 1).flatten(1)
         return torch.cat([F.adaptive_avg_pool2d(t, 1).flatten(1), F.adaptive_max_pool2d(t, 1).flatten(1)], 1)
 
-    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         f = self.features(x)
-        return self.rank(f), self.suit(f)
+        return self.rank(f), self.suit(f), self.face(f)[:, 0]
 
 
 class Exported(nn.Module):
-    """What ONNX Runtime runs: probabilities from both heads, and the pooled features (kept in the graph so a later
-    enrolment design may use them; the matcher of enrolled decks does not)."""
+    """What ONNX Runtime runs: probabilities from the rank and suit heads, the pooled features (kept in the graph so
+    a later enrolment design may use them; the matcher of enrolled decks does not), and the probability that the
+    corner is a face's: a face with no index to read (a joker printing none, a blurred index) is not a back."""
 
     def __init__(self, net: CornerReader) -> None:
         super().__init__()
         self.net = net
 
-    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
         f = self.net.features(x)
-        return F.softmax(self.net.rank(f), 1), F.softmax(self.net.suit(f), 1), f
+        face = torch.sigmoid(self.net.face(f)[:, 0])
+        return F.softmax(self.net.rank(f), 1), F.softmax(self.net.suit(f), 1), f, face
 
 
 def to_tensor(x: np.ndarray) -> torch.Tensor:
@@ -162,10 +165,14 @@ def soften(x: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
 def evaluate(model: CornerReader, data: CropSet, batch: int = 512) -> dict[str, float]:
     """Top-1 of the card (rank and suit both right; rank alone for jokers and none) on held-out crops."""
     model.eval()
-    right, total, index_right, index_total = 0, 0, 0, 0
+    right, total, index_right, index_total, face_right, face_total = 0, 0, 0, 0, 0, 0
     with torch.no_grad():
         for i in range(0, len(data.rank), batch):
-            rank_logits, suit_logits = model(to_tensor(data.x[i : i + batch]))
+            rank_logits, suit_logits, face_logits = model(to_tensor(data.x[i : i + batch]))
+            face, true_face = (face_logits > 0).numpy(), data.face[i : i + batch]
+            known = true_face != UNKNOWN_FACE
+            face_right += int((face[known] == true_face[known].astype(bool)).sum())
+            face_total += int(known.sum())
             rank = rank_logits.argmax(1).numpy()
             suit = suit_logits.argmax(1).numpy()
             true_rank, true_suit = data.rank[i : i + batch], data.suit[i : i + batch]
@@ -176,7 +183,12 @@ def evaluate(model: CornerReader, data: CropSet, batch: int = 512) -> dict[str, 
             index_right += int(ok[indexed].sum())
             index_total += int(indexed.sum())
     model.train()
-    return {"top1": right / max(total, 1), "index_top1": index_right / max(index_total, 1), "n": total}
+    return {
+        "top1": right / max(total, 1),
+        "index_top1": index_right / max(index_total, 1),
+        "face_acc": face_right / max(face_total, 1),
+        "n": total,
+    }
 
 
 def train(
@@ -210,6 +222,7 @@ def train(
         state["budget_s"] = max(state["budget_s"], minutes * 60)
     rng = np.random.default_rng(seed + state["step"])
     suit_target = torch.from_numpy(sets.suit)
+    face_target = torch.from_numpy(sets.face.astype(np.int64))
     log = (run / "curve.jsonl").open("a")
     last_eval = time.time()
     running = 0.0
@@ -221,8 +234,12 @@ def train(
         idx = rng.integers(0, len(sets.rank), batch)
         x = to_tensor(sets.x[idx])
         x = augment(soften(x, gen) if soft else x, gen)
-        rank_logits, suit_logits = model(x)
+        rank_logits, suit_logits, face_logits = model(x)
         loss = F.cross_entropy(rank_logits, torch.from_numpy(sets.rank[idx]), label_smoothing=0.05)
+        face = face_target[idx]
+        known = face != UNKNOWN_FACE
+        if known.any():
+            loss = loss + 0.5 * F.binary_cross_entropy_with_logits(face_logits[known], face[known].float())
         has_suit = suit_target[idx] != NO_SUIT
         if has_suit.any():
             loss = loss + F.cross_entropy(suit_logits[has_suit], suit_target[idx][has_suit], label_smoothing=0.05)
@@ -258,8 +275,8 @@ def export(run: Path, onnx_path: Path) -> None:
         torch.zeros(4, 3, READ_H, READ_W),
         str(onnx_path),
         input_names=["crops"],
-        output_names=["rank", "suit", "features"],
-        dynamic_axes={"crops": {0: "n"}, "rank": {0: "n"}, "suit": {0: "n"}, "features": {0: "n"}},
+        output_names=["rank", "suit", "features", "face"],
+        dynamic_axes={"crops": {0: "n"}, "rank": {0: "n"}, "suit": {0: "n"}, "features": {0: "n"}, "face": {0: "n"}},
         opset_version=17,
         dynamo=False,
     )

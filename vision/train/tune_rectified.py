@@ -37,23 +37,27 @@ UP_GRID = {
     "none_reject": (0.3, 0.5, 0.7, 0.85),
     "min_confidence": (0.2, 0.3, 0.5, 0.7),
 }
-DOWN_GRID = {"lone_down": (0.3, 0.45, 0.6, 0.8, 1.01)}
+# face_up 1.01: a face-or-back head, where the reader has one, is not listened to
+DOWN_GRID = {"lone_down": (0.3, 0.45, 0.6, 0.8, 1.01), "face_up": (0.3, 0.5, 0.7, 0.85, 1.01)}
 
 
 @dataclass
 class Cached:
     corners: list[Corner]
     probs: np.ndarray  # their readings, in order
+    face: np.ndarray | None  # and the face head's, where the reader has one
 
 
 def read_all(recogniser: RectifiedRecogniser, frame: np.ndarray) -> Cached:
     corners = recogniser.finder.find(frame, FLOOR)
-    return Cached(corners, recogniser.reader.read(frame, [(c.point, c.a, c.b) for c in corners]).probs)
+    reading = recogniser.reader.read(frame, [(c.point, c.a, c.b) for c in corners])
+    return Cached(corners, reading.probs, reading.face)
 
 
 def replay(cached: Cached, t: RectifiedThresholds) -> list:
     keep = [k for k, c in enumerate(cached.corners) if c.score >= t.corner]
-    return assemble_corners([cached.corners[k] for k in keep], cached.probs[keep], t)
+    face = cached.face[keep] if cached.face is not None else None
+    return assemble_corners([cached.corners[k] for k in keep], cached.probs[keep], t, face)
 
 
 def best_of(grid: dict, base: RectifiedThresholds, scenes: Sequence, cache: Sequence[Cached], side: str) -> tuple:

@@ -1,0 +1,54 @@
+"""The rectified reader's training crops: flat cards seen through the scene renderer's camera, labelled by rank,
+suit and side, stored and reloaded (older files without the side label stay usable)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from tests.test_deckdir import write_deck
+from vision.recognise.corners import READ_H, READ_W
+from vision.recognise.labels import RANK_CLASSES
+from vision.synth.deckdir import load_deck
+from vision.train.reader_data import UNKNOWN_FACE, CropSet, camera, flat_crops
+
+
+def test_flat_crops_through_the_camera_model_are_labelled_with_their_side(tmp_path: Path) -> None:
+    deck = load_deck(write_deck(tmp_path / "d"))
+    rows = flat_crops(deck, np.random.default_rng(0), 240, [])
+    assert len(rows) == 240
+    for crop, rank, _suit, source, face in rows:
+        assert crop.shape == (READ_H, READ_W, 3) and crop.dtype == np.uint8
+        assert 0 <= rank < len(RANK_CLASSES) and source == deck.name
+        assert face in (0, 1)
+    backs = [r for r in rows if r[4] == 0]
+    assert backs and all(RANK_CLASSES[r[1]] == "none" for r in backs)
+    # an indexed face corner is labelled with its card
+    assert any(r[4] == 1 and RANK_CLASSES[r[1]] != "none" for r in rows)
+
+
+def test_the_camera_model_changes_a_patch_but_keeps_its_shape() -> None:
+    rng = np.random.default_rng(3)
+    patch = np.full((90, 70, 3), 200, np.uint8)
+    patch[30:60, 20:50] = 20
+    seen = [camera(rng, patch, np.ones((90, 70), np.float32)) for _ in range(8)]
+    assert all(s.shape == patch.shape and s.dtype == np.uint8 for s in seen)
+    assert any(np.abs(s.astype(int) - patch).mean() > 2 for s in seen)
+    # the dark block stays darker than the card around it under any of the camera's faults
+    assert all(s[40:50, 30:40].mean() < s[5:15, 5:15].mean() for s in seen)
+
+
+def test_crop_sets_keep_the_side_label_and_older_files_load_without_it(tmp_path: Path) -> None:
+    x = np.zeros((3, READ_H, READ_W, 3), np.uint8)
+    crops = CropSet(
+        x, np.array([0, 1, 2]), np.array([0, 1, -1]), np.array(["a", "b", "scene"]), np.array([1, 1, 0], np.uint8)
+    )
+    crops.save(tmp_path / "c.npz")
+    back = CropSet.load(tmp_path / "c.npz")
+    assert back.face.tolist() == [1, 1, 0]
+    np.savez(tmp_path / "old.npz", x=x, rank=crops.rank, suit=crops.suit, source=crops.source)
+    old = CropSet.load(tmp_path / "old.npz")
+    assert old.face.tolist() == [UNKNOWN_FACE] * 3
+    both = CropSet.concat([back, old])
+    assert len(both.face) == 6
