@@ -269,6 +269,27 @@ def test_the_stage_bench_breaks_the_readers_top1_down_by_card_width_and_frame(de
     assert width_bin(5000) == f"card >= {WIDTH_EDGES[-1]} px wide" == "card >= 130 px wide"
 
 
+def test_the_flat_sweep_reads_a_held_out_deck_clear_and_loses_it_to_heavy_blur(deck):
+    """The reader alone on gnome-plastic's own pictures (a test family): clear and large it reads them all but a
+    few; smeared 14 px on a small card, far fewer. A sweep that could not tell those apart would say nothing."""
+    from vision.recognise.bench import sweep_lines
+    from vision.recognise.bench_stages import flat_card_view, reader_sweep
+    from vision.recognise.rectified import RectifiedRecogniser
+
+    faults = {"clear": (0.0, 0), "motion 14 px": (0.0, 14)}
+    sweep = reader_sweep(RectifiedRecogniser(), [deck.path], widths=(65, 130), faults=faults)
+    top1 = sweep["top1"]
+    assert sweep["crops_per_cell"] == 104  # 52 faces, two index corners each
+    assert top1["130 px"]["clear"] >= 0.95
+    assert top1["65 px"]["motion 14 px"] < top1["130 px"]["clear"] - 0.2
+    jokers = len([c for c in deck.codes if c.startswith("JOKER")])
+    assert sweep["jokers_clear"]["crops"] == 2 * jokers * 2  # two corners, at each of the two widths
+    lines = sweep_lines(sweep)
+    assert "motion 14 px" in lines[1] and lines[2].split()[0] == "65"
+    frame, quad = flat_card_view(deck.image("QH"), 80, 0.0, 0, 0.0, 1)
+    assert quad[1, 0] - quad[0, 0] == 80 and frame.dtype == np.uint8
+
+
 # ----- enrolment for the rectified reader -----------------------------------------------------------------------
 
 

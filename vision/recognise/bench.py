@@ -431,9 +431,10 @@ def run_bench(
     if len(recognisers) > 1:
         result["latency_side_by_side"] = side_by_side_latency(recognisers, [bench[i] for i in busy])
     if "rectified" in recognisers:
-        from vision.recognise.bench_stages import stage_bench
+        from vision.recognise.bench_stages import reader_sweep, stage_bench
 
         result["stages"] = stage_bench(recognisers["rectified"], bench)
+        result["stages"]["reader_flat_sweep"] = reader_sweep(recognisers["rectified"], deck_paths)
     order = [c for c in CARD_CLASSES if c != BACK]  # AS..KS, AH..KH, AD..KD, AC..KC, JOKER
     result["confusion_png"] = str(confusion_image(scores, order, out / "vision-confusion.png"))
     if baseline_runs is not None and recogniser is not None:
@@ -662,4 +663,25 @@ def stage_lines(result: dict) -> list[str]:
         + ", ".join(f"{k} x{v}" for k, v in list(reader["most_confused"].items())[:6]),
         "  reader top-1 by condition: "
         + "; ".join(f"{k} {_pct(v['top1'])} of {v['crops']}" for k, v in reader.get("by_condition", {}).items()),
+        *sweep_lines(stages.get("reader_flat_sweep")),
     ]
+
+
+def sweep_lines(sweep: dict | None) -> list[str]:
+    """The reader on flat held-out cards, one fault at a time: a width-by-fault table."""
+    if not sweep:
+        return []
+    faults = list(next(iter(sweep["top1"].values())))
+    jokers = sweep["jokers_clear"]
+    lines = [
+        f"  reader on flat cards of {', '.join(sweep['decks'])} (top-left and bottom-right, exact frames, "
+        f"{sweep['crops_per_cell']} crops a cell, jokers apart), top-1 by card width and fault:",
+        "    width  " + " ".join(f"{f:>15s}" for f in faults),
+    ]
+    for width, row in sweep["top1"].items():
+        lines.append(f"    {width:>6s} " + " ".join(f"{_pct(row[f]):>15s}" for f in faults))
+    lines.append(
+        f"  jokers, clear: {jokers['read_joker']} of {jokers['crops']} corners read JOKER, "
+        f"{jokers['indexless_face']} as a face with no index"
+    )
+    return lines

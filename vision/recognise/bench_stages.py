@@ -6,13 +6,14 @@ geometry, so a shortfall is placed where it arises instead of being read off the
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
 
 from vision.recognise.corners import Corner, printed_corner
-from vision.recognise.labels import JOKER, READER_CLASSES
+from vision.recognise.labels import JOKER, NONE, READER_CLASSES
 from vision.recognise.rectified import RectifiedRecogniser
 
 if TYPE_CHECKING:
@@ -142,6 +143,90 @@ def frame_conditions(scene: BenchScene) -> list[str]:
     names = ["motion blur"] * (scene.motion > 0) + ["defocus >= 1 px"] * (scene.defocus >= 1)
     names += ["glare"] * (scene.glare > 0)
     return names or ["clear frame (no motion blur, glare or defocus >= 1 px)"]
+
+
+# The reader alone on the held-out decks' own pictures, each card laid flat at a known width and seen through one
+# known fault at a time (the scene renderer's ranges: defocus up to 2.2 px, motion 3-14 px), its top-left and
+# bottom-right corners (printed with an index by every standard deck) cut along the exact frame. Where the scene
+# figure mixes every fault, overlap and size at once, this says which of them the reader cannot read through.
+SWEEP_WIDTHS = (50, 65, 80, 100, 130, 180)  # card widths in frame pixels
+SWEEP_FAULTS = {
+    "clear": (0.0, 0),
+    "defocus 0.8 px": (0.8, 0),
+    "defocus 1.5 px": (1.5, 0),
+    "defocus 2.2 px": (2.2, 0),
+    "motion 4 px": (0.0, 4),
+    "motion 8 px": (0.0, 8),
+    "motion 14 px": (0.0, 14),
+}
+
+
+def flat_card_view(card: np.ndarray, width: int, defocus: float, motion: int, angle: float, seed: int) -> tuple:
+    """A BGRA card picture at `width` px on a grey table, defocused or smeared along `angle` degrees, with mild
+    sensor noise: the frame and the card's outline in it (TL, TR, BR, BL)."""
+    h, w = card.shape[:2]
+    small = cv2.resize(card, (width, round(width * h / w)), interpolation=cv2.INTER_AREA)
+    margin = 30
+    canvas = np.full((small.shape[0] + 2 * margin, width + 2 * margin, 3), 90, np.float32)
+    alpha = small[..., 3:4].astype(np.float32) / 255
+    region = canvas[margin : margin + small.shape[0], margin : margin + width]
+    region[:] = region * (1 - alpha) + small[..., :3] * alpha
+    if defocus:
+        canvas = cv2.GaussianBlur(canvas, (0, 0), defocus)
+    if motion:
+        kernel = np.zeros((motion, motion), np.float32)
+        kernel[motion // 2, :] = 1.0
+        turn = cv2.getRotationMatrix2D((motion / 2 - 0.5, motion / 2 - 0.5), angle, 1.0)
+        kernel = cv2.warpAffine(kernel, turn, (motion, motion))
+        canvas = cv2.filter2D(canvas, -1, kernel / kernel.sum())
+    canvas += np.random.default_rng(seed).normal(0, 3, canvas.shape).astype(np.float32)
+    x0, y0, x1, y1 = margin, margin, margin + width, margin + small.shape[0]
+    quad = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float32)
+    return np.clip(canvas, 0, 255).astype(np.uint8), quad
+
+
+def reader_sweep(
+    recogniser: RectifiedRecogniser,
+    deck_paths: Sequence,
+    widths: Sequence[int] = SWEEP_WIDTHS,
+    faults: dict[str, tuple[float, int]] = SWEEP_FAULTS,
+) -> dict:
+    """Reader top-1 on the decks' faces (jokers apart) by card width and fault, and how their jokers' corners read
+    when clear, at every width: as JOKER, or as no index on a face (which `rectified.indexless_face` reports as a
+    joker) where the reader has a face head."""
+    from vision.synth.deckdir import load_deck  # the bench renders; the runtime never imports the renderer
+
+    table: dict[str, dict[str, list[int]]] = {}
+    jokers = {"crops": 0, "read_joker": 0, "indexless_face": 0}
+    for n, path in enumerate(deck_paths):
+        deck = load_deck(path)
+        for width in widths:
+            for fault, (defocus, motion) in faults.items():
+                crops, codes = [], []
+                for i, code in enumerate(deck.codes):
+                    frame, quad = flat_card_view(deck.image(code), width, defocus, motion, 37.0 * i, n * 1000 + i)
+                    for k in (0, 2):
+                        crops.append(recogniser.reader.crops(frame, [printed_corner(quad, k)])[0])
+                        codes.append(JOKER if code.startswith(JOKER) else code)
+                reading = recogniser.reader.read_crops(np.stack(crops))
+                said = [READER_CLASSES[int(i)] for i in reading.probs.argmax(axis=1)]
+                tally = table.setdefault(f"{width} px", {}).setdefault(fault, [0, 0])
+                for k, (code, label) in enumerate(zip(codes, said, strict=True)):
+                    if code == JOKER:
+                        if fault == "clear":
+                            jokers["crops"] += 1
+                            jokers["read_joker"] += label == JOKER
+                            face = reading.face is not None and float(reading.face[k]) >= 0.5
+                            jokers["indexless_face"] += label == NONE and face
+                        continue
+                    tally[0] += 1
+                    tally[1] += label == code
+    return {
+        "decks": [Path(p).name for p in deck_paths],
+        "top1": {w: {f: right / max(n, 1) for f, (n, right) in row.items()} for w, row in table.items()},
+        "crops_per_cell": next(iter(next(iter(table.values())).values()))[0] if table else 0,
+        "jokers_clear": jokers,
+    }
 
 
 def stage_bench(recogniser: RectifiedRecogniser, scenes: Sequence) -> dict:
