@@ -52,3 +52,20 @@ def test_crop_sets_keep_the_side_label_and_older_files_load_without_it(tmp_path:
     assert old.face.tolist() == [UNKNOWN_FACE] * 3
     both = CropSet.concat([back, old])
     assert len(both.face) == 6
+
+
+def test_the_next_card_of_a_fan_or_cascade_lies_beside_or_below_the_index_never_over_it() -> None:
+    from vision.recognise.corners import printed_corner
+    from vision.train.reader_data import fanned_over
+
+    quad = np.array([[100, 100], [200, 100], [200, 240], [100, 240]], np.float32)  # 100 wide, upright
+    rng = np.random.default_rng(0)
+    for k in range(4):
+        p, a, b = printed_corner(quad, k)
+        a_unit, b_unit = a / np.linalg.norm(a), b / np.linalg.norm(b)
+        for _ in range(50):
+            other = fanned_over(rng, quad, k)
+            q, _, _ = printed_corner(other, k)  # the next card's same corner, where its own index is printed
+            along, down = float((q - p) @ a_unit) / 100, float((q - p) @ b_unit) / 100
+            assert along >= 0.16 - 1e-4 or down >= 0.42 - 1e-4  # beside the index (fan) or below it (cascade)
+            assert along <= 0.3 + 1e-4 and down <= 0.6 + 1e-4  # and close enough to show in the crop

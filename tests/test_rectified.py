@@ -238,6 +238,8 @@ def test_a_face_with_no_index_is_a_joker_where_an_index_corner_shows_and_unknown
     card = card_corners(rect(100, 100), score=0.9)  # TL, TR, BR, BL
     # a joker printing no index: its top-left reads as no index, but the face head knows a face from a back
     joker = assemble_corners(card[:2], np.vstack([blank, blank]), t, np.array([0.9, 0.8]))
+    # one unsure corner is no card, face or back
+    assert assemble_corners([Corner("up", 0.3, *printed_corner(rect(100, 100), 0))], blank, t, np.array([0.9])) == []
     assert [(c.label, c.face_up) for c in joker] == [("JOKER", True)]
     # a face seen only by its plain corners (top right, bottom left): some face, not a joker, not a back
     plain = assemble_corners([card[1], card[3]], np.vstack([blank, blank]), t, np.array([0.9, 0.9]))

@@ -171,10 +171,10 @@ def assemble_corners(
     corners: Sequence[Corner], probs: np.ndarray, t: RectifiedThresholds, face: np.ndarray | None = None
 ) -> list[CardDetection]:
     """Corners and their readings (rows in `corners` order) made into cards: one per label. A card some corner of
-    which shows an index is face up. A card none of whose corners does is face down when two corners or one sure
-    one say it is there (a face-up card shows an index in at least one of any two corners), unless the reader's
-    face head (`face`, per corner, where the reader has one) says its corners are a face's: then it is a face with
-    no index to read (`indexless_face`)."""
+    which shows an index is face up. A card none of whose corners does is there when two corners or one sure one
+    say so: face down (a face-up card shows an index in at least one of any two corners), unless the reader's face
+    head (`face`, per corner, where the reader has one) says its corners are a face's: then it is a face with no
+    index to read (`indexless_face`)."""
     none = READER_CLASSES.index(NONE)
     labels = [c for c in READER_CLASSES if c != NONE]
     columns = [READER_CLASSES.index(c) for c in labels]
@@ -192,9 +192,11 @@ def assemble_corners(
             by_label.setdefault(label, []).append((group, readable))
             continue
         score = max(c.score for c in group)
+        if len(group) == 1 and score < t.lone_down:
+            continue  # one unsure corner with nothing to read is no card
         if face is not None and float(np.mean(face[members])) >= t.face_up:
             plain_faces.append(indexless_face(group, float(np.mean(face[members]))))
-        elif len(group) > 1 or score >= t.lone_down:
+        else:
             quad = card_outline(group)
             backs.append(CardDetection(BACK, False, score, quad, quad_bounds(quad)))
     out: list[CardDetection] = []
