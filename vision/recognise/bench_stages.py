@@ -162,8 +162,12 @@ SWEEP_FAULTS = {
 
 
 def flat_card_view(card: np.ndarray, width: int, defocus: float, motion: int, angle: float, seed: int) -> tuple:
-    """A BGRA card picture at `width` px on a grey table, defocused or smeared along `angle` degrees, with mild
-    sensor noise: the frame and the card's outline in it (TL, TR, BR, BL)."""
+    """A BGRA card picture at `width` px on a grey table, defocused or smeared along `angle` degrees by the scene
+    renderer's own blur, with mild sensor noise: the frame and the card's outline in it (TL, TR, BR, BL)."""
+    from dataclasses import replace
+
+    from vision.synth.effects import EffectParams, blur  # the bench renders; the runtime never imports the renderer
+
     h, w = card.shape[:2]
     small = cv2.resize(card, (width, round(width * h / w)), interpolation=cv2.INTER_AREA)
     margin = 30
@@ -171,14 +175,7 @@ def flat_card_view(card: np.ndarray, width: int, defocus: float, motion: int, an
     alpha = small[..., 3:4].astype(np.float32) / 255
     region = canvas[margin : margin + small.shape[0], margin : margin + width]
     region[:] = region * (1 - alpha) + small[..., :3] * alpha
-    if defocus:
-        canvas = cv2.GaussianBlur(canvas, (0, 0), defocus)
-    if motion:
-        kernel = np.zeros((motion, motion), np.float32)
-        kernel[motion // 2, :] = 1.0
-        turn = cv2.getRotationMatrix2D((motion / 2 - 0.5, motion / 2 - 0.5), angle, 1.0)
-        kernel = cv2.warpAffine(kernel, turn, (motion, motion))
-        canvas = cv2.filter2D(canvas, -1, kernel / kernel.sum())
+    canvas = blur(canvas, replace(EffectParams.none(), defocus_sigma=defocus, motion=(float(motion), angle)))
     canvas += np.random.default_rng(seed).normal(0, 3, canvas.shape).astype(np.float32)
     x0, y0, x1, y1 = margin, margin, margin + width, margin + small.shape[0]
     quad = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float32)

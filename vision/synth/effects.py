@@ -293,7 +293,7 @@ def auto_exposure_gain(linear: np.ndarray, params: EffectParams, colour: np.ndar
 # ----------------------------------------------------------------------------------------------------- optics
 
 
-def _blur(image: np.ndarray, params: EffectParams) -> np.ndarray:
+def blur(image: np.ndarray, params: EffectParams) -> np.ndarray:
     """Defocus and motion blur, applied to linear light because that is what a lens and a moving exposure mix;
     blurring display values would darken bright edges."""
     if params.defocus_sigma > 0:
@@ -508,7 +508,7 @@ def finish(image: np.ndarray, glossy: np.ndarray, params: EffectParams, seed: in
     linear = cv2.pow(np.maximum(image, np.float32(0.0)), DISPLAY_GAMMA)
     linear *= light
     add_glare(linear, glossy, params, illuminant)
-    linear = chromatic_aberration(_blur(linear, params), params.chromatic_aberration)
+    linear = chromatic_aberration(blur(linear, params), params.chromatic_aberration)
     colour = colour_matrix(params, illuminant)
     linear *= np.float32(auto_exposure_gain(linear, params, colour))
     np.clip(linear, 0.0, 1.0, out=linear)  # full well: highlights burn out here, before white balance
