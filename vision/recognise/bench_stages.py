@@ -202,9 +202,8 @@ def reader_sweep(
                 crops, codes = [], []
                 for i, code in enumerate(deck.codes):
                     frame, quad = flat_card_view(deck.image(code), width, defocus, motion, 37.0 * i, n * 1000 + i)
-                    for k in (0, 2):
-                        crops.append(recogniser.reader.crops(frame, [printed_corner(quad, k)])[0])
-                        codes.append(JOKER if code.startswith(JOKER) else code)
+                    crops.extend(recogniser.reader.crops(frame, [printed_corner(quad, k) for k in (0, 2)]))
+                    codes += [JOKER if code.startswith(JOKER) else code] * 2
                 reading = recogniser.reader.read_crops(np.stack(crops))
                 said = [READER_CLASSES[int(i)] for i in reading.probs.argmax(axis=1)]
                 tally = table.setdefault(f"{width} px", {}).setdefault(fault, [0, 0])

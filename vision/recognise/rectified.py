@@ -194,8 +194,9 @@ def assemble_corners(
         score = max(c.score for c in group)
         if len(group) == 1 and score < t.lone_down:
             continue  # one unsure corner with nothing to read is no card
-        if face is not None and float(np.mean(face[members])) >= t.face_up:
-            plain_faces.append(indexless_face(group, float(np.mean(face[members]))))
+        face_score = float(np.mean(face[members])) if face is not None else 0.0
+        if face is not None and face_score >= t.face_up:
+            plain_faces.append(indexless_face(group, face_score))
         else:
             quad = card_outline(group)
             backs.append(CardDetection(BACK, False, score, quad, quad_bounds(quad)))
