@@ -290,6 +290,42 @@ def test_the_flat_sweep_reads_a_held_out_deck_clear_and_loses_it_to_heavy_blur(d
     assert quad[1, 0] - quad[0, 0] == 80 and frame.dtype == np.uint8
 
 
+def test_the_shipped_8_bit_reader_reads_as_its_float_graph_does(deck):
+    """The runtime reads with an 8-bit graph quantised from the float one beside it (for speed): on a held-out
+    deck's corners, clear and smeared, the two must give the same top label almost everywhere."""
+    from vision.recognise.bench_stages import flat_card_view
+    from vision.recognise.corner_reader import CornerReader
+    from vision.recognise.corners import printed_corner
+    from vision.recognise.models import models_dir
+    from vision.recognise.rectified import CORNER_READER_FILE
+
+    int8 = CornerReader(models_dir() / CORNER_READER_FILE)
+    float_graph = CornerReader(models_dir() / CORNER_READER_FILE.replace(".onnx", ".float.onnx"))
+    crops = []
+    for k, code in enumerate(deck.codes):
+        frame, quad = flat_card_view(deck.image(code), 70 + (k % 4) * 20, 0.0, (k % 3) * 4, 10.0 * k, k)
+        crops.append(int8.crops(frame, [printed_corner(quad, 0), printed_corner(quad, 2)]))
+    crops = np.concatenate(crops)
+    a, b = int8.read_crops(crops).probs, float_graph.read_crops(crops).probs
+    assert len(crops) == 2 * len(deck.codes)
+    assert (a.argmax(axis=1) == b.argmax(axis=1)).mean() >= 0.97
+    assert np.abs(a - b).max() < 0.3  # the same graph, only rounded: no reading turned upside down
+
+
+def test_quantise_refuses_to_overwrite_its_float_source_and_a_file_that_is_not_a_crop_file(tmp_path, capsys):
+    from vision.train.quantise import crop_blobs
+    from vision.train.quantise import main as quantise_main
+
+    graph = tmp_path / "reader.onnx"
+    with pytest.raises(SystemExit):
+        quantise_main(["corner-reader", "--float", str(graph), "--crops", "x.npz", "--out", str(graph)])
+    assert "--out must differ from --float" in capsys.readouterr().err
+    stray = tmp_path / "stray.npz"
+    np.savez(stray, y=np.zeros(3))
+    with pytest.raises(ValueError, match="no 'x' array"):
+        next(crop_blobs(stray, 10))
+
+
 # ----- enrolment for the rectified reader -----------------------------------------------------------------------
 
 

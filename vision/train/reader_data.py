@@ -35,6 +35,7 @@ from vision.recognise.samples import corner_label, jitter, seen_corners
 from vision.synth.deckdir import Deck, load_decks
 from vision.synth.effects import finish, random_effects
 from vision.train.corner_data import SceneGeometry, decks_of_split, stored_scenes
+from vision.train.finder_errors import apply_error
 
 NO_SUIT = -1  # the suit head is not taught on jokers and crops with no index
 UNKNOWN_FACE = 255  # the face head is not taught where the side is not known
@@ -136,7 +137,7 @@ def flat_crops(
             else:
                 over = fanned_over(rng, quad, k)
             glossy = np.maximum(glossy, paste(canvas, other, unit, over))
-        p, a, b = jitter(rng, *printed_corner(quad, k))
+        p, a, b = cut_frame(rng, *printed_corner(quad, k))
         # the camera's faults applied where the crop is cut, not everywhere
         if camera_model:
             (canvas, glossy), p = around((canvas, glossy), p, width)
@@ -254,6 +255,15 @@ def degrade(rng: np.random.Generator, image: np.ndarray, width: float) -> np.nda
     return out
 
 
+def cut_frame(rng: np.random.Generator, p: np.ndarray, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The frame a crop is cut along: the true corner frame as the corner finder would have found it, drawn from
+    its measured errors (`finder_errors`) where the worker has a table of them, else a mild Gaussian wobble."""
+    table = _WORKER.get("finder_errors")
+    if table is None or not len(table):  # type: ignore[arg-type]
+        return jitter(rng, p, a, b)
+    return apply_error(table[rng.integers(len(table))], p, a, b)  # type: ignore[index]
+
+
 # ------------------------------------------------------------------------------------------------------ scenes
 
 
@@ -270,7 +280,7 @@ def scene_crops(stem: Path, rng: np.random.Generator, deck_paths: Mapping[str, P
         if g.face_up[n] and four is None:
             continue  # the scene does not say whether its deck prints an index here
         for k, has_index in seen_corners(bool(g.face_up[n]), g.corner_visible[n], g.index_visible[n], four or (0, 2)):
-            p, a, b = jitter(rng, *printed_corner(g.quads[n], k))
+            p, a, b = cut_frame(rng, *printed_corner(g.quads[n], k))
             rank, suit = label_of(str(g.codes[n]) if g.face_up[n] else "BACK", has_index)
             out.append((corner_crop(image, p, a, b), rank, suit, "scene", int(bool(g.face_up[n]))))
     return out
@@ -279,7 +289,8 @@ def scene_crops(stem: Path, rng: np.random.Generator, deck_paths: Mapping[str, P
 # ------------------------------------------------------------------------------------------------------ driver
 
 
-def _init(deck_dirs: Sequence[str], split: str, bg_scenes: Sequence[str]) -> None:
+def _init(deck_dirs: Sequence[str], split: str, bg_scenes: Sequence[str], finder_errors: str | None = None) -> None:
+    _WORKER["finder_errors"] = np.load(finder_errors) if finder_errors else None
     folders = [load_decks(folder) for folder in deck_dirs]
     _WORKER["decks"] = [d for loaded in folders for d in decks_of_split(loaded, split)]
     _WORKER["deck_paths"] = {d.path.name: d.path for loaded in folders for d in loaded}
@@ -310,13 +321,19 @@ def build(
     workers: int,
     fanned: bool = False,
     camera_model: bool = True,
+    finder_errors: Path | None = None,
 ) -> CropSet:
-    """Flat crops of every deck of the split in equal shares, plus the crops of the given stored scenes."""
+    """Flat crops of every deck of the split in equal shares, plus the crops of the given stored scenes, each cut
+    along a frame drawn from `finder_errors` (a `finder_errors` table) when given."""
     bg = [str(s.with_suffix(".jpg")) for s in scenes[:40]]
     chunk = 200
     jobs = [(seed, i, chunk, fanned, camera_model) for i in range(max(1, n_flat // chunk))]
     rows: list[tuple] = []
-    with Pool(workers, initializer=_init, initargs=([str(d) for d in deck_dirs], split, bg)) as pool:
+    with Pool(
+        workers,
+        initializer=_init,
+        initargs=([str(d) for d in deck_dirs], split, bg, str(finder_errors) if finder_errors else None),
+    ) as pool:
         for part in tqdm(pool.imap_unordered(_flat_job, jobs), total=len(jobs), desc="flat crops", unit="chunk"):
             rows += part
         for part in tqdm(
@@ -354,10 +371,29 @@ def main(argv: Sequence[str] | None = None) -> None:
         choices=("scene", "simple"),
         help="flat crops seen through the scene renderer's camera, or the first session's simpler faults",
     )
+    parser.add_argument(
+        "--finder-errors",
+        type=Path,
+        default=None,
+        help="cut crops along frames erred as in this table (python -m vision.train.finder_errors), not a wobble",
+    )
     args = parser.parse_args(argv)
+    if args.finder_errors is not None and not args.finder_errors.is_file():
+        parser.error(
+            f"--finder-errors {args.finder_errors}: no such file (python -m vision.train.finder_errors makes it)"
+        )
     scenes = [s for folder in args.scenes for s in stored_scenes(folder)][: args.max_scenes]
     crops = build(
-        args.out, args.decks, args.split, args.n, scenes, args.seed, args.workers, args.fanned, args.camera == "scene"
+        args.out,
+        args.decks,
+        args.split,
+        args.n,
+        scenes,
+        args.seed,
+        args.workers,
+        args.fanned,
+        args.camera == "scene",
+        args.finder_errors,
     )
     ranks = np.bincount(crops.rank, minlength=len(RANK_CLASSES))
     print(f"{len(crops.rank)} crops -> {args.out}; by rank: {dict(zip(RANK_CLASSES, ranks.tolist(), strict=True))}")
