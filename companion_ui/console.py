@@ -21,6 +21,7 @@ class Console:
         self.read = read
         self.out = out
         self.on_change = on_change
+        self.quit_typed = False  # the player typed 'quit' (a choice), as against input running out
 
     def say(self, text: str = "") -> None:
         print(text, file=self.out, flush=True)
@@ -31,6 +32,18 @@ class Console:
             return self.read(prompt).strip()
         except EOFError:
             return None
+
+    def stops(self, text: str | None) -> bool:
+        """Whether an answer ends the session: 'quit', or input that has ended."""
+        if text == "quit":
+            self.quit_typed = True
+        return text is None or text == "quit"
+
+    def stopped(self) -> int:
+        """Says so and gives the exit status: 0 when the player chose to quit (the game is saved where --save
+        asked), 1 when input ran out before the game did."""
+        self.say("Stopped. The game was not finished.")
+        return 0 if self.quit_typed else 1
 
     def changed(self) -> None:
         if self.on_change is not None:

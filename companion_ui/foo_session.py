@@ -14,13 +14,16 @@ from companion_ui.console import Console
 from companion_ui.speech import Priority, Speaker
 from games import GameError, GameState
 from games.core import Event
+from games.the_loop.eras import CODES as ERA_CODES
 
 HELP = """During the agents' turn, type the changes they make to the board:
-  add green ERA N / remove green ERA N / remove red ERA N     cubes (ERA: dawn med ren ind glo rob end)
+  add green ERA N / remove green ERA N / remove red ERA N     cubes (ERA: {eras}, or 1-7)
   clone CLONE to ERA / destroy CLONE                         clones
   progress green|red at ERA / complete ERA                   missions
   done    the agents' turn is over: Dr. Foo goes next      board   show the board
-  undo    take back the last change                         quit    stop (the game is saved with --save)"""
+  undo    take back the last change                         quit    stop (the game is saved with --save)""".format(
+    eras=" ".join(ERA_CODES)
+)
 
 
 class FooSession(Console):
@@ -46,22 +49,18 @@ class FooSession(Console):
             if foo.awaiting_landing(self.state):
                 landing = None if auto else self._ask_landing()
                 if landing is False:
-                    return self._stopped()
+                    return self.stopped()
                 self._announce(foo.land(self.state, landing or None))
             elif foo.awaiting_foo(self.state):
                 self._announce(foo.foo_turn(self.state))
             else:
                 finished = True if auto else self._agents_turn()
                 if finished is None:
-                    return self._stopped()
+                    return self.stopped()
                 if finished and not self.state.is_over:
                     self._announce(foo.end_agents_turn(self.state))
         self.say(self.state.describe(None))
         return 0
-
-    def _stopped(self) -> int:
-        self.say("Stopped. The game was not finished.")
-        return 1
 
     def _ask_landing(self) -> tuple[int, int, int] | bool | None:
         """The observed landing (previous, Dr. Foo's, next), None to simulate it, False to quit."""
@@ -73,7 +72,7 @@ class FooSession(Console):
                 f"Where did the {drop} rift cubes land? Previous, Dr. Foo's and next Era, e.g. "
                 f"'{_example_split(drop)}' (Enter: simulate the chutes)> "
             )
-            if text is None or text == "quit":
+            if self.stops(text):
                 return False
             if text == "":
                 return None
@@ -95,7 +94,7 @@ class FooSession(Console):
         self.say("Agents' turn. Type the changes to the board as you make them, then 'done' ('help' lists them).")
         while not self.state.is_over:
             text = self.ask("agents> ")
-            if text is None or text == "quit":
+            if self.stops(text):
                 return None
             if text == "done":
                 return True

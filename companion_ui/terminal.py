@@ -22,7 +22,8 @@ HUMAN = "human"
 
 HELP = """Type an action (its number or its text), or:
   undo   take back the last action        table  show the table again
-  help   this text                        quit   stop playing"""
+  hint   what the solver would play       help   this text
+  quit   stop playing (the game is kept where --save says)"""
 
 
 @dataclass
@@ -105,8 +106,7 @@ class TerminalGame(Console):
         self.say(self.state.describe(human))
         while not self.state.is_over:
             if not self._step():
-                self.say("Stopped. The game was not finished.")
-                return 1
+                return self.stopped()
         self.say(self.state.describe(human))
         self.say("Final scores: " + ", ".join(f"{seat_name(p)}: {s}" for p, s in enumerate(self.state.scores())))
         return 0
@@ -167,10 +167,15 @@ class TerminalGame(Console):
             self.say(f"{seat_name(player)} to act: {listing}")
         while True:
             text = self.ask(f"{seat_name(player)}> ")
-            if text is None or text == "quit":
+            if self.stops(text):
                 return None
             if text == "" and out_of_turn:
                 return False
+            if text == "undo":
+                if self.undo():
+                    self.say(self.state.describe(player))
+                    return True  # the table changed: ask again from the top, with its actions listed afresh
+                continue
             if text == "" or self._command(text, player):
                 continue
             if self._try(player, text, actions):
@@ -182,11 +187,8 @@ class TerminalGame(Console):
             self.say(HELP)
         elif text == "table":
             self.say(self.state.describe(player))
-        elif text == "hint" and self.hint is not None:
-            self.say(self.hint(self.state, player))
-        elif text == "undo":
-            if self.undo():
-                self.say(self.state.describe(player))
+        elif text == "hint":
+            self.say(self.hint(self.state, player) if self.hint is not None else "No hints for this game.")
         else:
             return False
         return True

@@ -57,7 +57,7 @@ def test_observed_landing_board_changes_undo_and_save(tmp_path: Path) -> None:
     assert f"Those add up to {drop + 1}, but {drop} cubes were dropped." in out
     assert "Not taken:" in out
     assert out.count(f"Where did the {drop} rift cubes land?") >= 4
-    assert "Stopped. The game was not finished." in out and done.returncode == 1
+    assert "Stopped. The game was not finished." in out and done.returncode == 0
     saved = games.load(json.loads(save.read_text()))
     assert saved.name == "the-loop" and not saved.is_over
     resumed = run_foo("--resume", str(save), "--auto", "--no-speech")
@@ -91,3 +91,16 @@ def test_dr_foo_is_spoken_through_pyttsx3(tmp_path: Path) -> None:
     assert printed and all(line in said for line in printed), "every travel announcement must be spoken"
     assert all(s.seconds > 1.0 for s in spoken if s.text.startswith("Dr. Foo travels"))
     assert said[-1].startswith("Game over") or any(s.startswith("Game over") for s in said)
+
+
+def test_the_help_names_eras_as_the_engine_reads_them() -> None:
+    """The help once said 'dawn med ren ...' while the error for a bad Era said 'daw med ren ...'."""
+    from companion_ui.foo_session import HELP
+    from games.the_loop.eras import CODES
+
+    assert f"ERA: {' '.join(CODES)}, or 1-7" in HELP
+    table = foo.start("basic", "normal", seed=5, agents=2)
+    foo.foo_turn(table)
+    foo.land(table, None)
+    for era in (CODES[3], "4"):
+        assert foo.enter(table, f"add green {era} 1"), era
