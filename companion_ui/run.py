@@ -8,6 +8,7 @@ failing: the page is useful either way.
 
 from __future__ import annotations
 
+import signal
 import threading
 import time
 from collections.abc import Callable
@@ -52,6 +53,7 @@ class Companion:
     speaker: Speaker | None
     live: Any = None
     app: Any = None
+    closing: threading.Event = field(default_factory=threading.Event)  # set as the server begins to stop
 
     def close(self) -> None:
         if self.live is not None:
@@ -85,7 +87,8 @@ def build(opts: RunOptions, notice: Callable[[str], None] = print) -> Companion:
         session = tracked
     else:
         session = new_manual(opts.game, opts.players, opts.seed, opts.options, speaker, opts.save, opts.resume, _echo)
-    return Companion(session, speaker, live, create_app(session, live))
+    closing = threading.Event()
+    return Companion(session, speaker, live, create_app(session, live, closing.is_set), closing)
 
 
 def _echo(text: str) -> None:
@@ -115,7 +118,17 @@ def run(opts: RunOptions) -> int:
         print("  enter what happens on the page; announcements are printed here and spoken. Ctrl-C stops.")
     else:
         print("  announcements are printed here and spoken; the page shows the table. Ctrl-C stops.")
-    watcher = threading.Thread(target=_stop_when, args=(server, stop, opts.duration), daemon=True)
+    def handle_exit(sig: int, frame: Any) -> None:
+        """Ctrl-C or SIGTERM, as uvicorn's own handler, but (1) the page's open streams are told first, so uvicorn
+        does not wait on them, and (2) the signal is not raised again once the server is down, which would kill
+        the process before the speaker and the recording are closed and the summary printed."""
+        companion.closing.set()
+        if server.should_exit and sig == signal.SIGINT:
+            server.force_exit = True  # a second Ctrl-C
+        server.should_exit = True
+
+    server.handle_exit = handle_exit  # type: ignore[method-assign]
+    watcher = threading.Thread(target=_stop_when, args=(server, stop, opts.duration, companion.closing), daemon=True)
     watcher.start()
     try:
         server.run()
@@ -127,13 +140,15 @@ def run(opts: RunOptions) -> int:
     return 0
 
 
-def _stop_when(server: Any, stop: threading.Event, duration: float | None) -> None:
+def _stop_when(server: Any, stop: threading.Event, duration: float | None, closing: threading.Event) -> None:
     started = time.monotonic()
     while not server.should_exit:
         if stop.wait(0.2):
             time.sleep(1.0)  # the last announcements reach the page and the speaker
+            closing.set()
             server.should_exit = True
         elif duration is not None and time.monotonic() - started >= duration:
+            closing.set()
             server.should_exit = True
 
 

@@ -43,7 +43,9 @@ class SpeechSettings(BaseModel):
     voice: str | None = Field(default=None, max_length=40)
 
 
-def create_app(session: Session, live: Any = None) -> FastAPI:
+def create_app(session: Session, live: Any = None, stopping: Callable[[], bool] = lambda: False) -> FastAPI:
+    """The page's app. `stopping` turns true when the server begins to shut down: the streams that never end by
+    themselves (the push socket, the MJPEG video) end then, so Ctrl-C stops the server at once whatever is open."""
     app = FastAPI(title="Tabletop Companion", docs_url=None, redoc_url=None)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
 
@@ -109,30 +111,47 @@ def create_app(session: Session, live: Any = None) -> FastAPI:
     def video() -> StreamingResponse:
         if live is None:
             raise HTTPException(404, "no video: this session has no camera or recording")
-        return StreamingResponse(_mjpeg(live), media_type="multipart/x-mixed-replace; boundary=frame")
+        return StreamingResponse(_mjpeg(live, stopping), media_type="multipart/x-mixed-replace; boundary=frame")
 
     @app.websocket("/ws")
     async def push(ws: WebSocket, viewer: int | None = None) -> None:
         await ws.accept()
         seat = None if viewer is None or viewer < 1 else viewer - 1
-        seen, last_seq = -1, 0
-        with contextlib.suppress(WebSocketDisconnect, RuntimeError):
-            while True:
-                version = session.hub.version
-                if version != seen:
-                    seen = version
-                    snap = await asyncio.to_thread(page_state, seat, last_seq)
-                    if snap["log"]:
-                        last_seq = snap["log"][-1]["seq"]
-                    await ws.send_json(snap)
-                await asyncio.sleep(PUSH_POLL_S)
+
+        async def listen() -> None:
+            """A page never sends; reading is how a closed tab (or the server closing the socket) is noticed at
+            once, not at the next change the table sends."""
+            with contextlib.suppress(WebSocketDisconnect, RuntimeError):
+                while (await ws.receive())["type"] != "websocket.disconnect":
+                    pass
+
+        async def send() -> None:
+            seen: tuple[int, str] | None = None
+            last_seq = 0
+            with contextlib.suppress(WebSocketDisconnect, RuntimeError):
+                while not stopping():
+                    # the speaker's status changes on its own thread (no sound card found at the first word)
+                    version = (session.hub.version, session.speech_json()["status"])
+                    if version != seen:
+                        seen = version
+                        snap = await asyncio.to_thread(page_state, seat, last_seq)
+                        if snap["log"]:
+                            last_seq = snap["log"][-1]["seq"]
+                        await ws.send_json(snap)
+                    await asyncio.sleep(PUSH_POLL_S)
+
+        tasks = {asyncio.create_task(listen()), asyncio.create_task(send())}
+        _done, pending = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+        for task in pending:
+            task.cancel()
+        await asyncio.gather(*pending, return_exceptions=True)
 
     return app
 
 
-async def _mjpeg(live: Any) -> AsyncIterator[bytes]:
+async def _mjpeg(live: Any, stopping: Callable[[], bool]) -> AsyncIterator[bytes]:
     seen = -1
-    while True:
+    while not stopping():
         if live.jpeg_version != seen and live.jpeg:
             seen = live.jpeg_version
             data = live.jpeg

@@ -261,7 +261,7 @@ class Speaker:
         self._thread: threading.Thread | None = None
         self._closed = False
         if play and not self.play:
-            self._tell_once("audio", "No 'aplay' found (Debian package alsa-utils): announcements are text only.")
+            self._text_only("no 'aplay' found (Debian package alsa-utils)")
 
     def say(
         self, text: str, priority: Priority = Priority.NORMAL, key: str | None = None, topic: str | None = None
@@ -436,8 +436,14 @@ class Speaker:
         detail = (err or b"").decode(errors="replace")
         reason = "no sound card found" if "card" in detail else (detail.strip().splitlines() or ["aplay failed"])[-1]
         self.play = False
-        self._tell_once("audio", f"No sound output ({reason}): announcements are text only.")
+        self._text_only(f"no sound output: {reason}")
         return False, False
+
+    def _text_only(self, reason: str) -> None:
+        """Nothing can be heard: the terminal and the page (`status`) say so alike."""
+        if self.enabled:
+            self.status = f"text only ({reason})"
+        self._tell_once("audio", f"Announcements are text only: {reason}.")
 
     def _tell_once(self, key: str, message: str) -> None:
         if key not in self._told:

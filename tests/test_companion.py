@@ -143,6 +143,20 @@ def test_server_entries_replies_and_push():
     assert client.get("/api/state", params={"viewer": 9}).status_code == 422
 
 
+def test_the_page_is_told_when_speech_turns_text_only(tmp_path):
+    """The speaker finds there is no sound card only when it first plays, on its own thread: the page must learn
+    it then (it once kept saying "speech on" while the terminal said text only)."""
+    from companion_ui.speech import Speaker
+
+    with Speaker(play=False, keep_dir=tmp_path, notice=lambda _: None) as speaker:
+        session = new_manual("loop", 3, seed=1, options={}, speaker=speaker)
+        client = TestClient(create_app(session))
+        with client.websocket_connect("/ws") as ws:
+            assert ws.receive_json()["speech"]["status"] == "speech on"
+            speaker._text_only("no sound output: no sound card found")  # what a failed first play does
+            assert ws.receive_json()["speech"]["status"] == "text only (no sound output: no sound card found)"
+
+
 def test_unknown_game_and_busy_port_are_clear_errors():
     import socket
 

@@ -156,7 +156,12 @@ def test_playing_either_plays_or_reports_no_sound_card_once(tmp_path: Path) -> N
         speaker.say("Testing two.")
         assert speaker.wait_idle(60)
         played = [s.played for s in speaker.history]
-    assert all(played) or (not any(played) and len(notices) == 1 and "No sound output" in notices[0])
+    if all(played):
+        assert speaker.status == "speech on" and notices == []
+    else:
+        assert not any(played) and len(notices) == 1 and "text only: no sound output" in notices[0]
+        # the page shows the speaker's status: it must not say "speech on" while the terminal says text only
+        assert speaker.status.startswith("text only (no sound output"), speaker.status
 
 
 def test_wav_seconds_of_a_header_only_file_is_zero(tmp_path: Path) -> None:
