@@ -154,7 +154,10 @@ def test_the_page_is_told_when_speech_turns_text_only(tmp_path):
         with client.websocket_connect("/ws") as ws:
             assert ws.receive_json()["speech"]["status"] == "speech on"
             speaker._text_only("no sound output: no sound card found")  # what a failed first play does
-            assert ws.receive_json()["speech"]["status"] == "text only (no sound output: no sound card found)"
+            said = [ws.receive_json()["speech"]["status"] for _ in range(1)]
+            while said[-1] == "speech on" and len(said) < 5:  # a push already on its way may come first
+                said.append(ws.receive_json()["speech"]["status"])
+            assert said[-1] == "text only (no sound output: no sound card found)", said
 
 
 def test_unknown_game_and_busy_port_are_clear_errors():
