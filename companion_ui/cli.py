@@ -372,7 +372,12 @@ def cmd_run(args: argparse.Namespace) -> int:
 def cmd_demo(args: argparse.Namespace) -> int:
     from companion_ui.run import demo_options, run
 
-    return run(demo_options(args.game, loop=args.loop, **_run_options(args)))
+    return run(demo_options(args.game, loop=demo_loops(args), **_run_options(args)))
+
+
+def demo_loops(args: argparse.Namespace) -> bool:
+    """The demo plays its recording again and again, unless asked once (a script waiting for the end wants one)."""
+    return not (args.once or args.exit_at_end)
 
 
 def _speech_args(p: argparse.ArgumentParser) -> None:
@@ -627,7 +632,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("demo", help="the companion on a recorded Loot the Loop table: open the page it prints")
     p.add_argument("--game", default="loot-the-loop", help="loot-the-loop (recorded table) or another game (manual)")
-    p.add_argument("--loop", action="store_true", help="play the recording again and again (a new game each time)")
+    p.add_argument(
+        "--once",
+        action="store_true",
+        help="play the recording once (by default it starts again when it ends, a new game each time, so a page "
+        "opened later still shows a game)",
+    )
+    p.add_argument("--loop", action="store_true", help=argparse.SUPPRESS)  # the default since issue 19
     _server_args(p)
     p.set_defaults(func=cmd_demo)
 

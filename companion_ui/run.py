@@ -118,6 +118,7 @@ def run(opts: RunOptions) -> int:
         print("  enter what happens on the page; announcements are printed here and spoken. Ctrl-C stops.")
     else:
         print("  announcements are printed here and spoken; the page shows the table. Ctrl-C stops.")
+
     def handle_exit(sig: int, frame: Any) -> None:
         """Ctrl-C or SIGTERM, as uvicorn's own handler, but (1) the page's open streams are told first, so uvicorn
         does not wait on them, and (2) the signal is not raised again once the server is down, which would kill

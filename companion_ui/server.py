@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,7 @@ from games import GameError
 
 STATIC = Path(__file__).parent / "static"
 PUSH_POLL_S = 0.05
+MJPEG_REPEAT_S = 1.0  # an unchanged picture is sent again this often (see _mjpeg)
 
 
 class Entry(BaseModel):
@@ -150,10 +152,14 @@ def create_app(session: Session, live: Any = None, stopping: Callable[[], bool] 
 
 
 async def _mjpeg(live: Any, stopping: Callable[[], bool]) -> AsyncIterator[bytes]:
-    seen = -1
+    """Each new picture as a part; an unchanged one again every MJPEG_REPEAT_S. A browser shows a part only once the
+    next one begins, so a table that stopped changing (a recording that has ended, a still table) would otherwise
+    never show its last picture to a page opened after it stopped: a broken image."""
+    seen, sent_at = -1, 0.0
     while not stopping():
-        if live.jpeg_version != seen and live.jpeg:
-            seen = live.jpeg_version
+        now = time.monotonic()
+        if live.jpeg and (live.jpeg_version != seen or now - sent_at >= MJPEG_REPEAT_S):
+            seen, sent_at = live.jpeg_version, now
             data = live.jpeg
             yield b"--frame\r\nContent-Type: image/jpeg\r\nContent-Length: " + str(len(data)).encode() + b"\r\n\r\n"
             yield data + b"\r\n"
