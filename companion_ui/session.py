@@ -425,7 +425,7 @@ class TrackedSession(Session):
             f"Deck, top first ({len(deck)} cards; ? not read yet): " + (deck_text(deck) or "-"),
             f"Notes ({len(known.get('notes', []))}/3): " + (" ".join(known.get("notes", [])) or "-"),
             "Score pile: " + (" ".join(known.get("score_pile", [])) or "-"),
-            "Moves so far: " + (", ".join(known.get("actions", [])) or "-"),
+            "Moves so far: " + (moves_text(known) or "-"),
         ]
         phase = known.get("phase", "waiting for the camera")
         confidence = known.get("confidence")
@@ -471,6 +471,26 @@ def deck_text(deck: Sequence[str | None]) -> str:
         if card:
             words.append(card)
     return " ".join(words)
+
+
+def moves_text(known: JSON) -> str:
+    """The moves as the camera believes them now, step by step; a step now read otherwise than it was announced
+    says so, and one still unsure is marked, so the list never silently disagrees with what was heard."""
+    steps = known.get("steps") or [[a] for a in known.get("actions", [])]
+    said = known.get("said_steps", [])
+    unsure = set(known.get("unsure_steps", []))
+    out = []
+    for k, step in enumerate(steps):
+        told = said[k] if k < len(said) else None
+        if not step and not told:
+            continue  # a still table with no move between it and the one before
+        text = " + ".join(step) or "no move"
+        if told is not None and list(told) != list(step):
+            text += f" (announced as {' + '.join(told)})"
+        if k in unsure:
+            text += " ?"
+        out.append(text)
+    return ", ".join(out)
 
 
 def spoken_action(action: str) -> str:

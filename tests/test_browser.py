@@ -84,7 +84,7 @@ def log_texts(page: object) -> list[str]:
 
 
 def test_demo_page_shows_video_state_announcements_and_takes_a_correction(browser, tmp_path):
-    proc, url = start(["demo"], tmp_path)  # speech on: synthesised by espeak-ng, text on the page
+    proc, url = start(["demo", "--once"], tmp_path)  # speech on: synthesised by espeak-ng, text on the page
     try:
         page = browser.new_page(viewport={"width": 1280, "height": 900})
         page.goto(url)
@@ -93,6 +93,14 @@ def test_demo_page_shows_video_state_announcements_and_takes_a_correction(browse
         page.wait_for_selector("#log li.action", timeout=60_000)
         first = moves(page)
         assert first >= 1
+        # the log is numbered: a four-digit number must fit left of its line, not be clipped (issue 19)
+        room = page.evaluate(
+            """() => { const log = document.getElementById('log'), li = log.querySelector('li');
+                const pen = document.createElement('canvas').getContext('2d');
+                pen.font = getComputedStyle(li).font;
+                return [parseFloat(getComputedStyle(log).paddingLeft), pen.measureText('9999. ').width]; }"""
+        )
+        assert room[0] >= room[1], f"{room[0]:.0f} px before each line, {room[1]:.0f} px needed"
         page.screenshot(path=str(SHOTS / "demo-playing.png"))
         page.wait_for_function(
             "[...document.querySelectorAll('#log li')].some(li => li.textContent.includes('recorded game has ended'))",

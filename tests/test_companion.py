@@ -207,6 +207,49 @@ def test_the_end_of_a_tracked_game_is_announced_once():
     assert len(endings) == 1 and cores[-1]["result"] in endings[0]
 
 
+def test_the_moves_list_never_silently_disagrees_with_what_was_announced():
+    """Issue 19: "Explore 8." was heard while "Moves so far" listed explore 7 for the same step."""
+    from companion_ui.session import moves_text
+
+    known = {
+        "steps": [["look"], ["explore 7"], ["look", "mark"]],
+        "said_steps": [["look"], ["explore 8"], ["look", "mark"]],
+        "unsure_steps": [1],
+    }
+    assert moves_text(known) == "look, explore 7 (announced as explore 8) ?, look + mark"
+    assert moves_text({"actions": ["look"]}) == "look"  # a decoder that keeps no record of what it said
+    assert moves_text({}) == ""
+    assert moves_text({"steps": [[], ["look"], []], "said_steps": [None, ["look"], ["mark"]]}) == (
+        "look, no move (announced as mark)"
+    )
+
+
+def test_the_demo_recordings_moves_list_names_every_step_read_otherwise_than_announced():
+    import cv2
+
+    from companion_ui.live import Frame, FrameSource, LiveLoop, demo_clip
+    from companion_ui.session import TrackedSession
+
+    session = TrackedSession()
+    live = LiveLoop(FrameSource(video=demo_clip(), realtime=False), session)
+    capture = cv2.VideoCapture(str(demo_clip()))
+    index = 0
+    while (read := capture.read())[0]:  # every frame, as the camera gave them (the threads would drop some)
+        live.step(Frame(index, read[1], index / 30.0))
+        index += 1
+    capture.release()
+    session.on_events(session.decoder.finish(index / 30.0, index))
+    known = session.decoder_state()
+    line = next(i for i in session.snapshot()["panel"]["sections"][0]["items"] if i.startswith("Moves so far"))
+    changed = [
+        k for k, (now, said) in enumerate(zip(known["steps"], known["said_steps"], strict=True)) if said and now != said
+    ]
+    for k in changed:
+        assert f"(announced as {' + '.join(known['said_steps'][k])})" in line
+    assert line.count("announced as") == len(changed)
+    assert line.count(" ?") == len(known["unsure_steps"])
+
+
 def test_the_companion_bench_times_a_move_by_its_own_line_and_never_by_the_same_words_heard_later():
     from companion_ui.bench import median_or_never, told_moves
     from companion_ui.speech import Priority, Spoken

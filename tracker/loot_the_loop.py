@@ -1028,5 +1028,6 @@ class LootTheLoopDecoder:
             "steps": [list(step) for step in h.steps],
             "step_frames": [r.frame for r in self.emitter.records],
             "unsure_steps": [k for k, r in enumerate(self.emitter.records) if r.said is not None and not r.sure],
+            "said_steps": [list(r.said) if r.said is not None else None for r in self.emitter.records],
             "confidence": round(confidence, 4),
         }
