@@ -388,7 +388,12 @@ def _speech_args(p: argparse.ArgumentParser) -> None:
 
 def _server_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--port", type=int, default=8000, help="the page's port (default 8000)")
-    p.add_argument("--host", default="0.0.0.0", help="address to serve on (default: every interface, for a phone)")
+    p.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="address to serve on (default 127.0.0.1: this machine only); 0.0.0.0 serves phones on the network, "
+        "who then need the link with the access token that the terminal shows",
+    )
     _speech_args(p)
     p.add_argument("--exit-at-end", action="store_true", help="stop when the recording ends (scripts, tests)")
     p.add_argument("--duration", type=float, help="stop after this many seconds")

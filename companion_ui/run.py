@@ -12,7 +12,7 @@ import signal
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +34,8 @@ class RunOptions:
     options: dict[str, Any] = field(default_factory=dict)
     save: Path | None = None
     resume: Path | None = None
-    host: str = "0.0.0.0"
+    host: str = "127.0.0.1"  # this machine only; another address needs the access token (companion_ui.access)
+    token: str | None = None
     port: int = 8000
     speech: bool = True
     rate: int | None = None
@@ -88,7 +89,7 @@ def build(opts: RunOptions, notice: Callable[[str], None] = print) -> Companion:
     else:
         session = new_manual(opts.game, opts.players, opts.seed, opts.options, speaker, opts.save, opts.resume, _echo)
     closing = threading.Event()
-    return Companion(session, speaker, live, create_app(session, live, closing.is_set), closing)
+    return Companion(session, speaker, live, create_app(session, live, closing.is_set, opts.token), closing)
 
 
 def _echo(text: str) -> None:
@@ -99,12 +100,18 @@ def run(opts: RunOptions) -> int:
     """Serve the page until Ctrl-C (or the end of the recording with `exit_at_end`, or `duration` seconds)."""
     import uvicorn
 
+    from companion_ui.access import is_local, new_token, terminal_qr, with_token
     from companion_ui.server import check_port, page_urls
 
     check_port(opts.host, opts.port)
+    if not is_local(opts.host) and opts.token is None:
+        opts = replace(opts, token=new_token())
     companion = build(opts)
-    server = uvicorn.Server(uvicorn.Config(companion.app, host=opts.host, port=opts.port, log_level="warning",
-                                           ws="websockets-sansio"))  # fmt: skip
+    # no access log: a request's query may hold the access token, which must never be written down
+    config = uvicorn.Config(
+        companion.app, host=opts.host, port=opts.port, log_level="warning", access_log=False, ws="websockets-sansio"
+    )
+    server = uvicorn.Server(config)
     stop = threading.Event()
     if companion.live is not None:
         if opts.exit_at_end:
@@ -112,8 +119,12 @@ def run(opts: RunOptions) -> int:
         companion.live.start()
     what = companion.session.title + (f" - watching {companion.live.source.name}" if companion.live else " - manual")
     print(f"Tabletop Companion: {what}")
-    for url in page_urls(opts.host, opts.port):
+    urls = [with_token(url, opts.token) for url in page_urls(opts.host, opts.port)]
+    for url in urls:
         print(f"  open {url}")
+    if opts.token:
+        print("  anyone on the network needs this link (it holds the access token); a phone can scan it:")
+        print(terminal_qr(urls[-1]), end="")
     if isinstance(companion.session, ManualSession):
         print("  enter what happens on the page; announcements are printed here and spoken. Ctrl-C stops.")
     else:

@@ -17,11 +17,13 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
+import anyio
 from fastapi import FastAPI, HTTPException, Query, WebSocket, WebSocketDisconnect
 from fastapi.responses import FileResponse, JSONResponse, Response, StreamingResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 
+from companion_ui.access import TokenGate
 from companion_ui.session import Refused, Session
 from games import GameError
 
@@ -45,10 +47,15 @@ class SpeechSettings(BaseModel):
     voice: str | None = Field(default=None, max_length=40)
 
 
-def create_app(session: Session, live: Any = None, stopping: Callable[[], bool] = lambda: False) -> FastAPI:
+def create_app(
+    session: Session, live: Any = None, stopping: Callable[[], bool] = lambda: False, token: str | None = None
+) -> FastAPI:
     """The page's app. `stopping` turns true when the server begins to shut down: the streams that never end by
-    themselves (the push socket, the MJPEG video) end then, so Ctrl-C stops the server at once whatever is open."""
+    themselves (the push socket, the MJPEG video) end then, so Ctrl-C stops the server at once whatever is open.
+    With a `token` (served to the network) every route needs it (`access.TokenGate`)."""
     app = FastAPI(title="Tabletop Companion", docs_url=None, redoc_url=None)
+    if token:
+        app.add_middleware(TokenGate, token=token)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
 
     def refuse(err: Exception) -> JSONResponse:
@@ -142,11 +149,14 @@ def create_app(session: Session, live: Any = None, stopping: Callable[[], bool] 
                         await ws.send_json(snap)
                     await asyncio.sleep(PUSH_POLL_S)
 
-        tasks = {asyncio.create_task(listen()), asyncio.create_task(send())}
-        _done, pending = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
-        for task in pending:
-            task.cancel()
-        await asyncio.gather(*pending, return_exceptions=True)
+        async with anyio.create_task_group() as both:  # whichever ends first (tab closed, or server stopping) ends both
+
+            async def then_stop(part: Callable[[], Any]) -> None:
+                await part()
+                both.cancel_scope.cancel()
+
+            both.start_soon(then_stop, listen)
+            both.start_soon(then_stop, send)
 
     return app
 
