@@ -629,8 +629,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--players", type=int, help="manual: number of players (default: the game's usual count)")
     p.add_argument("--seed", type=int, default=0, help="manual: the engine's shuffle seed")
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="manual: a game option")
-    p.add_argument("--save", metavar="FILE", help="manual: save the game after every entry")
-    p.add_argument("--resume", metavar="FILE", help="manual: carry on a game saved with --save")
+    p.add_argument(
+        "--save",
+        metavar="FILE",
+        help="manual: keep the game's journal here (every entry on disk before it takes effect; a new file)",
+    )
+    p.add_argument(
+        "--resume",
+        metavar="FILE",
+        help="manual: carry on a game from its journal (after a crash too), or from an older JSON save",
+    )
     p.add_argument("--loop", action="store_true", help="--video: start the recording again when it ends")
     _server_args(p)
     p.set_defaults(func=cmd_run)

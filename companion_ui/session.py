@@ -26,6 +26,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from companion_ui.journal import Journal, JournalError, is_journal, replay
 from companion_ui.speech import Priority, Speaker
 from games import GameError, GameState, NothingToUndo, seat_name
 from games.core import JSON, Action, BadAction, Event
@@ -160,6 +161,7 @@ class ManualSession(Session):
         self.game = state.name
         self.title = title
         self.save_path = save
+        self.journal: Journal | None = None  # every entry is written there first (see journal.py)
         self._auto()
 
     def act(self, text: str) -> None:
@@ -174,6 +176,8 @@ class ManualSession(Session):
                 problem = self.state.violation(action)
                 why = f"{problem.reason} [rule: {problem.rule}]" if problem else "nobody may do that now"
                 raise Refused(f"Not taken: {why}")
+            if self.journal is not None:  # on disk before it takes effect; a failed write refuses the entry
+                self.journal.append("act", text=str(action))
             events = self.state.apply(action)
             self._save()
         self.announce(f"{seat_name(player)}: {action}", "action", speak=not events, new_fact=True)
@@ -190,6 +194,12 @@ class ManualSession(Session):
             except NothingToUndo as err:
                 self.state = type(self.state).from_dict(before)
                 raise Refused("Nothing to undo yet.") from err
+            if self.journal is not None:
+                try:
+                    self.journal.append("undo")
+                except JournalError:
+                    self.state = type(self.state).from_dict(before)
+                    raise
             self._save()
         self.announce("Undone: the last entry was taken back.", "info", speak=False)
 
@@ -532,11 +542,15 @@ def new_manual(
     from games import registry
 
     info = registry.info(game)
+    if resume is not None and is_journal(resume):
+        return resume_journal(resume, game, info.title, speaker, save, echo)
     if resume is not None:
         try:
             data = json.loads(resume.read_text())
         except (OSError, json.JSONDecodeError) as err:
-            raise GameError(f"{resume}: cannot read the saved game ({err})") from err
+            raise GameError(
+                f"{resume}: cannot read the saved game: neither a journal nor a JSON save ({err})"
+            ) from err
         state = registry.load(data)
         if state.name != game:
             raise GameError(f"{resume}: a saved {state.name} game, not {game}")
@@ -544,4 +558,50 @@ def new_manual(
         if game == "the-loop":
             options = {"table": "physical", **options}
         state = registry.create(game, players, seed, **options)
-    return ManualSession(state, info.title, speaker, save, echo)
+    session = ManualSession(state, info.title, speaker, None, echo)
+    if save is not None:
+        session.journal = Journal.start(save, game, state.to_dict())
+    return session
+
+
+def resume_journal(
+    path: Path,
+    game: str,
+    title: str,
+    speaker: Speaker | None = None,
+    save: Path | None = None,
+    echo: Callable[[str], None] | None = None,
+) -> ManualSession:
+    """The game a journal holds, rebuilt by replaying its entries through the session's own act and undo, in
+    silence; it goes on being journalled in the same file (or in `save`, a new journal from the state reached)."""
+    from games import registry
+
+    journal, entries = Journal.resume(path)
+    header = entries[0]
+    if header["game"] != game:
+        journal.close()
+        raise JournalError(f"{path}: a journal of a {header['game']} game, not {game}")
+    at = 0  # the entry being replayed (0: the header's starting game)
+    try:
+        session = ManualSession(registry.load(header["state"]), title)
+
+        def take(kind: str, entry: JSON) -> None:
+            nonlocal at
+            at = entry["seq"]
+            if kind == "act":
+                session.act(entry["text"])
+            else:
+                session.undo()
+
+        replay(entries, take)
+    except (GameError, KeyError, TypeError, ValueError) as err:  # a state or an entry the engine cannot take
+        journal.close()
+        what = f"entry {at}" if at else "its starting game"
+        raise JournalError(f"{path}: {what} cannot be replayed ({err}); the file is left as it was") from err
+    session.log.clear()  # the replay's lines were never news; the page starts from the game as it stands
+    session.speaker, session.echo = speaker, echo
+    if save is not None and save.resolve() != path.resolve():
+        journal.close()
+        journal = Journal.start(save, game, session.state.to_dict())
+    session.journal = journal
+    return session

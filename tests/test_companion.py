@@ -4,7 +4,6 @@ TestClient runs the real app in-process)."""
 
 from __future__ import annotations
 
-import json
 import random
 import statistics
 
@@ -13,7 +12,6 @@ from fastapi.testclient import TestClient
 
 from companion_ui.server import create_app
 from companion_ui.session import ManualSession, Refused, group_actions, new_manual
-from games import registry
 
 PLAYERS = {"loot-the-loop": 1, "loop": 3, "bag-o-loot": 3, "loot-roll": 2, "the-loop": 2}
 ENDS = {"the-loop": 0.3}  # chance of ending an agents' turn when 'end' is offered (random edits otherwise go on)
@@ -46,8 +44,9 @@ def test_a_whole_game_is_played_through_the_page_calls(game, tmp_path):
     assert snap["over"] and snap["groups"] == []
     assert [r["score"] for r in snap["scores"]] == session.state.scores()
     assert any(e.text.startswith("Game over") for e in session.log), "the ending was not announced"
-    saved = registry.load(json.loads(save.read_text()))
-    assert saved == session.state, "the save file is not the game as it ended"
+    session.journal.close()
+    saved = new_manual(game, None, 0, {}, resume=save).state
+    assert saved == session.state, "the journal does not rebuild the game as it ended"
 
 
 def test_a_refused_entry_says_why_and_changes_nothing():
