@@ -293,6 +293,17 @@ def bench_companion(args: argparse.Namespace) -> int:
 
 
 # ----- tabletop replay -------------------------------------------------------------------------------------------
+def cmd_report(args: argparse.Namespace) -> int:
+    from companion_ui.report import write_report
+
+    journal = Path(args.journal)
+    if not journal.is_file():
+        raise CliError(f"{journal}: no such journal")
+    for path in write_report(journal, Path(args.out)):
+        print(path)
+    return 0
+
+
 def cmd_replay(args: argparse.Namespace) -> int:
     from tracker.replay import replay
     from vision.recognise.models import ModelError
@@ -739,6 +750,11 @@ def build_parser() -> argparse.ArgumentParser:
         q.set_defaults(func=func)
 
     add_card_commands(sub)
+
+    p = sub.add_parser("report", help="a game's journal (run --save) as a report: report.json and report.html")
+    p.add_argument("journal", help="the journal written by tabletop run --manual --save FILE")
+    p.add_argument("--out", default=".", help="folder for report.json and report.html (default: here)")
+    p.set_defaults(func=cmd_report)
 
     p = sub.add_parser("replay", help="run the camera pipeline on a video file and print the decoded actions")
     p.add_argument("video", help="a video of the table (e.g. video.mp4 from tabletop synth game)")

@@ -548,9 +548,7 @@ def new_manual(
         try:
             data = json.loads(resume.read_text())
         except (OSError, json.JSONDecodeError) as err:
-            raise GameError(
-                f"{resume}: cannot read the saved game: neither a journal nor a JSON save ({err})"
-            ) from err
+            raise GameError(f"{resume}: cannot read the saved game: neither a journal nor a JSON save ({err})") from err
         state = registry.load(data)
         if state.name != game:
             raise GameError(f"{resume}: a saved {state.name} game, not {game}")

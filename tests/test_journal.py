@@ -216,3 +216,44 @@ def test_kill_9_while_the_page_enters_moves_loses_no_move_it_was_told_was_taken(
         assert start + acknowledged[0] <= moves <= start + acknowledged[0] + 1, (start, acknowledged[0], moves)
         acknowledged_total += acknowledged[0]
     assert acknowledged_total >= 3, "the page entered too few moves to test anything"
+
+
+@pytest.mark.parametrize("game", ["loop", "bag-o-loot", "the-loop"])
+def test_a_finished_games_report_shows_its_scores_over_the_game_and_its_kept_moves(game: str, tmp_path: Path) -> None:
+    from companion_ui.report import game_record, write_report
+
+    path = tmp_path / "g.jsonl"
+    rng = random.Random(3)
+    session = new_manual(game, PLAYERS[game], seed=3, options={}, save=path)
+    undone = 0
+    while not session.state.is_over:
+        offered = page_actions(session)
+        if rng.random() < 0.05:
+            try:
+                session.undo()
+                undone += 1
+            except Refused:
+                pass
+        elif offered:
+            session.act("end" if "end" in offered and rng.random() < 0.3 else rng.choice(offered))
+    session.journal.close()
+    record = game_record(path)
+    assert record["over"] and record["scores"] == session.state.scores()
+    assert record["undos"] == undone and record["entries"] == len(read_entries(path)[0]) - 1
+    assert record["moves"][-1]["scores"] == session.state.scores()
+    assert all(m["action"] for m in record["moves"])
+    as_json, as_html = write_report(path, tmp_path / "out")
+    assert json.loads(as_json.read_text()) == record
+    page = as_html.read_text()
+    assert page.count("<polyline") == PLAYERS[game] and page.count("<li>") == len(record["moves"])
+    assert "Game over" in page and "<script" not in page
+
+
+def test_report_of_a_missing_or_spoilt_journal_is_one_clear_line(tmp_path: Path) -> None:
+    cli = [sys.executable, "-m", "companion_ui.cli", "report"]
+    missing = subprocess.run([*cli, str(tmp_path / "none.jsonl")], cwd=ROOT, capture_output=True, text=True)
+    assert missing.returncode == 2 and "no such journal" in missing.stderr and "Traceback" not in missing.stderr
+    spoilt = tmp_path / "spoilt.jsonl"
+    spoilt.write_text("{}\n")
+    done = subprocess.run([*cli, str(spoilt), "--out", str(tmp_path)], cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 2 and "expected the journal's header" in done.stderr
