@@ -77,7 +77,10 @@ def tune(recogniser: RectifiedRecogniser, scenes: Sequence) -> tuple[RectifiedTh
         for s in tqdm(scenes, desc="read", unit="scene")
     ]
     chosen, up = best_of(UP_GRID, RectifiedThresholds(), scenes, cache, "face_up")
-    chosen, down = best_of(DOWN_GRID, chosen, scenes, cache, "face_down")
+    down_grid = DOWN_GRID
+    if any(c.face is None for c in cache):  # a reader with no face head: its cut-off is written as off, not a guess
+        down_grid = {**DOWN_GRID, "face_up": (1.01,)}
+    chosen, down = best_of(down_grid, chosen, scenes, cache, "face_down")
     return chosen, {"face_up_min_pr": up, "face_down_min_pr": down}
 
 
