@@ -258,7 +258,11 @@ def test_the_stage_bench_breaks_the_readers_top1_down_by_card_width_and_frame(de
     from vision.recognise.rectified import RectifiedRecogniser
 
     scenes = render_scenes([deck.path], 3, seed=5, workers=1)
-    reader = stage_bench(RectifiedRecogniser(), scenes)["reader_true_corners"]
+    stages = stage_bench(RectifiedRecogniser(), scenes)
+    reader = stages["reader_true_corners"]
+    found = stages["reader_found_corners"]  # the found ones among them, read along the finder's frame and the true
+    assert 0 < found["crops"] <= reader["crops"]
+    assert 0.0 <= found["top1"] <= 1.0 and 0.0 <= found["top1_true_frame"] <= 1.0
     widths = {k: v for k, v in reader["by_condition"].items() if k.startswith("card ")}
     assert reader["crops"] > 0 and sum(v["crops"] for v in widths.values()) == reader["crops"]
     right = sum(round(v["top1"] * v["crops"]) for v in widths.values())

@@ -659,11 +659,22 @@ def stage_lines(result: dict) -> list[str]:
         f"  corner finder: readable face-up corners found {_pct(finder['index_corner_recall'])} of "
         f"{finder['index_corners']}, face-down corners {_pct(finder['face_down_corner_recall'])} of "
         f"{finder['face_down_corners']}; median error {'n/a' if err is None else f'{err:.3f}'} card widths",
+        *found_lines(stages.get("reader_found_corners")),
         f"  reader on true corner crops: top-1 {_pct(reader['top1'])} of {reader['crops']}; most confused: "
         + ", ".join(f"{k} x{v}" for k, v in list(reader["most_confused"].items())[:6]),
         "  reader top-1 by condition: "
         + "; ".join(f"{k} {_pct(v['top1'])} of {v['crops']}" for k, v in reader.get("by_condition", {}).items()),
         *sweep_lines(stages.get("reader_flat_sweep")),
+    ]
+
+
+def found_lines(found: dict | None) -> list[str]:
+    """The reader on the corners the finder found: along the finder's frame, and along the true one."""
+    if not found or not found["crops"]:
+        return []
+    return [
+        f"  reader on the readable corners found ({found['crops']}): top-1 {_pct(found['top1'])} cut along the "
+        f"finder's frame, {_pct(found['top1_true_frame'])} along the true frame"
     ]
 
 

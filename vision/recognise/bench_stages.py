@@ -54,6 +54,9 @@ class StageCounts:
         self.edge_error: list[float] = []  # their short edge's error, in card widths
         self.crops = 0
         self.crops_right = 0
+        self.found_crops = 0  # readable corners the finder found, read along the finder's own frame
+        self.found_right = 0
+        self.found_right_true_frame = 0  # the same corners read along their true frame
         self.confusions: dict[str, int] = {}
         self.by_condition: dict[str, list[int]] = {}  # condition -> [crops, right]
 
@@ -101,6 +104,29 @@ class StageCounts:
                 key = f"{code}->{said}"
                 self.confusions[key] = self.confusions.get(key, 0) + 1
 
+    def add_found_reading(
+        self, frame: np.ndarray, cards: Sequence[dict], found: Sequence[Corner], recogniser: RectifiedRecogniser
+    ) -> None:
+        """The readable corners the finder found, read along the frame it found and along the true one: the gap is
+        what the finder's imprecision (its edges above all) costs the reader."""
+        points = np.array([c.point for c in found], np.float32).reshape(-1, 2)
+        pairs, codes = [], []
+        for p, a, b, code, _up, readable in true_corners(cards):
+            if not readable or not len(points):
+                continue
+            dist = np.linalg.norm(points - p, axis=1)
+            k = int(dist.argmin())
+            if dist[k] < FOUND_WITHIN * max(float(np.linalg.norm(a)), 1.0):
+                pairs += [(found[k].point, found[k].a, found[k].b), (p, a, b)]
+                codes.append(JOKER if code.startswith(JOKER) else code)
+        if not codes:
+            return
+        said = recogniser.reader.read(frame, pairs).probs.argmax(axis=1).reshape(-1, 2)
+        for (on_found, on_true), code in zip(said, codes, strict=True):
+            self.found_crops += 1
+            self.found_right += READER_CLASSES[on_found] == code
+            self.found_right_true_frame += READER_CLASSES[on_true] == code
+
     def summary(self) -> dict:
         def ratio(a: int, b: int) -> float | None:
             return a / b if b else None
@@ -115,6 +141,11 @@ class StageCounts:
                 "median_point_error_card_widths": float(np.median(self.point_error)) if self.point_error else None,
                 "p95_point_error_card_widths": float(np.percentile(self.point_error, 95)) if self.point_error else None,
                 "median_edge_error_card_widths": float(np.median(self.edge_error)) if self.edge_error else None,
+            },
+            "reader_found_corners": {
+                "crops": self.found_crops,
+                "top1": ratio(self.found_right, self.found_crops),
+                "top1_true_frame": ratio(self.found_right_true_frame, self.found_crops),
             },
             "reader_true_corners": {
                 "crops": self.crops,
@@ -230,6 +261,8 @@ def stage_bench(recogniser: RectifiedRecogniser, scenes: Sequence) -> dict:
     counts = StageCounts()
     for scene in scenes:
         frame = cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR)
-        counts.add_finder(scene.cards, recogniser.find(frame))
+        found = recogniser.find(frame)
+        counts.add_finder(scene.cards, found)
+        counts.add_found_reading(frame, scene.cards, found, recogniser)
         counts.add_reader(frame, scene.cards, recogniser, frame_conditions(scene))
     return counts.summary()
