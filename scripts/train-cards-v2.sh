@@ -2,16 +2,20 @@
 # Trains the rectified card recogniser (corner finder + upright reader, models/cards-corners.md) from nothing, on this
 # 2-core CPU, resumably: run it again after an interruption and every step goes on where it stopped (finished data is
 # kept, training resumes from its last checkpoint). Needs scripts/setup.sh and scripts/setup-train.sh.
-# It makes the shipped weights (flat crops with `--camera simple`); session 12's reader, trained through the scene
-# renderer's camera and on fanned crops and not shipped, is made by the commands in models/cards-corners.md.
-# Minutes of training per net: CORNER_MINUTES, READER_MINUTES (the shipped models' budgets by default).
+# The reader is trained in three stages on one run (each a warm restart of its cosine, as the shipped one was):
+#   1. flat crops seen through the scene renderer's camera, and scene crops (READER_MINUTES_1, 60 min);
+#   2. the same with fans and cascades over some crops (to READER_MINUTES_2, 80 min);
+#   3. crops cut along frames erred as the trained corner finder errs (vision.train.finder_errors) (to 125 min).
+# About 3.5 hours in all here: finder 45 min, reader 125 min, data about 35 min, thresholds 3 min.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 T=.venv-train/bin/python
 R=.venv/bin/python
 OUT=${OUT:-out}
 CORNER_MINUTES=${CORNER_MINUTES:-45}
-READER_MINUTES=${READER_MINUTES:-25}
+READER_MINUTES_1=${READER_MINUTES_1:-60}
+READER_MINUTES_2=${READER_MINUTES_2:-80}
+READER_MINUTES_3=${READER_MINUTES_3:-125}
 
 # deck designs: Debian's decks (split by family) and procedural decks (split by font family)
 [ -d "$OUT/decks" ] || .venv/bin/tabletop synth decks --out "$OUT/decks"
@@ -24,24 +28,47 @@ $R -m vision.train.corner_data "$OUT/corner_scenes/train" --decks "$OUT/decks" -
 $R -m vision.train.corner_data "$OUT/corner_scenes/proc-train" --decks "$OUT/procdecks" --split train --n 2000 --seed 12
 $R -m vision.train.corner_data "$OUT/corner_scenes/val" --decks "$OUT/decks" --split val --n 200 --seed 11
 
-# rectified corner crops for the reader
-C="$OUT/reader_crops"
-[ -f "$C/debian-train.npz" ] || $R -m vision.train.reader_data "$C/debian-train.npz" --decks "$OUT/decks" --split train \
-  --n 50000 --scenes "$OUT/corner_scenes/train" --max-scenes 3000 --workers 2 --camera simple
-[ -f "$C/proc-train.npz" ] || $R -m vision.train.reader_data "$C/proc-train.npz" --decks "$OUT/procdecks" --split train \
-  --n 90000 --workers 2 --seed 2 --camera simple
-[ -f "$C/val.npz" ] || $R -m vision.train.reader_data "$C/val.npz" --decks "$OUT/decks" "$OUT/procdecks" --split val \
-  --n 8000 --scenes "$OUT/corner_scenes/val" --max-scenes 200 --workers 2 --seed 1 --camera simple
-
-# training (time budgets, resumable) and export to ONNX
+# the corner finder first: the reader's last stage is taught on its errors
 $T -m vision.train.corner_net train --scenes "$OUT/corner_scenes/train" "$OUT/corner_scenes/proc-train" \
   --out "$OUT/runs/corners" --minutes "$CORNER_MINUTES" --val "$OUT/corner_scenes/val"
-$T -m vision.train.reader_net train --data "$C/debian-train.npz" "$C/proc-train.npz" --val "$C/val.npz" \
-  --out "$OUT/runs/reader2" --minutes "$READER_MINUTES"
 $T -m vision.train.corner_net export --run "$OUT/runs/corners" --onnx models/cards-corners.onnx
-$T -m vision.train.reader_net export --run "$OUT/runs/reader2" --onnx models/cards-corner-reader.float.onnx
+
+# rectified corner crops for the reader (each file is made once)
+C="$OUT/reader_crops"
+crops() {  # crops FILE ARGS...: vision.train.reader_data, unless FILE is already there
+  local file="$C/$1"; shift
+  [ -f "$file" ] || $R -m vision.train.reader_data "$file" --workers 2 "$@"
+}
+crops val.npz --decks "$OUT/decks" "$OUT/procdecks" --split val --n 8000 --scenes "$OUT/corner_scenes/val" \
+  --max-scenes 200 --seed 1
+crops debian-train.npz --decks "$OUT/decks" --split train --n 50000 --scenes "$OUT/corner_scenes/train" \
+  --max-scenes 3000 --seed 0
+crops proc-train.npz --decks "$OUT/procdecks" --split train --n 90000 --seed 2
+crops proc-train-b.npz --decks "$OUT/procdecks" --split train --n 90000 --seed 3
+crops debian-train-b.npz --decks "$OUT/decks" --split train --n 50000 --seed 4
+crops proc-train-c.npz --decks "$OUT/procdecks" --split train --n 60000 --seed 5 --fanned
+crops debian-train-c.npz --decks "$OUT/decks" --split train --n 30000 --seed 6 --fanned
+[ -f "$OUT/finder_errors.npy" ] || $R -m vision.train.finder_errors "$OUT/finder_errors.npy" \
+  --scenes "$OUT/corner_scenes/train" --max-scenes 600
+E=(--finder-errors "$OUT/finder_errors.npy" --fanned)
+crops val-e.npz --decks "$OUT/decks" "$OUT/procdecks" --split val --n 8000 --scenes "$OUT/corner_scenes/val" \
+  --max-scenes 200 --seed 1 --finder-errors "$OUT/finder_errors.npy"
+crops debian-train-e.npz --decks "$OUT/decks" --split train --n 50000 --scenes "$OUT/corner_scenes/train" \
+  --max-scenes 3000 --seed 20 "${E[@]}"
+crops proc-train-e.npz --decks "$OUT/procdecks" --split train --n 90000 --seed 21 "${E[@]}"
+
+# the reader, in three stages on one run, then its 8-bit graph and the thresholds
+RUN="$OUT/runs/reader5"
+$T -m vision.train.reader_net train --data "$C/debian-train.npz" "$C/proc-train.npz" "$C/debian-train-b.npz" \
+  "$C/proc-train-b.npz" --val "$C/val.npz" --out "$RUN" --minutes "$READER_MINUTES_1"
+$T -m vision.train.reader_net train --data "$C/debian-train.npz" "$C/proc-train.npz" "$C/debian-train-b.npz" \
+  "$C/proc-train-b.npz" "$C/debian-train-c.npz" "$C/proc-train-c.npz" --val "$C/val.npz" --out "$RUN" \
+  --minutes "$READER_MINUTES_2"
+$T -m vision.train.reader_net train --data "$C/debian-train-e.npz" "$C/proc-train-e.npz" "$C/debian-train-b.npz" \
+  "$C/proc-train-b.npz" --val "$C/val-e.npz" --out "$RUN" --minutes "$READER_MINUTES_3"
+$T -m vision.train.reader_net export --run "$RUN" --onnx models/cards-corner-reader.float.onnx
 # the runtime reads with the 8-bit graph, calibrated on validation crops (2.7x as fast, the same top-1)
-$T -m vision.train.quantise corner-reader --float models/cards-corner-reader.float.onnx --crops "$C/val.npz" \
+$T -m vision.train.quantise corner-reader --float models/cards-corner-reader.float.onnx --crops "$C/val-e.npz" \
   --out models/cards-corner-reader.onnx
-$R -m vision.train.tune_rectified --decks "$OUT/decks" --procedural "$OUT/procdecks"
-echo "train-cards-v2: models/cards-corners.onnx, cards-corner-reader.onnx, cards-corners-thresholds.json written"
+$R -m vision.train.tune_rectified --decks "$OUT/decks" --procedural "$OUT/procdecks" --scenes 300
+echo "train-cards-v2: models/cards-corners.onnx, cards-corner-reader.onnx (.float.onnx), cards-corners-thresholds.json"

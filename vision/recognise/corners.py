@@ -167,11 +167,6 @@ class CornerFinder:
         blob, scale = finder_blob(frame)
         return self.session.run(None, {self.input_name: blob})[0], scale
 
-    def find(self, frame: np.ndarray, min_score: float = 0.3, straight: bool = True) -> list[Corner]:
-        """The corners above min_score, their edges straightened against the frame (`edges.straighten`) unless
-        `straight` is False (the finder's own regression, for comparing the two)."""
-        from vision.recognise.edges import straighten  # edges.py types its corners with this module's Corner
-
+    def find(self, frame: np.ndarray, min_score: float = 0.3) -> list[Corner]:
         output, scale = self.raw(frame)
-        corners = decode(output, min_score, scale)
-        return straighten(frame, corners, scale) if straight else corners
+        return decode(output, min_score, scale)
