@@ -4,9 +4,6 @@ access token (query once, then a cookie), the push socket included, and the toke
 from __future__ import annotations
 
 import signal
-import subprocess
-import sys
-import time
 
 import httpx
 import pytest
@@ -16,21 +13,9 @@ from starlette.websockets import WebSocketDisconnect
 from companion_ui.access import COOKIE, is_local, terminal_qr, with_token
 from companion_ui.server import create_app
 from companion_ui.session import new_manual
-from tests.test_shutdown import ROOT, _free_port
+from tests.servers import launch, when_up
 
 TOKEN = "s3cret-token-for-tests"
-
-
-def _when_up(url: str) -> httpx.Response:
-    """The first answer from a server that prints its links just before it starts listening."""
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            return httpx.get(url, timeout=5)
-        except httpx.ConnectError:
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.2)
 
 
 def _client(token: str | None) -> TestClient:
@@ -106,29 +91,7 @@ def test_the_qr_code_is_drawn_and_the_link_carries_the_token() -> None:
 
 
 def test_serving_the_network_shows_a_tokened_link_and_never_logs_the_token() -> None:
-    port = _free_port()
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "companion_ui.cli",
-            "run",
-            "--manual",
-            "--game",
-            "loop",
-            "--no-speech",
-            "--host",
-            "0.0.0.0",
-            "--port",
-            str(port),
-            "--duration",
-            "30",
-        ],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    proc, port = launch(["run", "--manual", "--game", "loop", "--no-speech", "--host", "0.0.0.0", "--duration", "30"])
     try:
         line = ""
         while "?token=" not in line:
@@ -138,7 +101,7 @@ def test_serving_the_network_shows_a_tokened_link_and_never_logs_the_token() -> 
         token = url.split("?token=", 1)[1]
         assert len(token) >= 20
         base = f"http://127.0.0.1:{port}"
-        assert _when_up(base + "/api/state").status_code == 401
+        assert when_up(base + "/api/state").status_code == 401
         assert httpx.get(f"{base}/api/state?token={token}", timeout=10).status_code == 200
     finally:
         proc.send_signal(signal.SIGINT)
@@ -148,31 +111,11 @@ def test_serving_the_network_shows_a_tokened_link_and_never_logs_the_token() -> 
 
 
 def test_on_this_machine_by_default_there_is_no_token() -> None:
-    port = _free_port()
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "companion_ui.cli",
-            "run",
-            "--manual",
-            "--game",
-            "loop",
-            "--no-speech",
-            "--port",
-            str(port),
-            "--duration",
-            "30",
-        ],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    proc, port = launch(["run", "--manual", "--game", "loop", "--no-speech", "--duration", "30"])
     try:
         first = [proc.stdout.readline() for _ in range(2)]
         assert first[1].strip() == f"open http://localhost:{port}/", first
-        assert _when_up(f"http://127.0.0.1:{port}/api/state").status_code == 200
+        assert when_up(f"http://127.0.0.1:{port}/api/state").status_code == 200
     finally:
         proc.send_signal(signal.SIGINT)
         proc.communicate(timeout=20)

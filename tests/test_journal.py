@@ -14,9 +14,9 @@ import pytest
 from companion_ui.journal import JournalError, read_entries
 from companion_ui.session import Refused, new_manual
 from games import GameError
+from tests.servers import ROOT
 from tests.test_companion import PLAYERS, page_actions
 
-ROOT = Path(__file__).resolve().parents[1]
 CUTS_PER_GAME = 50  # 250 crash moments across the five games
 
 
@@ -158,35 +158,20 @@ def test_kill_9_while_the_page_enters_moves_loses_no_move_it_was_told_was_taken(
 
     import httpx
 
-    from tests.test_access import _when_up
-    from tests.test_shutdown import _free_port
+    from tests.servers import launch, when_up
 
     path = tmp_path / "ltl.jsonl"
     rng = random.Random(5)
     acknowledged_total = 0
     for round_ in range(3):
-        port = _free_port()
         args = ["--resume", str(path)] if round_ else ["--save", str(path), "--seed", "11"]
-        proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "companion_ui.cli",
-                "run",
-                "--manual",
-                "--game",
-                "loot-the-loop",
-                "--no-speech",
-                "--port",
-                str(port),
-                *args,
-            ],
-            cwd=ROOT,
+        proc, port = launch(
+            ["run", "--manual", "--game", "loot-the-loop", "--no-speech", *args],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
         base = f"http://127.0.0.1:{port}"
-        start = _when_up(base + "/api/state").json()["moves"]
+        start = when_up(base + "/api/state").json()["moves"]
         acknowledged = [0]
         stop = threading.Event()
 
