@@ -190,3 +190,44 @@ def test_manual_loot_roll_fight_with_rolls_through_the_page(browser, tmp_path):
         page.screenshot(path=str(SHOTS / "loot-roll-rolls.png"), full_page=True)
     finally:
         stop(proc)
+
+
+def test_an_open_page_reconnects_to_a_restarted_server_and_shows_the_game_it_carries_on(browser, tmp_path):
+    """Issue 19: the server restarted (from its journal) while a page is open: the page says it is reconnecting,
+    comes back by itself, and shows the game as it was, the entries made before the restart included."""
+    journal = tmp_path / "ltl.jsonl"
+    port = free_port()
+
+    def serve(args: list[str]) -> subprocess.Popen[bytes]:
+        log = (tmp_path / f"server-{len(list(tmp_path.glob('server-*')))}.log").open("wb")
+        proc = subprocess.Popen([*TABLETOP, "run", "--game", "loot-the-loop", "--manual", "--no-speech", *args,
+                                 "--host", "127.0.0.1", "--port", str(port)], cwd=ROOT, stdout=log,
+                                stderr=subprocess.STDOUT)  # fmt: skip
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                if httpx.get(f"http://127.0.0.1:{port}/api/state", timeout=2).status_code == 200:
+                    return proc
+            except httpx.HTTPError:
+                time.sleep(0.2)
+        proc.kill()
+        raise AssertionError("the server did not answer within 60 s")
+
+    proc = serve(["--seed", "3", "--save", str(journal)])
+    try:
+        page = browser.new_page(viewport={"width": 1100, "height": 900})
+        page.goto(f"http://127.0.0.1:{port}")
+        page.wait_for_selector("#connection.on", timeout=20_000)
+        page.click("#actions button.action")
+        page.wait_for_function("Number(document.body.dataset.moves) === 1", timeout=10_000)
+    finally:
+        stop(proc)
+    page.wait_for_selector("#connection.off", timeout=10_000)
+    proc = serve(["--resume", str(journal)])
+    try:
+        page.wait_for_selector("#connection.on", timeout=20_000)
+        page.wait_for_function("Number(document.body.dataset.moves) === 1", timeout=10_000)
+        page.click("#actions button.action")
+        page.wait_for_function("Number(document.body.dataset.moves) === 2", timeout=10_000)
+    finally:
+        stop(proc)
