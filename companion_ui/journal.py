@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -145,9 +144,3 @@ class Journal:
         if self._fd >= 0:
             os.close(self._fd)
             self._fd = -1
-
-
-def replay(entries: Sequence[JSON], take: Any) -> None:
-    """Feed the entries after the header to `take(kind, entry)`, in order (the session's own act and undo)."""
-    for entry in entries[1:]:
-        take(entry["kind"], entry)

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from companion_ui.journal import JournalError, read_entries, replay
-from games import GameError, registry, seat_name
+from companion_ui.journal import read_entries
+from games import registry, seat_name
 
 COLOURS = ("#2f7ed8", "#d8432f", "#3aa655", "#b8860b", "#8e44ad", "#16a5a5")
 
@@ -31,35 +31,27 @@ class Kept:
 
 def game_record(path: Path) -> dict[str, Any]:
     """The journal's game: its moves as kept, the scores after each, the result."""
-    from companion_ui.session import ManualSession
+    from companion_ui.session import ManualSession, replay_journal
 
     entries, _ = read_entries(path)
     header = entries[0]
-    try:
-        session = ManualSession(registry.load(header["state"]), registry.info(header["game"]).title)
-    except (GameError, KeyError, TypeError, ValueError) as err:
-        raise JournalError(f"{path}: its starting game cannot be loaded ({err})") from err
-    start = session.state.scores()
+    start: list[int] = []
     kept: list[Kept] = []
     undos = 0
 
-    def take(kind: str, entry: dict[str, Any]) -> None:
+    def record(entry: dict[str, Any], session: ManualSession, seat: int | None) -> None:
         nonlocal undos
-        try:
-            if kind == "act":
-                legal = {p: set(map(str, session.state.legal_actions(p))) for p in session.state.actors()}
-                seat = next((seat_name(p) for p, texts in legal.items() if entry["text"] in texts), "")
-                session.act(entry["text"])
-                kept.append(Kept(session.state.history_length, seat, entry["text"], session.state.scores()))
-            else:
-                session.undo()
-                undos += 1
-                while kept and kept[-1].moves > session.state.history_length:
-                    kept.pop()
-        except GameError as err:
-            raise JournalError(f"{path}: entry {entry['seq']} cannot be replayed ({err})") from err
+        if entry is header:
+            start.extend(session.state.scores())
+        elif entry["kind"] == "act":
+            who = seat_name(seat) if seat is not None else ""
+            kept.append(Kept(session.state.history_length, who, entry["text"], session.state.scores()))
+        else:
+            undos += 1
+            while kept and kept[-1].moves > session.state.history_length:
+                kept.pop()
 
-    replay(entries, take)
+    session = replay_journal(path, entries, registry.info(header["game"]).title, record)
     state = session.state
     return {
         "game": header["game"],

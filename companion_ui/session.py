@@ -26,7 +26,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from companion_ui.journal import Journal, JournalError, is_journal, replay
+from companion_ui.journal import Journal, JournalError, is_journal
 from companion_ui.speech import Priority, Speaker
 from games import GameError, GameState, NothingToUndo, seat_name
 from games.core import JSON, Action, BadAction, Event
@@ -153,18 +153,17 @@ class ManualSession(Session):
         state: GameState,
         title: str,
         speaker: Speaker | None = None,
-        save: Path | None = None,
         echo: Callable[[str], None] | None = None,
     ) -> None:
         super().__init__(speaker, echo)
         self.state = state
         self.game = state.name
         self.title = title
-        self.save_path = save
         self.journal: Journal | None = None  # every entry is written there first (see journal.py)
         self._auto()
 
-    def act(self, text: str) -> None:
+    def act(self, text: str) -> int:
+        """Takes an entry the rules allow, journalled first; returns the seat that took it."""
         text = " ".join(text.split())
         with self.lock:
             try:
@@ -179,10 +178,10 @@ class ManualSession(Session):
             if self.journal is not None:  # on disk before it takes effect; a failed write refuses the entry
                 self.journal.append("act", text=str(action))
             events = self.state.apply(action)
-            self._save()
         self.announce(f"{seat_name(player)}: {action}", "action", speak=not events, new_fact=True)
         self.announce_events(events)
         self._auto()
+        return player
 
     def undo(self) -> None:
         with self.lock:
@@ -200,7 +199,6 @@ class ManualSession(Session):
                 except JournalError:
                     self.state = type(self.state).from_dict(before)
                     raise
-            self._save()
         self.announce("Undone: the last entry was taken back.", "info", speak=False)
 
     def _who(self, action: Action) -> int | None:
@@ -223,14 +221,7 @@ class ManualSession(Session):
                 if not self._awaiting_foo():
                     return
                 events = foo.foo_turn(self.state)  # type: ignore[arg-type]
-                self._save()
             self.announce_events(events)
-
-    def _save(self) -> None:
-        if self.save_path is not None:
-            from companion_ui.cli import save_atomically
-
-            save_atomically(self.save_path, self.state.to_dict())
 
     def snapshot(self, viewer: int | None = None) -> JSON:
         with self.lock:
@@ -556,7 +547,7 @@ def new_manual(
         if game == "the-loop":
             options = {"table": "physical", **options}
         state = registry.create(game, players, seed, **options)
-    session = ManualSession(state, info.title, speaker, None, echo)
+    session = ManualSession(state, info.title, speaker, echo)
     if save is not None:
         session.journal = Journal.start(save, game, state.to_dict())
     return session
@@ -570,36 +561,49 @@ def resume_journal(
     save: Path | None = None,
     echo: Callable[[str], None] | None = None,
 ) -> ManualSession:
-    """The game a journal holds, rebuilt by replaying its entries through the session's own act and undo, in
-    silence; it goes on being journalled in the same file (or in `save`, a new journal from the state reached)."""
-    from games import registry
-
+    """The game a journal holds, rebuilt in silence (`replay_journal`); it goes on being journalled in the same
+    file (or in `save`, a new journal from the state reached)."""
     journal, entries = Journal.resume(path)
-    header = entries[0]
-    if header["game"] != game:
+    if entries[0]["game"] != game:
         journal.close()
-        raise JournalError(f"{path}: a journal of a {header['game']} game, not {game}")
-    at = 0  # the entry being replayed (0: the header's starting game)
+        raise JournalError(f"{path}: a journal of a {entries[0]['game']} game, not {game}")
     try:
-        session = ManualSession(registry.load(header["state"]), title)
-
-        def take(kind: str, entry: JSON) -> None:
-            nonlocal at
-            at = entry["seq"]
-            if kind == "act":
-                session.act(entry["text"])
-            else:
-                session.undo()
-
-        replay(entries, take)
-    except (GameError, KeyError, TypeError, ValueError) as err:  # a state or an entry the engine cannot take
+        session = replay_journal(path, entries, title)
+    except JournalError:
         journal.close()
-        what = f"entry {at}" if at else "its starting game"
-        raise JournalError(f"{path}: {what} cannot be replayed ({err}); the file is left as it was") from err
+        raise
     session.log.clear()  # the replay's lines were never news; the page starts from the game as it stands
     session.speaker, session.echo = speaker, echo
     if save is not None and save.resolve() != path.resolve():
         journal.close()
         journal = Journal.start(save, game, session.state.to_dict())
     session.journal = journal
+    return session
+
+
+def replay_journal(
+    path: Path,
+    entries: Sequence[JSON],
+    title: str,
+    after: Callable[[JSON, ManualSession, int | None], None] | None = None,
+) -> ManualSession:
+    """A journal's game rebuilt by replaying its entries (`journal.read_entries`) through the session's own act and
+    undo, with no speaker. `after(entry, session, seat)` is told of the starting game (the header entry) and of each
+    entry once it took effect (seat: who took an act; None for the header and an undo). An entry the engine cannot
+    take is a JournalError naming it."""
+    from games import registry
+
+    at = 0  # the entry being replayed (0: the header's starting game)
+    try:
+        session = ManualSession(registry.load(entries[0]["state"]), title)
+        if after is not None:
+            after(entries[0], session, None)
+        for entry in entries[1:]:
+            at = entry["seq"]
+            seat = session.act(entry["text"]) if entry["kind"] == "act" else session.undo()
+            if after is not None:
+                after(entry, session, seat)
+    except (GameError, KeyError, TypeError, ValueError) as err:  # a state or an entry the engine cannot take
+        what = f"entry {at}" if at else "its starting game"
+        raise JournalError(f"{path}: {what} cannot be replayed ({err}); the file is left as it was") from err
     return session

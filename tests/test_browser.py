@@ -10,9 +10,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import socket
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,10 +18,10 @@ from pathlib import Path
 import httpx
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.servers import ROOT, TABLETOP, free_port
+
 SHOTS = ROOT / "out" / "screenshots"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-TABLETOP = [sys.executable, "-m", "companion_ui.cli"]
 
 if CHROMIUM is None and not os.environ.get("CI"):
     pytest.skip("Debian's chromium is not installed (scripts/setup.sh installs it as root)", allow_module_level=True)
@@ -31,15 +29,10 @@ if CHROMIUM is None and not os.environ.get("CI"):
 sync_api = pytest.importorskip("playwright.sync_api")
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def start(args: list[str], tmp_path: Path) -> tuple[subprocess.Popen[bytes], str]:
-    port = free_port()
-    log = (tmp_path / f"server-{port}.log").open("wb")
+def start(args: list[str], tmp_path: Path, port: int | None = None) -> tuple[subprocess.Popen[bytes], str]:
+    """A server on `port` (default: a free one), answering; its output appended to a log in tmp_path."""
+    port = port or free_port()
+    log = (tmp_path / f"server-{port}.log").open("ab")
     proc = subprocess.Popen([*TABLETOP, *args, "--host", "127.0.0.1", "--port", str(port), "--duration", "300"],
                             cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)  # fmt: skip
     url = f"http://127.0.0.1:{port}"
@@ -199,19 +192,7 @@ def test_an_open_page_reconnects_to_a_restarted_server_and_shows_the_game_it_car
     port = free_port()
 
     def serve(args: list[str]) -> subprocess.Popen[bytes]:
-        log = (tmp_path / f"server-{len(list(tmp_path.glob('server-*')))}.log").open("wb")
-        proc = subprocess.Popen([*TABLETOP, "run", "--game", "loot-the-loop", "--manual", "--no-speech", *args,
-                                 "--host", "127.0.0.1", "--port", str(port)], cwd=ROOT, stdout=log,
-                                stderr=subprocess.STDOUT)  # fmt: skip
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            try:
-                if httpx.get(f"http://127.0.0.1:{port}/api/state", timeout=2).status_code == 200:
-                    return proc
-            except httpx.HTTPError:
-                time.sleep(0.2)
-        proc.kill()
-        raise AssertionError("the server did not answer within 60 s")
+        return start(["run", "--game", "loot-the-loop", "--manual", "--no-speech", *args], tmp_path, port)[0]
 
     proc = serve(["--seed", "3", "--save", str(journal)])
     try:

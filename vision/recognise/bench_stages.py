@@ -42,6 +42,20 @@ def true_corners(cards: Sequence[dict]) -> list[tuple[np.ndarray, np.ndarray, np
     return out
 
 
+def found_points(found: Sequence[Corner]) -> np.ndarray:
+    return np.array([c.point for c in found], np.float32).reshape(-1, 2)
+
+
+def nearest_found(points: np.ndarray, p: np.ndarray, width: float) -> int | None:
+    """The found corner (a row of `found_points`) lying on the true corner at `p`: the nearest one, if it is within
+    FOUND_WITHIN of the card's width (at least 1 px)."""
+    if not len(points):
+        return None
+    dist = np.linalg.norm(points - np.asarray(p, np.float32), axis=1)
+    k = int(dist.argmin())
+    return k if dist[k] < FOUND_WITHIN * max(width, 1.0) else None
+
+
 class StageCounts:
     """Running counts for both stages over many frames."""
 
@@ -61,23 +75,21 @@ class StageCounts:
         self.by_condition: dict[str, list[int]] = {}  # condition -> [crops, right]
 
     def add_finder(self, cards: Sequence[dict], found: Sequence[Corner]) -> None:
+        points = found_points(found)  # corners are found whichever side is up: the reading decides the side
         for p, a, _b, _code, face_up, readable in true_corners(cards):
             if face_up and not readable:
                 continue
             width = max(float(np.linalg.norm(a)), 1.0)
-            near = list(found)  # corners are found whichever side is up: the reading decides the side
-            dist = [float(np.linalg.norm(c.point - p)) for c in near]
-            hit = bool(dist) and min(dist) < FOUND_WITHIN * width
+            k = nearest_found(points, p, width)
             if face_up:
                 self.index_corners += 1
-                self.index_found += hit
+                self.index_found += k is not None
             else:
                 self.down_corners += 1
-                self.down_found += hit
-            if hit:
-                best = near[int(np.argmin(dist))]
-                self.point_error.append(min(dist) / width)
-                self.edge_error.append(float(np.linalg.norm(best.a - a)) / width)
+                self.down_found += k is not None
+            if k is not None:
+                self.point_error.append(float(np.linalg.norm(points[k] - p)) / width)
+                self.edge_error.append(float(np.linalg.norm(found[k].a - a)) / width)
 
     def add_reader(
         self, frame: np.ndarray, cards: Sequence[dict], recogniser: RectifiedRecogniser, conditions: Sequence[str] = ()
@@ -109,14 +121,11 @@ class StageCounts:
     ) -> None:
         """The readable corners the finder found, read along the frame it found and along the true one: the gap is
         what the finder's imprecision (its edges above all) costs the reader."""
-        points = np.array([c.point for c in found], np.float32).reshape(-1, 2)
+        points = found_points(found)
         pairs, codes = [], []
         for p, a, b, code, _up, readable in true_corners(cards):
-            if not readable or not len(points):
-                continue
-            dist = np.linalg.norm(points - p, axis=1)
-            k = int(dist.argmin())
-            if dist[k] < FOUND_WITHIN * max(float(np.linalg.norm(a)), 1.0):
+            k = nearest_found(points, p, float(np.linalg.norm(a))) if readable else None
+            if k is not None:
                 pairs += [(found[k].point, found[k].a, found[k].b), (p, a, b)]
                 codes.append(JOKER if code.startswith(JOKER) else code)
         if not codes:

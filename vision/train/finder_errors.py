@@ -26,13 +26,13 @@ import cv2
 import numpy as np
 from tqdm import tqdm
 
+from vision.recognise.bench_stages import found_points, nearest_found  # the bench's own rule for "on that corner"
 from vision.recognise.corners import CornerFinder, handedness, printed_corner
 from vision.recognise.models import models_dir
 from vision.recognise.rectified import CORNERS_FILE, RectifiedThresholds
 from vision.train.corner_data import SceneGeometry, stored_scenes
 
 COLUMNS = ("along_a", "along_b", "turn_a", "turn_b", "scale_a", "scale_b")
-MATCH_WITHIN = 0.1  # card widths: a found corner this close to a true one is that corner
 GROSS_DEG = 30.0
 
 
@@ -45,9 +45,7 @@ def turn_towards(found: np.ndarray, true: np.ndarray, other: np.ndarray) -> floa
 
 def corner_errors(found: Sequence, quads: np.ndarray, visible: np.ndarray) -> list[tuple[float, ...]]:
     """One row per true corner (shown at least half) that a found corner lies on."""
-    if not found:
-        return []
-    points = np.array([c.point for c in found], np.float64)
+    points = found_points(found)
     rows = []
     for quad, shown in zip(quads, visible, strict=True):
         for k in range(4):
@@ -55,9 +53,8 @@ def corner_errors(found: Sequence, quads: np.ndarray, visible: np.ndarray) -> li
                 continue
             p, a, b = (np.asarray(v, np.float64) for v in printed_corner(quad, k))
             width = float(np.linalg.norm(a))
-            dist = np.linalg.norm(points - p, axis=1)
-            j = int(dist.argmin())
-            if width < 1.0 or dist[j] > MATCH_WITHIN * width:
+            j = nearest_found(points, p, width) if width >= 1.0 else None
+            if j is None:
                 continue
             c = found[j]
             fa, fb = np.asarray(c.a, np.float64), np.asarray(c.b, np.float64)
@@ -65,7 +62,7 @@ def corner_errors(found: Sequence, quads: np.ndarray, visible: np.ndarray) -> li
             if max(abs(ta), abs(tb)) > np.deg2rad(GROSS_DEG) or handedness(fa, fb) != handedness(a, b):
                 continue
             ua, ub = a / width, b / float(np.linalg.norm(b))
-            off = (points[j] - p) / width
+            off = (np.asarray(c.point, np.float64) - p) / width
             rows.append(
                 (
                     float(off @ ua),
