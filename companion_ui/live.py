@@ -120,8 +120,12 @@ class FrameSource:
                 self._tell("lost", f"Lost {self.name}: is it unplugged? Retrying every {RETRY_S:.0f} s.")
                 self._stop.wait(RETRY_S)
 
+    def _capture(self) -> Any:
+        """OpenCV's reader of the source (the fault tests put an unplugged camera here)."""
+        return cv2.VideoCapture(self.camera if self.camera is not None else str(self.video))
+
     def _open(self) -> Any:
-        capture = cv2.VideoCapture(self.camera if self.camera is not None else str(self.video))
+        capture = self._capture()
         if not capture.isOpened():
             capture.release()
             if self.video is not None:

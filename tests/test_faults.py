@@ -3,13 +3,20 @@ with frames spoilt as a failing camera spoils them, or held back as a stalled on
 
 from __future__ import annotations
 
+import os
+import signal
 import time
 from dataclasses import replace
+from pathlib import Path
+from typing import Any
 
+import cv2
 import numpy as np
 
+from companion_ui import speech
 from companion_ui.live import Frame, FrameSource, LiveLoop, demo_clip
-from companion_ui.session import TrackedSession
+from companion_ui.session import TrackedSession, new_manual
+from companion_ui.speech import Speaker, wav_seconds
 
 SPOILT = (
     np.zeros((0, 0, 3), np.uint8),  # an empty buffer
@@ -52,3 +59,112 @@ def test_a_burst_of_spoilt_frames_and_a_stalled_camera_do_not_end_the_session() 
     assert live.processed >= 300, "the loop stopped taking frames after the burst or the stall"
     assert live._thread is not None and not live._thread.is_alive()  # stopped when asked, not by a crash
     assert session.decoder_state().get("actions"), "the tracker went on reading the table after the faults"
+
+
+def test_the_speech_engine_dying_mid_game_is_restarted_and_the_next_line_is_still_spoken(tmp_path: Path) -> None:
+    """The real espeak worker killed between two announcements: the next one starts a new worker."""
+    notices: list[str] = []
+    with Speaker(play=False, keep_dir=tmp_path, notice=notices.append) as speaker:
+        speaker.say("Player one explores three cards.")
+        assert speaker.wait_idle(60)
+        worker = speaker._synth._proc
+        assert worker is not None and worker.poll() is None
+        os.kill(worker.pid, signal.SIGKILL)
+        worker.wait()
+        speaker.say("Player one nabs the ace of spades.")
+        assert speaker.wait_idle(60)
+        spoken = list(speaker.history)
+    assert [s.text for s in spoken] == ["Player one explores three cards.", "Player one nabs the ace of spades."]
+    assert all(s.wav is not None and wav_seconds(s.wav) > 0.3 for s in spoken)
+    assert speaker.status == "speech on" and notices == []
+
+
+def test_a_speech_engine_gone_for_good_mid_game_leaves_the_game_in_text(tmp_path: Path, monkeypatch) -> None:
+    """The worker dies and cannot be started again (the engine was removed under a running game): one notice, the
+    page's status says speech is off, and the game's announcements go on in the log."""
+    notices: list[str] = []
+    speaker = Speaker(play=False, keep_dir=tmp_path, notice=notices.append)
+    session = new_manual("loot-the-loop", None, 3, {}, speaker=speaker)
+    try:
+        session.announce("The game begins.")
+        assert speaker.wait_idle(60) and speaker.history
+        worker = speaker._synth._proc
+        assert worker is not None
+        monkeypatch.setattr(speech.sys, "executable", "/bin/false")  # no engine can start any more
+        os.kill(worker.pid, signal.SIGKILL)
+        worker.wait()
+        before = len(session.log)
+        session.act(session.snapshot()["groups"][0]["actions"][0])
+        assert speaker.wait_idle(60)
+        session.announce("Your turn.")
+        assert len(session.log) > before + 1, "the game's lines still reach the page"
+        assert session.speech_json()["status"].startswith("speech off"), session.speech_json()
+        assert len(notices) == 1 and "Speech is off" in notices[0]
+    finally:
+        speaker.close()
+
+
+class UnpluggedCamera(FrameSource):
+    """Camera 0 as OpenCV shows it: the demo recording's frames until `unplug_at`, then reads fail and the device
+    cannot be opened `absent_opens` times (the cable is out), then it opens again where the table now is."""
+
+    def __init__(self, unplug_at: int, absent_opens: int) -> None:
+        super().__init__(camera=0)
+        self.unplug_at, self.absent_opens = unplug_at, absent_opens
+        self.opens = 0
+        self.clip = cv2.VideoCapture(str(demo_clip()))
+
+    def _capture(self) -> Any:
+        self.opens += 1
+        plugged = not 1 < self.opens <= 1 + self.absent_opens
+        return ClipCamera(self.clip, self.unplug_at if self.opens == 1 else None, plugged)
+
+
+class ClipCamera:
+    """What cv2.VideoCapture gives for a camera: frames in real time, and read() failing once it is unplugged."""
+
+    def __init__(self, clip: Any, unplug_at: int | None, plugged: bool) -> None:
+        self.clip, self.unplug_at, self.plugged, self.read_count = clip, unplug_at, plugged, 0
+
+    def isOpened(self) -> bool:  # OpenCV's name
+        return self.plugged
+
+    def get(self, prop: int) -> float:
+        return 30.0 if prop == cv2.CAP_PROP_FPS else 0.0
+
+    def read(self) -> tuple[bool, np.ndarray | None]:
+        if self.unplug_at is not None and self.read_count >= self.unplug_at:
+            return False, None
+        time.sleep(1 / 30)
+        ok, image = self.clip.read()
+        self.read_count += 1
+        return ok, image
+
+    def release(self) -> None:
+        pass
+
+
+def test_a_camera_unplugged_mid_game_and_plugged_back_carries_on_with_the_same_game() -> None:
+    session = TrackedSession()
+    source = UnpluggedCamera(unplug_at=150, absent_opens=2)
+    live = LiveLoop(source, session)
+    statuses: list[str] = []
+    live.start()
+    try:
+        deadline = time.monotonic() + 40
+        moves_before = 0
+        while time.monotonic() < deadline and (source.opens < 4 or live.processed < 300):
+            if session.status and (not statuses or statuses[-1] != session.status):
+                statuses.append(session.status)
+            if source.opens <= 1:
+                moves_before = len(session.decoder_state().get("actions", []))
+            time.sleep(0.02)
+    finally:
+        live.stop()
+    lost = [i for i, s in enumerate(statuses) if s.startswith("Lost camera 0")]
+    absent = [i for i, s in enumerate(statuses) if s.startswith("No camera 0 found")]
+    back = [i for i, s in enumerate(statuses) if s.startswith("reading camera 0")]
+    assert lost and absent and back and lost[0] < absent[0] < back[-1], statuses
+    assert live.processed >= 300, "frames were taken again after the camera came back"
+    assert moves_before > 0, "the tracker had read moves before the unplug"
+    assert len(session.decoder_state().get("actions", [])) >= moves_before, "the game from before the unplug was kept"

@@ -659,12 +659,24 @@ def stage_lines(result: dict) -> list[str]:
         f"  corner finder: readable face-up corners found {_pct(finder['index_corner_recall'])} of "
         f"{finder['index_corners']}, face-down corners {_pct(finder['face_down_corner_recall'])} of "
         f"{finder['face_down_corners']}; median error {'n/a' if err is None else f'{err:.3f}'} card widths",
+        *edge_lines(finder),
         *found_lines(stages.get("reader_found_corners")),
         f"  reader on true corner crops: top-1 {_pct(reader['top1'])} of {reader['crops']}; most confused: "
         + ", ".join(f"{k} x{v}" for k, v in list(reader["most_confused"].items())[:6]),
         "  reader top-1 by condition: "
         + "; ".join(f"{k} {_pct(v['top1'])} of {v['crops']}" for k, v in reader.get("by_condition", {}).items()),
         *sweep_lines(stages.get("reader_flat_sweep")),
+    ]
+
+
+def edge_lines(finder: dict) -> list[str]:
+    """How far the found corners' edges turn from the true ones: what the reader's crop is cut along."""
+    turn = finder.get("median_edge_turn_deg")
+    if turn is None:
+        return []
+    return [
+        f"  corner finder's edges: median turn {turn:.1f} degrees; {_pct(finder['gross_edge_share'])} off by more "
+        f"than 30 degrees, {_pct(finder['swapped_edge_share'])} with short and long edge swapped"
     ]
 
 

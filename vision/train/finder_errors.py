@@ -9,9 +9,9 @@ Sampling whole rows of this table (one found corner's errors together) keeps tho
 
 Each row is one found corner against the true corner it lies on, in that corner's own terms, so it applies to any
 corner of any card at any size: the point's offset along the card's short and long edges (card widths), each edge's
-turn (radians, positive towards the other edge) and each edge's length over the true one. Gross errors (an edge off by
-more than GROSS_DEG, the two edges swapped or one reversed) are left out: no crop cut that way shows an index a reader
-could be taught to read.
+turn (radians, positive towards the other edge) and each edge's length over the true one. Gross errors (an edge off
+by more than GROSS_TURN_DEG, the two edges swapped or one reversed) are left out: no crop cut that way shows an index
+a reader could be taught to read.
 
     python -m vision.train.finder_errors out/finder_errors.npy --scenes out/corner_scenes/train --max-scenes 600
 """
@@ -26,14 +26,14 @@ import cv2
 import numpy as np
 from tqdm import tqdm
 
-from vision.recognise.bench_stages import found_points, nearest_found  # the bench's own rule for "on that corner"
+# the bench's own rules for "on that corner" and "grossly off"
+from vision.recognise.bench_stages import GROSS_TURN_DEG, found_points, nearest_found
 from vision.recognise.corners import CornerFinder, handedness, printed_corner
 from vision.recognise.models import models_dir
 from vision.recognise.rectified import CORNERS_FILE, RectifiedThresholds
 from vision.train.corner_data import SceneGeometry, stored_scenes
 
 COLUMNS = ("along_a", "along_b", "turn_a", "turn_b", "scale_a", "scale_b")
-GROSS_DEG = 30.0
 
 
 def turn_towards(found: np.ndarray, true: np.ndarray, other: np.ndarray) -> float:
@@ -59,7 +59,7 @@ def corner_errors(found: Sequence, quads: np.ndarray, visible: np.ndarray) -> li
             c = found[j]
             fa, fb = np.asarray(c.a, np.float64), np.asarray(c.b, np.float64)
             ta, tb = turn_towards(fa, a, b), turn_towards(fb, b, a)
-            if max(abs(ta), abs(tb)) > np.deg2rad(GROSS_DEG) or handedness(fa, fb) != handedness(a, b):
+            if max(abs(ta), abs(tb)) > np.deg2rad(GROSS_TURN_DEG) or handedness(fa, fb) != handedness(a, b):
                 continue
             ua, ub = a / width, b / float(np.linalg.norm(b))
             off = (np.asarray(c.point, np.float64) - p) / width
