@@ -24,7 +24,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from vision.recognise.corners import CORNER_KINDS, REG_SCALE, STRIDE, printed_corner
+from vision.recognise.corners import CORNER_KINDS, N_OUTPUTS, REG_SCALE, STRIDE, printed_corner
 from vision.train.corner_data import SceneGeometry, stored_scenes
 
 TILE = 256
@@ -32,11 +32,6 @@ SCALE_RANGE = (0.55, 1.9)  # tiles are drawn at these zooms of the rendered fram
 POSITIVE = 0.5  # a corner this visible is a target
 IGNORED = 0.15  # between this and POSITIVE a corner is neither taught nor punished
 SIGMA = 1.0  # heat-map peak width, in output cells
-# The net's own edge channels (after heat, face down and offset): the bisector of the corner's two edges (x, y), half
-# the angle between them less 45 degrees, the logit that the short edge lies clockwise of the bisector (the corner's
-# handedness), and both edges' log lengths in REG_SCALE units. The exported graph turns them into the runtime's two
-# edge vectors (`edge_vectors`), so the runtime reads one format whichever way the net learns it.
-N_RAW = 2 + 2 + 6
 
 
 # ------------------------------------------------------------------------------------------------------ model
@@ -84,7 +79,7 @@ class CornerNet(nn.Module):
         self.mix16 = Separable(c[3], c[3])
         self.mix8 = Separable(c[2], c[2])
         self.mix4 = Separable(c[1], c[1])
-        self.head = nn.Sequential(Separable(c[1], 32), nn.Conv2d(32, N_RAW, 1))
+        self.head = nn.Sequential(Separable(c[1], 32), nn.Conv2d(32, N_OUTPUTS, 1))
         nn.init.constant_(self.head[-1].bias[:2], -4.0)  # CenterNet's prior: corners are rare (and face up)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
@@ -96,38 +91,6 @@ class CornerNet(nn.Module):
         y8 = self.mix8(x8 + F.interpolate(self.up16(y16), scale_factor=2.0, mode="nearest"))
         y4 = self.mix4(x4 + F.interpolate(self.up8(y8), scale_factor=2.0, mode="nearest"))
         return self.head(y4)
-
-
-def edge_vectors(raw: torch.Tensor) -> torch.Tensor:
-    """The net's raw output (N_RAW channels) as the runtime reads it (corners.N_OUTPUTS channels): heat, face down,
-    offset, then the edges a and b as vectors in REG_SCALE units.
-
-    Why the net does not regress the two vectors directly (sessions 10-13 did): a corner shows its two edges' directions
-    plainly, but which of them is the short one takes context, and a regression unsure of that averaged the two, or
-    swapped them, turning the reader's crop 45-90 degrees (one found corner in seven, all read wrong). Here the
-    bisector and the opening are local, certain quantities, and the doubt is one yes-or-no logit whose either answer is
-    still a card's frame."""
-    k = len(CORNER_KINDS)
-    d = raw[:, k + 2 : k + 4]
-    d = d / (torch.sqrt((d * d).sum(dim=1, keepdim=True)) + 1e-6)
-    half = math.pi / 4 + raw[:, k + 4 : k + 5]
-    side = torch.where(raw[:, k + 5 : k + 6] >= 0, torch.ones_like(half), -torch.ones_like(half))
-    cos, sin = torch.cos(half), side * torch.sin(half)
-    dx, dy = d[:, :1], d[:, 1:]
-    a = torch.cat([dx * cos + dy * sin, dy * cos - dx * sin], dim=1) * torch.exp(raw[:, k + 6 : k + 7])
-    b = torch.cat([dx * cos - dy * sin, dy * cos + dx * sin], dim=1) * torch.exp(raw[:, k + 7 : k + 8])
-    return torch.cat([raw[:, : k + 2], a, b], dim=1)
-
-
-class FinderGraph(nn.Module):
-    """What is exported: the net with its edges given as vectors."""
-
-    def __init__(self, net: CornerNet) -> None:
-        super().__init__()
-        self.net = net
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return edge_vectors(self.net(x))
 
 
 # ------------------------------------------------------------------------------------------------------- data
@@ -264,47 +227,48 @@ def focal_loss(logits: torch.Tensor, heat: torch.Tensor, weight: torch.Tensor) -
     return (pos_loss.sum() + neg_loss.sum()) / pos.sum().clamp(min=1.0)
 
 
-def edge_targets(reg: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
-    """The true edges (reg's vectors a, b) in the net's own terms: bisector, half-opening less 45 degrees, handedness
-    (1 where a turns to b like x to y) and log lengths."""
-    a, b = reg[:, 2:4], reg[:, 4:6]
-    la = a.norm(dim=1, keepdim=True).clamp(min=1e-3)
-    lb = b.norm(dim=1, keepdim=True).clamp(min=1e-3)
-    ua, ub = a / la, b / lb
-    d = ua + ub
-    d = d / d.norm(dim=1, keepdim=True).clamp(min=1e-6)
-    half = 0.5 * torch.acos((ua * ub).sum(dim=1, keepdim=True).clamp(-0.999, 0.999)) - math.pi / 4
-    hand = (a[:, :1] * b[:, 1:] - a[:, 1:] * b[:, :1] >= 0).float()
-    return d, half, hand, torch.cat([la.log(), lb.log()], dim=1)
+def regression_loss(pred: torch.Tensor, reg: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """Offset L1, and edge-vector L1 relative to the edge's length (a 5 px error matters on a small card only).
 
-
-def regression_loss(
-    pred: torch.Tensor, reg: torch.Tensor, mask: torch.Tensor
-) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """Offset L1; the edges' bisector, opening and log lengths L1 (so an edge's length is taught relative to itself:
-    a 5 px error matters on a small card only); the handedness by cross-entropy."""
+    Regressing the two vectors directly learns which edge is the short one faster than asking it as a yes-or-no
+    question beside the edges' bisector (session 14, on a lent GPU: at the CPU recipe's 144,000 tiles that head
+    still swapped the edges at 44% of found corners; this one, at 11%; see models/cards-corners.md)."""
     m = mask.unsqueeze(1)
     total = mask.sum().clamp(min=1.0)
     offset = ((pred[:, :2] - reg[:, :2]).abs() * m).sum() / total
-    d, half, hand, lengths = edge_targets(reg)
-    edges = (pred[:, 2:4] - d).abs().sum(dim=1, keepdim=True) + (pred[:, 4:5] - half).abs()
-    edges = edges + 0.5 * (pred[:, 6:8] - lengths).abs().sum(dim=1, keepdim=True)
-    side = F.binary_cross_entropy_with_logits(pred[:, 5:6], hand, reduction="none")
-    return offset, (edges * m).sum() / total, (side * m).sum() / total
+    length = torch.cat([reg[:, 2:4].norm(dim=1, keepdim=True)] * 2 + [reg[:, 4:6].norm(dim=1, keepdim=True)] * 2, 1)
+    edges = ((pred[:, 2:] - reg[:, 2:]).abs() / (length + 0.2) * m).sum() / total
+    return offset, edges
 
 
 def losses(out: torch.Tensor, heat: torch.Tensor, weight: torch.Tensor, reg: torch.Tensor, mask: torch.Tensor) -> dict:
     """Corner heat (focal), face up or down where there is a corner (plain cross-entropy: an easy, dense signal
     that two competing heat maps learnt only slowly), offset and edges."""
     k = len(CORNER_KINDS)
-    offset, edges, side = regression_loss(out[:, k:], reg, mask)
+    offset, edges = regression_loss(out[:, k:], reg, mask)
     kind = F.binary_cross_entropy_with_logits(out[:, 1], heat[:, 1], weight=weight[:, 1], reduction="sum")
     kind = kind / weight[:, 1].sum().clamp(min=1.0)
     heat_loss = focal_loss(out[:, :1], heat[:, :1], weight[:, :1])
-    return {"heat": heat_loss, "kind": kind, "offset": offset, "edges": edges, "side": side}
+    return {"heat": heat_loss, "kind": kind, "offset": offset, "edges": edges}
 
 
 # ------------------------------------------------------------------------------------------------------ train
+
+
+class TileStream(torch.utils.data.IterableDataset):
+    """Batches of tiles from worker processes, each with its own sampler: a machine with many cores (the lent GPU
+    machine) keeps its accelerator fed; on this 2-core CPU training samples in its own thread (`workers=0`)."""
+
+    def __init__(self, scenes: Sequence[Path], seed: int, batch: int) -> None:
+        self.scenes, self.seed, self.batch = list(scenes), seed, batch
+
+    def __iter__(self):  # noqa: ANN204 (an iterator of tensor tuples)
+        info = torch.utils.data.get_worker_info()
+        if info is not None:
+            cv2.setNumThreads(1)  # many workers, one core each
+        sampler = TileSampler(self.scenes, self.seed + 7919 * (info.id if info else 0))
+        while True:
+            yield sampler.batch(self.batch)
 
 
 def train(
@@ -316,55 +280,72 @@ def train(
     seed: int,
     threads: int,
     val: Sequence[Path] = (),
+    steps: int = 0,
+    device: str = "cpu",
+    workers: int = 0,
 ) -> None:
-    """Cosine schedule over a fixed time budget (what a CPU session can spend), checkpointed every few minutes and
-    resumed from the last checkpoint: the curve in run/curve.jsonl continues across interruptions."""
+    """Cosine schedule over a fixed time budget (what a CPU session can spend) or, with `steps`, over that many
+    steps (to repeat a CPU budget's steps on a faster machine), checkpointed every few minutes and resumed from the
+    last checkpoint: the curve in run/curve.jsonl continues across interruptions."""
     torch.set_num_threads(threads)
     torch.manual_seed(seed)
     run.mkdir(parents=True, exist_ok=True)
-    model = CornerNet()
+    model = CornerNet().to(device)
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
     ckpt = run / "last.pt"
-    state = {"step": 0, "seconds": 0.0, "budget_s": minutes * 60}
+    state = {"step": 0, "seconds": 0.0, "budget_s": minutes * 60, "budget_steps": steps}
     if ckpt.exists():
-        saved = torch.load(ckpt, weights_only=False)
+        saved = torch.load(ckpt, weights_only=False, map_location=device)
         model.load_state_dict(saved["model"])
         opt.load_state_dict(saved["opt"])
-        state = saved["state"]
+        state = {"budget_steps": 0, **saved["state"]}
         state["budget_s"] = max(state["budget_s"], minutes * 60)
+        state["budget_steps"] = max(state["budget_steps"], steps)
         print(f"resumed at step {state['step']}, {state['seconds'] / 60:.1f} of {state['budget_s'] / 60:.0f} min")
-    sampler = TileSampler([s for folder in scenes for s in stored_scenes(folder)], seed + state["step"])
+
+    def progress() -> float:
+        if state["budget_steps"]:
+            return state["step"] / state["budget_steps"]
+        return state["seconds"] / state["budget_s"]
+
+    stream = TileStream([s for folder in scenes for s in stored_scenes(folder)], seed + state["step"], batch)
+    batches = iter(
+        torch.utils.data.DataLoader(stream, batch_size=None, num_workers=workers, persistent_workers=workers > 0)
+        if workers
+        else stream
+    )
     model.train()
     log = (run / "curve.jsonl").open("a")
     running: dict[str, float] = {}
     last_save = time.time()
-    while state["seconds"] < state["budget_s"]:
+    while progress() < 1.0:
         t0 = time.time()
-        frac = state["seconds"] / state["budget_s"]
         for group in opt.param_groups:
-            group["lr"] = lr * (min(1.0, (state["step"] + 1) / 200)) * 0.5 * (1 + math.cos(math.pi * frac))
-        x, heat, weight, reg, mask = sampler.batch(batch)
+            group["lr"] = lr * (min(1.0, (state["step"] + 1) / 200)) * 0.5 * (1 + math.cos(math.pi * progress()))
+        x, heat, weight, reg, mask = (t.to(device, non_blocking=True) for t in next(batches))
         parts = losses(model(x), heat, weight, reg, mask)
-        loss = parts["heat"] + parts["kind"] + parts["offset"] + 2.0 * parts["edges"] + parts["side"]
+        loss = parts["heat"] + parts["kind"] + parts["offset"] + 2.0 * parts["edges"]
         opt.zero_grad()
         loss.backward()
         opt.step()
         state["step"] += 1
         state["seconds"] += time.time() - t0
-        for key, value in parts.items():
-            running[key] = 0.98 * running.get(key, float(value)) + 0.02 * float(value)
         if state["step"] % 50 == 0:
+            for key, value in parts.items():
+                v = float(value.detach())
+                running[key] = 0.9 * running.get(key, v) + 0.1 * v
             row = {"step": state["step"], "minutes": round(state["seconds"] / 60, 2), "tiles": state["step"] * batch}
             row |= {k: round(v, 4) for k, v in running.items()}
             log.write(json.dumps(row) + "\n")
             log.flush()
             print(row, flush=True)
-        if val and (state["step"] % 1500 == 0 or state["seconds"] >= state["budget_s"]):
+        done = progress() >= 1.0
+        if val and (state["step"] % 1500 == 0 or done):
             row = {"step": state["step"], "minutes": round(state["seconds"] / 60, 2), **evaluate(model, val)}
             log.write(json.dumps(row) + "\n")
             log.flush()
             print(row, flush=True)
-        if time.time() - last_save > 180 or state["seconds"] >= state["budget_s"]:
+        if time.time() - last_save > 180 or done:
             torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "state": state}, run / "tmp.pt")
             (run / "tmp.pt").replace(ckpt)
             last_save = time.time()
@@ -375,10 +356,12 @@ def evaluate(model: CornerNet, scenes: Sequence[Path], min_score: float = 0.35) 
     """The net in training, scored as the runtime decodes it (`score_finder`)."""
     from vision.recognise.corners import decode, finder_blob
 
+    device = next(model.parameters()).device
+
     def find(frame: np.ndarray) -> list:
         blob, scale = finder_blob(frame)
         with torch.no_grad():
-            return decode(edge_vectors(model(torch.from_numpy(blob))).numpy(), min_score, scale)
+            return decode(model(torch.from_numpy(blob).to(device)).cpu().numpy(), min_score, scale)
 
     was_training = model.training
     model.eval()
@@ -432,11 +415,11 @@ def export(run: Path, onnx_path: Path) -> None:
     """The trained net as ONNX with free height and width (multiples of 32), for ONNX Runtime."""
     model = CornerNet()
     model.load_state_dict(torch.load(run / "last.pt", weights_only=False)["model"])
-    graph = FinderGraph(model).eval()
+    model.eval()
     dummy = torch.zeros(1, 3, 736, 1280)
     onnx_path.parent.mkdir(parents=True, exist_ok=True)
     torch.onnx.export(
-        graph,
+        model,
         dummy,
         str(onnx_path),
         input_names=["images"],
@@ -459,6 +442,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     t.add_argument("--lr", type=float, default=3e-3)
     t.add_argument("--seed", type=int, default=0)
     t.add_argument("--threads", type=int, default=2)
+    t.add_argument("--steps", type=int, default=0, help="a budget of steps instead of minutes")
+    t.add_argument("--device", default="cpu", help="torch device (cpu, or cuda on a lent GPU machine)")
+    t.add_argument("--workers", type=int, default=0, help="tile-sampling processes (0: in the training thread)")
     t.add_argument("--val", type=Path, help="a folder of stored validation scenes (recall logged every 1500 steps)")
     t.add_argument("--val-scenes", type=int, default=60)
     v = sub.add_parser("evaluate")
@@ -473,7 +459,19 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.command == "train":
         val = stored_scenes(args.val)[: args.val_scenes] if args.val else []
-        train(args.scenes, args.out, args.minutes, args.batch, args.lr, args.seed, args.threads, val)
+        train(
+            args.scenes,
+            args.out,
+            args.minutes,
+            args.batch,
+            args.lr,
+            args.seed,
+            args.threads,
+            val,
+            args.steps,
+            args.device,
+            args.workers,
+        )
     elif args.command == "evaluate":
         scenes = stored_scenes(args.scenes)[: args.n]
         if args.onnx:
