@@ -22,6 +22,7 @@ from fastapi import FastAPI, HTTPException, Query, WebSocket, WebSocketDisconnec
 from fastapi.responses import FileResponse, JSONResponse, Response, StreamingResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from companion_ui.access import TokenGate
 from companion_ui.session import Refused, Session
@@ -41,6 +42,26 @@ class Correction(BaseModel):
     step: int | None = Field(default=None, ge=0)  # answering a "please check" about this earlier step
 
 
+class Taken(BaseModel):
+    ok: bool = True
+
+
+class Refusal(BaseModel):
+    """What a refused entry is answered with: the rules' (or the session's) reason, for the page to show."""
+
+    ok: bool = False
+    error: str
+
+
+class SpeechState(Taken):
+    speech: dict[str, Any]
+
+
+# Every entry is taken or refused with a reason; the schema says so (the API is fuzzed against it)
+REFUSED: dict[int | str, dict[str, Any]] = {400: {"model": Refusal, "description": "refused, with the reason"}}
+NO_VIDEO: dict[int | str, dict[str, Any]] = {404: {"description": "this session has no camera or recording"}}
+
+
 class SpeechSettings(BaseModel):
     muted: bool | None = None
     rate: int | None = Field(default=None, ge=80, le=400)
@@ -57,6 +78,12 @@ def create_app(
     if token:
         app.add_middleware(TokenGate, token=token)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
+
+    @app.exception_handler(StarletteHTTPException)
+    async def plain_error(_request: Any, err: StarletteHTTPException) -> JSONResponse:
+        """Every error in the one shape the page shows and the schema declares (a body that is not JSON at all
+        is refused like a move the rules refuse)."""
+        return JSONResponse({"ok": False, "error": str(err.detail)}, status_code=err.status_code, headers=err.headers)
 
     def refuse(err: Exception) -> JSONResponse:
         return JSONResponse({"ok": False, "error": str(err)}, status_code=400)
@@ -75,7 +102,7 @@ def create_app(
         snap["video"] = live is not None
         return snap
 
-    @app.get("/")
+    @app.get("/", include_in_schema=False)  # the page, not the API
     def index() -> FileResponse:
         return FileResponse(STATIC / "index.html")
 
@@ -83,22 +110,22 @@ def create_app(
     def state(viewer: int | None = Query(default=None, ge=1, le=6)) -> dict[str, Any]:
         return page_state(None if viewer is None else viewer - 1, 0)
 
-    @app.post("/api/act")
+    @app.post("/api/act", response_model=Taken, responses=REFUSED)
     def act(entry: Entry) -> Any:
         return attempt(session.act, entry.text)
 
-    @app.post("/api/undo")
+    @app.post("/api/undo", response_model=Taken, responses=REFUSED)
     def undo() -> Any:
         return attempt(session.undo)
 
-    @app.post("/api/correct")
+    @app.post("/api/correct", response_model=Taken, responses=REFUSED)
     def correct(fix: Correction) -> Any:
         do = getattr(session, "correct" if fix.step is None else "answer", None)
         if do is None:
             return refuse(Refused("Corrections are for what the camera read; in manual mode use undo."))
         return attempt(do, fix.actions) if fix.step is None else attempt(do, fix.step, fix.actions)
 
-    @app.post("/api/speech")
+    @app.post("/api/speech", response_model=SpeechState, responses=REFUSED)
     def speech(settings: SpeechSettings) -> Any:
         speaker = session.speaker
         if speaker is None:
@@ -110,13 +137,24 @@ def create_app(
         session.hub.bump()
         return {"ok": True, "speech": session.speech_json()}
 
-    @app.get("/video.jpg")
+    @app.get(
+        "/video.jpg",
+        response_class=Response,
+        responses={200: {"content": {"image/jpeg": {}}, "description": "the table now"}, **NO_VIDEO},
+    )
     def frame() -> Response:
         if live is None or not live.jpeg:
             raise HTTPException(404, "no video: this session has no camera or recording")
         return Response(live.jpeg, media_type="image/jpeg", headers={"Cache-Control": "no-store"})
 
-    @app.get("/video.mjpg")
+    @app.get(
+        "/video.mjpg",
+        response_class=StreamingResponse,
+        responses={
+            200: {"content": {"multipart/x-mixed-replace": {}}, "description": "the table, as it changes"},
+            **NO_VIDEO,
+        },
+    )
     def video() -> StreamingResponse:
         if live is None:
             raise HTTPException(404, "no video: this session has no camera or recording")

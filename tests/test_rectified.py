@@ -438,3 +438,19 @@ def test_templates_are_cut_at_the_shapes_a_deck_is_seen_at():
     assert templates.shape == (2 * len(ZOOMS), 2, READ_H // 2, READ_W // 2, 3) and templates.dtype == np.uint8
     assert list(labels) == ["2S", "JOKER"]
     assert opaque[0, 0] < 100 and opaque[-1, -1] == 255  # the table beyond the rounded corner is masked out
+
+
+def test_a_joker_needs_the_belief_its_threshold_asks_for_or_it_is_unknown():
+    card = card_corners(rect(100, 100), score=0.9)
+    blank = one_hot(NONE)[None]
+    unsure_joker = 0.7 * one_hot("JOKER") + 0.3 * one_hot("9D")
+    lenient, strict = RectifiedThresholds(min_confidence=0.2), RectifiedThresholds(min_confidence=0.2, joker=0.9)
+    assert [c.label for c in assemble_corners(card[:1], unsure_joker[None], lenient)] == ["JOKER"]
+    assert [c.label for c in assemble_corners(card[:1], unsure_joker[None], strict)] == [UNKNOWN]
+    sure_nine = 0.7 * one_hot("9D") + 0.3 * one_hot("JOKER")
+    assert [c.label for c in assemble_corners(card[:1], sure_nine[None], strict)] == ["9D"]  # only jokers are held
+    # a blank face at an index corner: a joker only if the face head is as sure as the threshold asks
+    face = RectifiedThresholds(lone_down=0.5, face_up=0.6, joker=0.95)
+    assert [c.label for c in assemble_corners(card[:2], np.vstack([blank, blank]), face, np.array([0.9, 0.8]))] == [
+        UNKNOWN
+    ]

@@ -47,6 +47,9 @@ class RectifiedThresholds(ThresholdFile):
     min_confidence: float = 0.5  # below this a face-up card is UNKNOWN rather than a guess
     lone_down: float = 0.6  # an indexless card is face down when two corners see it, or one this sure
     face_up: float = 0.5  # ...unless its corners are a face's at least this surely (a reader with a face head)
+    # A JOKER needs this much belief, or it is UNKNOWN: two cards in 54, yet the reader's answer for any corner it
+    # has never seen the like of (0: no stricter than any other label; above 1: a blank face is never called one)
+    joker: float = 0.0
 
 
 def same_card(i: Corner, j: Corner) -> bool:
@@ -196,7 +199,7 @@ def assemble_corners(
             continue  # one unsure corner with nothing to read is no card
         face_score = float(np.mean(face[members])) if face is not None else 0.0
         if face is not None and face_score >= t.face_up:
-            plain_faces.append(indexless_face(group, face_score))
+            plain_faces.append(indexless_face(group, face_score, t.joker))
         else:
             quad = card_outline(group)
             backs.append(CardDetection(BACK, False, score, quad, quad_bounds(quad)))
@@ -208,9 +211,10 @@ def assemble_corners(
         order = np.argsort(-p)[:3]
         quad = card_outline(group)
         best = float(p[order[0]])
+        sure = best >= (max(t.min_confidence, t.joker) if labels[order[0]] == JOKER else t.min_confidence)
         out.append(
             CardDetection(
-                label=labels[order[0]] if best >= t.min_confidence else UNKNOWN,
+                label=labels[order[0]] if sure else UNKNOWN,
                 face_up=True,
                 confidence=best,
                 quad=quad,
@@ -224,13 +228,14 @@ def assemble_corners(
     return faces + distinct_backs(backs, faces)
 
 
-def indexless_face(group: Sequence[Corner], face: float) -> CardDetection:
+def indexless_face(group: Sequence[Corner], face: float, joker: float = 0.0) -> CardDetection:
     """A face none of whose corners reads as an index. Where one of its corners is a top-left or bottom-right (the
     corners every standard deck prints its index in) the face prints none: in a standard deck, the joker, whose
-    corner many designs leave blank or fill with a picture. Seen only by its plain corners, it is UNKNOWN."""
+    corner many designs leave blank or fill with a picture, if the face head is at least `joker` sure. Seen only by
+    its plain corners, it is UNKNOWN."""
     quad = card_outline(group)
     index_corner = any(handedness(c.a, c.b) > 0 for c in group)
-    label = JOKER if index_corner else UNKNOWN
+    label = JOKER if index_corner and face >= joker else UNKNOWN
     return CardDetection(label, True, face, quad, quad_bounds(quad), candidates=((label, face),))
 
 

@@ -36,6 +36,7 @@ UP_GRID = {
     "corner": (0.15, 0.2, 0.3, 0.4, 0.5),
     "none_reject": (0.3, 0.5, 0.7, 0.85),
     "min_confidence": (0.2, 0.3, 0.5, 0.7),
+    "joker": (0.0, 0.6, 0.8, 0.95, 1.01),
 }
 # face_up 1.01: a face-or-back head, where the reader has one, is not listened to
 DOWN_GRID = {"lone_down": (0.3, 0.45, 0.6, 0.8, 1.01), "face_up": (0.3, 0.5, 0.7, 0.85, 1.01)}
