@@ -188,8 +188,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
         return bench_tracker(args)
     if args.target == "companion":
         return bench_companion(args)
+    if args.target == "soak":
+        return bench_soak(args)
     if args.target != "loot-the-loop":
-        raise CliError(f"unknown benchmark '{args.target}': expected loot-the-loop, vision, tracker or companion")
+        raise CliError(f"unknown benchmark '{args.target}': expected loot-the-loop, vision, tracker, companion or soak")
     games = 1000 if args.games is None else args.games
     if games < 1:
         raise CliError(f"--games must be at least 1, got {games}")
@@ -290,6 +292,25 @@ def bench_companion(args: argparse.Namespace) -> int:
         raise CliError(str(err)) from err
     print(format_summary(result))
     return _write_bench(args, result, "companion")
+
+
+def bench_soak(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    from companion_ui.soak import format_summary, run_soak
+
+    if args.minutes <= 0 or args.clients < 1:
+        raise CliError(f"--minutes must be above 0 and --clients at least 1, got {args.minutes} and {args.clients}")
+    bar = tqdm(total=round(args.minutes * 60), unit="s", disable=args.quiet)
+
+    def tick(done: float, _total: float) -> None:
+        bar.n = min(round(done), bar.total)
+        bar.refresh()
+
+    result = run_soak(args.minutes, args.clients, min(60.0, args.minutes * 60 / 4), tick)
+    bar.close()
+    print(format_summary(result))
+    return _write_bench(args, result, "soak")
 
 
 # ----- tabletop replay -------------------------------------------------------------------------------------------
@@ -766,9 +787,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "bench",
         help="benchmarks (loot-the-loop: solver vs random; vision: card recogniser; tracker: whole games; "
-        "companion: latency, CPU and memory of the whole companion)",
+        "companion: latency, CPU and memory of the whole companion; soak: pages open while it runs)",
     )
-    p.add_argument("target", help="what to measure: loot-the-loop, vision, tracker or companion")
+    p.add_argument("target", help="what to measure: loot-the-loop, vision, tracker, companion or soak")
     p.add_argument(
         "--videos",
         help="tracker: folder of rendered games (default out/tracker_bench, made if missing); companion: measure the "
@@ -799,6 +820,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="vision: held-out families to use (val for tuning thresholds, test for the reported numbers)",
     )
     p.add_argument("--hours", type=float, default=1.0, help="companion: hours of demo play for the memory run (1)")
+    p.add_argument("--minutes", type=float, default=60.0, help="soak: minutes of serving the looping demo (60)")
+    p.add_argument("--clients", type=int, default=8, help="soak: pages open in the loaded phases (8)")
     p.add_argument("--games", type=int, help="loot-the-loop: games per policy (default 1000); tracker: games (20)")
     p.add_argument("--seed", type=int, default=None, help="first seed (default 0; vision 3)")
     p.add_argument("--json", metavar="FILE", help="also write the results as JSON")

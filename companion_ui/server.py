@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import threading
 import time
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
@@ -102,6 +103,25 @@ def create_app(
         snap["video"] = live is not None
         return snap
 
+    pushed: dict[tuple[Any, ...], dict[str, Any]] = {}  # (table version, speech status, seat) -> snapshot
+    pushed_lock = threading.Lock()
+
+    def pushed_state(version: tuple[int, str], seat: int | None, since: int) -> dict[str, Any]:
+        """What the push socket sends: one snapshot per table version and seat, shared by every page open on it
+        (eight phones on one table cost one snapshot, not eight, in the frame loop's process), and each page's
+        own new log lines."""
+        key = (*version, seat)
+        with pushed_lock:
+            snap = pushed.get(key)
+        if snap is None:
+            snap = session.snapshot(seat)
+            snap["video"] = live is not None
+            with pushed_lock:
+                if len(pushed) > 32:
+                    pushed.clear()
+                pushed[key] = snap
+        return {**snap, "log": session.log_since(since)}
+
     @app.get("/", include_in_schema=False)  # the page, not the API
     def index() -> FileResponse:
         return FileResponse(STATIC / "index.html")
@@ -181,7 +201,7 @@ def create_app(
                     version = (session.hub.version, session.speech_json()["status"])
                     if version != seen:
                         seen = version
-                        snap = await asyncio.to_thread(page_state, seat, last_seq)
+                        snap = await asyncio.to_thread(pushed_state, version, seat, last_seq)
                         if snap["log"]:
                             last_seq = snap["log"][-1]["seq"]
                         await ws.send_json(snap)
