@@ -185,6 +185,7 @@ class LiveLoop:
         self.jpeg_version = 0
         self._jpeg_at = 0.0
         self._last_index = 0
+        self._moves_told = 0  # the tracker's camera moves already told to the page
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="tracker", daemon=True)
         self._new_tracker()
@@ -196,6 +197,7 @@ class LiveLoop:
         config = TrackerConfig()
         channel = Channel(self.session.decoder, LABELS, config.min_reads)
         self.tracker = Tracker(self.recognise, [channel], self.source.fps, config, self.read_regions)
+        self._moves_told = 0
 
     def start(self) -> LiveLoop:
         self.source.start()
@@ -238,6 +240,10 @@ class LiveLoop:
             events = self.tracker.feed(frame.index, frame.image)
             session.frame, session.t = frame.index, frame.index / self.source.fps
             session.source = self.source.name
+            moves = self.tracker.camera_moves[self._moves_told :]
+            self._moves_told += len(moves)
+        for move in moves:
+            session.announce(f"The camera {move}: the table is read in its new place.", "info", speak=False)
         self._last_index = frame.index
         self.processed += 1
         session.on_events(events)
@@ -264,10 +270,11 @@ class LiveLoop:
         with self.session.lock:
             reads = list(self.tracker.reads[-1]) if self.tracker.reads else []
             zones = self.session.decoder.regions() if hasattr(self.session.decoder, "regions") else []
+        to_camera = self.tracker.to_camera  # the tracker reads in the first view; the camera may have moved since
         for quad, _ in zones:
-            cv2.polylines(picture, [np.round(quad).astype(np.int32)], True, (255, 200, 0), 1, cv2.LINE_AA)
+            cv2.polylines(picture, [np.round(to_camera(quad)).astype(np.int32)], True, (255, 200, 0), 1, cv2.LINE_AA)
         for s in reads:
-            quad = np.round(s.quad).astype(np.int32)
+            quad = np.round(to_camera(s.quad)).astype(np.int32)
             label, p = max(s.probs.items(), key=lambda kv: kv[1]) if s.probs else ("?", 0.0)
             colour = (60, 220, 60) if p >= 0.8 else (0, 200, 255)
             cv2.polylines(picture, [quad], True, colour, 2, cv2.LINE_AA)

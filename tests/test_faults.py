@@ -17,6 +17,7 @@ from companion_ui import speech
 from companion_ui.live import Frame, FrameSource, LiveLoop, demo_clip
 from companion_ui.session import TrackedSession, new_manual
 from companion_ui.speech import Speaker, wav_seconds
+from tracker.registration import REG_WIDTH, camera_shift, registration_image
 
 SPOILT = (
     np.zeros((0, 0, 3), np.uint8),  # an empty buffer
@@ -168,3 +169,56 @@ def test_a_camera_unplugged_mid_game_and_plugged_back_carries_on_with_the_same_g
     assert live.processed >= 300, "frames were taken again after the camera came back"
     assert moves_before > 0, "the tracker had read moves before the unplug"
     assert len(session.decoder_state().get("actions", [])) >= moves_before, "the game from before the unplug was kept"
+
+
+def bumped(image: np.ndarray, k: float) -> np.ndarray:
+    """The picture a camera knocked `k` of the way (0-1) through a jolt of 60 px, 30 px and 3 degrees shows."""
+    h, w = image.shape[:2]
+    m = cv2.getRotationMatrix2D((w / 2, h / 2), 3.0 * k, 1.0)
+    m[:, 2] += (60 * k, 30 * k)
+    return cv2.warpAffine(image, m, (w, h), borderMode=cv2.BORDER_REPLICATE)
+
+
+def follow(frames: list[np.ndarray], bump_at: int | None) -> tuple[TrackedSession, LiveLoop]:
+    """The demo's frames through the real frame loop (no threads, no pacing), the camera knocked at `bump_at`."""
+    session = TrackedSession()
+    live = LiveLoop(FrameSource(video=demo_clip(), realtime=False), session)
+    for i, image in enumerate(frames):
+        if bump_at is not None and i >= bump_at:
+            image = bumped(image, min((i - bump_at + 1) / 4, 1.0))  # the jolt takes four frames
+        live.step(Frame(i, image, time.monotonic()))
+    return session, live
+
+
+def test_a_camera_bumped_mid_game_goes_on_reading_the_same_game_where_the_table_now_lies() -> None:
+    capture = cv2.VideoCapture(str(demo_clip()))
+    frames = []
+    while len(frames) < 520:  # through four moves after the bump
+        ok, image = capture.read()
+        assert ok
+        frames.append(image)
+    capture.release()
+    still, _ = follow(frames, None)
+    knocked, live = follow(frames, 300)  # between two moves, while the table is still
+    expected = still.decoder_state()["actions"]
+    assert len(expected) >= 6, expected  # the demo's moves before and after the bump were read at all
+    assert knocked.decoder_state()["actions"] == expected
+    assert len(live.tracker.camera_moves) == 1 and "moved" in live.tracker.camera_moves[0]
+    assert any("The camera moved" in e.text for e in knocked.log)
+    assert still.decoder_state()["actions"] == expected and not any("camera moved" in e.text for e in still.log)
+
+
+def test_cards_moved_on_a_still_camera_are_not_a_camera_move() -> None:
+    capture = cv2.VideoCapture(str(demo_clip()))
+    frames = [capture.read()[1] for _ in range(240)]
+    capture.release()
+    before, after = registration_image(frames[90]), registration_image(frames[235])  # 'explore 8' and 'look' between
+    assert camera_shift(before, after) is None
+    shift = camera_shift(before, registration_image(bumped(frames[90], 1.0)))
+    assert shift is not None
+    h, w = frames[90].shape[:2]
+    centre = np.array([w / 2, h / 2]) * REG_WIDTH / w  # the jolt turns about the frame's centre: it maps back there
+    m = cv2.getRotationMatrix2D((w / 2, h / 2), 3.0, 1.0)
+    m[:, 2] += (60, 30)
+    back = (m[:, :2] @ (centre * w / REG_WIDTH) + m[:, 2]) * REG_WIDTH / w  # where the centre went
+    assert np.allclose(shift[:, :2] @ back + shift[:, 2], centre, atol=2.0)

@@ -17,7 +17,8 @@ import cv2
 import numpy as np
 
 from tracker.decoder import Decoder, TrackerEvent
-from tracker.motion import MotionGate, change_map
+from tracker.motion import MotionGate, change_map, small_grey
+from tracker.registration import camera_shift, compose, describe, registration_image, to_frame_scale
 from tracker.sightings import Sighting, strip_sighting
 from tracker.snapshot import Snapshot, build_snapshot
 
@@ -78,6 +79,13 @@ class Tracker:
         self.reads: list[list[Sighting]] = []
         self.last_read = -(10**9)
         self.timing = Timing()
+        # Where the camera has moved since the first still table: this camera's pixels -> the first view's (None:
+        # it has not moved). Every frame read is turned back into the first view, so the decoder's memory of where
+        # things lie stays true after a bump (tracker.registration).
+        self.view: np.ndarray | None = None
+        self.camera_moves: list[str] = []  # each move, described for the player
+        self._still_image: np.ndarray | None = None  # the last still table, as the camera saw it
+        self._in_view: np.ndarray | None = None  # gate-sized: where the turned-back frame still shows the table
 
     def feed(self, index: int, frame: np.ndarray) -> list[TrackerEvent]:
         settled = self.gate.update(frame)
@@ -92,16 +100,41 @@ class Tracker:
             return []
         if all(ch.done for ch in self.channels):
             return []
+        if not self.reads:  # a new still table: has the camera moved since the last one?
+            self._register(frame)
+        if self.view is not None:
+            frame = cv2.warpAffine(frame, self.view, (frame.shape[1], frame.shape[0]), flags=cv2.INTER_LINEAR)
         self.reads.append(self.recognise(frame, index) + self._attend(frame))
         self.last_read = index
         self.timing.reads += 1
         events = []
-        grey = self.gate.previous
+        grey = self.gate.previous if self.view is None else small_grey(frame)
         assert grey is not None
         for ch in self.channels:
             if not ch.done and len(self.reads) >= ch.reads_needed:
                 events += self._commit(ch, index, frame, grey)
         return events
+
+    def _register(self, frame: np.ndarray) -> None:
+        image = registration_image(frame)
+        before, self._still_image = self._still_image, image
+        step = camera_shift(before, image) if before is not None else None
+        if step is None:
+            return
+        step = to_frame_scale(step, frame.shape[1])
+        self.view = step if self.view is None else compose(step, self.view)
+        self.camera_moves.append(describe(step))
+        h, w = frame.shape[:2]
+        shown = cv2.warpAffine(np.full((h, w), 255, np.uint8), self.view, (w, h), flags=cv2.INTER_NEAREST)
+        gate = small_grey(shown) > 250  # a margin off the edge the camera no longer sees
+        self._in_view = cv2.erode(gate.astype(np.uint8), np.ones((5, 5), np.uint8)).astype(bool)
+
+    def to_camera(self, quad: np.ndarray) -> np.ndarray:
+        """A quad the tracker read (the first view's pixels) where the camera sees it now (to draw it)."""
+        if self.view is None:
+            return quad
+        inverse = cv2.invertAffineTransform(self.view)
+        return (np.asarray(quad, np.float64) @ inverse[:, :2].T + inverse[:, 2]).astype(np.float32)
 
     def _attend(self, frame: np.ndarray) -> list[Sighting]:
         """Readings the first channel's decoder asked for: places it expects a card where the finder may miss one."""
@@ -130,6 +163,8 @@ class Tracker:
             snapshot = build_snapshot(reads, ch.labels, index, t, w, h)
         else:
             changes = change_map(ch.committed_grey, grey)
+            if self._in_view is not None and self._in_view.shape == changes.shape:
+                changes &= self._in_view  # what the camera no longer sees has not changed
             if float(changes.mean()) < NO_CHANGE:
                 return []
             snapshot = build_snapshot(reads, ch.labels, index, t, w, h, ch.committed, changes)
