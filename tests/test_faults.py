@@ -222,3 +222,19 @@ def test_cards_moved_on_a_still_camera_are_not_a_camera_move() -> None:
     m[:, 2] += (60, 30)
     back = (m[:, :2] @ (centre * w / REG_WIDTH) + m[:, 2]) * REG_WIDTH / w  # where the centre went
     assert np.allclose(shift[:, :2] @ back + shift[:, 2], centre, atol=2.0)
+
+
+def test_cards_gathered_into_one_pile_on_a_plain_cloth_are_not_a_camera_move() -> None:
+    """Session 14: three piles gathered into one moved most of the picture's features together (the cloth holds
+    none) and were taken for a 170 px camera move, which lost the game. Only a move of the whole picture counts."""
+    rng = np.random.default_rng(0)
+    cloth = np.full((720, 1280, 3), (120, 60, 80), np.uint8)
+    pile = rng.integers(0, 256, (300, 170, 3), dtype=np.uint8)  # the gathered cards: the only features in view
+    before, after = cloth.copy(), cloth.copy()
+    before[360:660, 360:530] = pile
+    after[160:460, 800:970] = pile  # carried across the table in one piece
+    assert camera_shift(registration_image(before), registration_image(after)) is None
+    textured = cv2.GaussianBlur(rng.integers(0, 256, (720, 1280, 3), dtype=np.uint8), (0, 0), 2.0)
+    moved = np.roll(textured, (20, 40), axis=(0, 1))
+    shift = camera_shift(registration_image(textured), registration_image(moved))
+    assert shift is not None and np.allclose(shift[:, 2], (-20, -10), atol=1.5)  # at REG_WIDTH: half the pixels

@@ -3,9 +3,10 @@ as every card taken away and dealt again somewhere else (issue 19: a bump mid-ga
 
 Between two still tables the picture's features are matched (ORB) and one similarity transform is fitted to them
 (RANSAC). A move on the table moves a few cards and leaves the table and the other cards where they were: the best
-transform is then the identity. A bumped camera moves everything together: most matches agree on one transform that
-is not the identity. The tracker then reads every later frame turned back into the first view, so the decoder's
-memory of where things lie stays true.
+transform is then the identity, or one that only the moved cards agree on while the rest of the picture stays. A
+bumped camera moves everything together: most matches, all over the picture, agree on one transform that is not
+the identity, and none stays where it was. The tracker then reads every later frame turned back into the first
+view, so the decoder's memory of where things lie stays true.
 """
 
 from __future__ import annotations
@@ -19,6 +20,9 @@ REG_WIDTH = 640  # the picture is matched at this width: 2 px of a 1280 px frame
 MIN_MATCHES = 40  # fewer agreeing matches than this (a bare table) is no evidence either way
 AGREE_SHARE = 0.5  # ...and at least this share of all matches must agree on the one transform
 MIN_SHIFT = 2.0  # px at REG_WIDTH: a smaller shift of the picture's corners is the same view
+STILL_SHARE = 0.1  # this share of matches (and at least STILL_MATCHES) that did not move: the camera did not either
+STILL_MATCHES = 10
+SPREAD = 0.3  # the agreeing matches must span this share of the picture's width and of its height
 
 
 def registration_image(frame: np.ndarray) -> np.ndarray:
@@ -51,6 +55,15 @@ def camera_shift(before: np.ndarray, after: np.ndarray) -> np.ndarray | None:
     if agree < MIN_MATCHES or agree < AGREE_SHARE * len(matches):
         return None
     h, w = before.shape[:2]
+    # Cards gathered into one pile move together too, and on a plain cloth they may hold most of the matches
+    # (session 14: an 'order' move read as a 170 px camera move). But the camera moves everything: if anything in
+    # the picture stayed where it was, or the agreeing matches sit in one part of it, the camera did not move.
+    still = int((np.linalg.norm(src - dst, axis=1) < MIN_SHIFT).sum())
+    if still >= max(STILL_MATCHES, STILL_SHARE * len(matches)):
+        return None
+    kept = src[inliers.ravel().astype(bool)]
+    if np.ptp(kept[:, 0]) < SPREAD * w or np.ptp(kept[:, 1]) < SPREAD * h:
+        return None
     corners = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
     moved = float(np.abs(corners @ m[:, :2].T + m[:, 2] - corners).max())
     return m.astype(np.float64) if moved >= MIN_SHIFT else None
