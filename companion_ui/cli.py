@@ -39,12 +39,15 @@ def parse_option(text: str) -> tuple[str, Any]:
 
 
 def save_atomically(path: Path, data: object) -> None:
-    """Write JSON so that a crash mid-write leaves the previous file intact, never a half-written one."""
+    """Write JSON so that a crash mid-write leaves the previous file intact, never a half-written one; forced to
+    disk before it replaces the old file, so a power cut cannot leave an empty one either."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w") as fh:
             json.dump(data, fh)
+            fh.flush()
+            os.fsync(fh.fileno())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -112,20 +112,21 @@ class TerminalGame(Console):
         return 0
 
     def _act(self, player: int, action: Action) -> None:
-        """Apply, announce, and save: the one place a move takes effect.
+        """Apply, save, and announce: the one place a move takes effect. Saved before it is told, so a move the
+        players heard is never one a crash loses.
 
         A machine seat's action text can hold what the human may not see (the cards a LOOP player sets aside,
         the face-down card of a bluffed Bag-O-Loot), so for those seats only the events, which are public
         announcements, are printed.
         """
         events: Sequence[Event] = self.state.apply(action)
+        self.changed()
         if self.seats.kinds[player] == HUMAN:
             self.say(f"{seat_name(player)}: {action}")
         elif not events:
             self.say(f"{seat_name(player)} has acted.")
         for event in events:
             self.say(f"  {event.text}")
-        self.changed()
 
     def _step(self) -> bool:
         """One action, asked in the shared driver's order: out-of-turn actors first, then the current player.

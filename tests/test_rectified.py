@@ -454,3 +454,15 @@ def test_a_joker_needs_the_belief_its_threshold_asks_for_or_it_is_unknown():
     assert [c.label for c in assemble_corners(card[:2], np.vstack([blank, blank]), face, np.array([0.9, 0.8]))] == [
         UNKNOWN
     ]
+
+
+def test_a_card_read_by_one_corner_needs_the_lone_up_belief_and_two_agreeing_corners_do_not():
+    card = card_corners(rect(100, 100), score=0.9)
+    unsure = 0.45 * one_hot("9D") + 0.3 * one_hot("8D") + 0.25 * one_hot("6D")
+    t = RectifiedThresholds(min_confidence=0.2, lone_up=0.6)
+    assert [c.label for c in assemble_corners(card[:1], unsure[None], t)] == [UNKNOWN]
+    assert [c.label for c in assemble_corners(card[:1], unsure[None], RectifiedThresholds(min_confidence=0.2))] == [
+        "9D"
+    ]
+    both = assemble_corners([card[0], card[2]], np.vstack([unsure, unsure]), t)  # two index corners that agree
+    assert [c.label for c in both] == ["9D"]

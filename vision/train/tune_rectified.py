@@ -36,8 +36,9 @@ UP_GRID = {
     "corner": (0.15, 0.2, 0.3, 0.4, 0.5),
     "none_reject": (0.3, 0.5, 0.7, 0.85),
     "min_confidence": (0.2, 0.3, 0.5, 0.7),
-    "joker": (0.0, 0.6, 0.8, 0.95, 1.01),
 }
+# then, given those, how sure a JOKER and a card read by one corner only must be (1.01: a blank face is no joker)
+LABEL_GRID = {"joker": (0.0, 0.8, 0.95, 1.01), "lone_up": (0.0, 0.3, 0.5, 0.7)}
 # face_up 1.01: a face-or-back head, where the reader has one, is not listened to
 DOWN_GRID = {"lone_down": (0.3, 0.45, 0.6, 0.8, 1.01), "face_up": (0.3, 0.5, 0.7, 0.85, 1.01)}
 
@@ -78,6 +79,7 @@ def tune(recogniser: RectifiedRecogniser, scenes: Sequence) -> tuple[RectifiedTh
         for s in tqdm(scenes, desc="read", unit="scene")
     ]
     chosen, up = best_of(UP_GRID, RectifiedThresholds(), scenes, cache, "face_up")
+    chosen, up = best_of(LABEL_GRID, chosen, scenes, cache, "face_up")
     down_grid = DOWN_GRID
     if any(c.face is None for c in cache):  # a reader with no face head: its cut-off is written as off, not a guess
         down_grid = {**DOWN_GRID, "face_up": (1.01,)}
