@@ -157,6 +157,8 @@ def _load_cached(path: str) -> Catalogue:
         text = Path(path).read_text(encoding="utf-8")
     except OSError as err:
         raise CatalogueError(f"{label}: cannot read the catalogue file ({err.strerror or err})") from err
+    except UnicodeDecodeError as err:
+        raise CatalogueError(f"{label}: not a text file (a catalogue is JSON in UTF-8; byte {err.start})") from err
     try:
         data = json.loads(text)
     except json.JSONDecodeError as err:

@@ -230,8 +230,8 @@ def _identity(root: Path) -> tuple[str, str]:
     if not meta.is_file():
         return root.name, root.name
     try:
-        data = json.loads(meta.read_text())
-    except (OSError, json.JSONDecodeError) as err:
+        data = json.loads(meta.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
         raise DeckError(f"{meta}: not readable JSON ({err})") from err
     if not isinstance(data, dict):
         raise DeckError(f"{meta}: expected an object with 'name' and 'family'")
