@@ -28,9 +28,7 @@ from vision.synth.deckdir import REQUIRED, DeckError, load_deck
 FILES = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 UNIQUE = itertools.count()  # a fresh file name per example (the catalogue reader caches by path)
 
-LEAVES = st.one_of(
-    st.none(), st.booleans(), st.integers(-5, 10**6), st.floats(allow_nan=True), st.text(max_size=8)
-)
+LEAVES = st.one_of(st.none(), st.booleans(), st.integers(-5, 10**6), st.floats(allow_nan=True), st.text(max_size=8))
 JSONISH = st.recursive(
     LEAVES,
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
