@@ -193,8 +193,12 @@ def cmd_bench(args: argparse.Namespace) -> int:
         return bench_companion(args)
     if args.target == "soak":
         return bench_soak(args)
+    if args.target == "crash":
+        return bench_crash(args)
     if args.target != "loot-the-loop":
-        raise CliError(f"unknown benchmark '{args.target}': expected loot-the-loop, vision, tracker, companion or soak")
+        raise CliError(
+            f"unknown benchmark '{args.target}': expected loot-the-loop, vision, tracker, companion, soak or crash"
+        )
     games = 1000 if args.games is None else args.games
     if games < 1:
         raise CliError(f"--games must be at least 1, got {games}")
@@ -314,6 +318,26 @@ def bench_soak(args: argparse.Namespace) -> int:
     bar.close()
     print(format_summary(result))
     return _write_bench(args, result, "soak")
+
+
+def bench_crash(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    from companion_ui.crash import format_summary, run_crash_bench
+
+    if args.kills < 1:
+        raise CliError(f"--kills must be at least 1, got {args.kills}")
+    bar = tqdm(total=args.kills, unit="kill", disable=args.quiet)
+
+    def tick(done: int, _total: int) -> None:
+        bar.n = done
+        bar.refresh()
+
+    result = run_crash_bench(args.kills, args.seed or 0, progress=tick)
+    bar.close()
+    print(format_summary(result))
+    _write_bench(args, result, "crash")
+    return 0 if result["intact"] == result["kills"] else 1
 
 
 # ----- tabletop replay -------------------------------------------------------------------------------------------
@@ -790,9 +814,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "bench",
         help="benchmarks (loot-the-loop: solver vs random; vision: card recogniser; tracker: whole games; "
-        "companion: latency, CPU and memory of the whole companion; soak: pages open while it runs)",
+        "companion: latency, CPU and memory of the whole companion; soak: pages open while it runs; crash: kill -9 "
+        "while moves are entered)",
     )
-    p.add_argument("target", help="what to measure: loot-the-loop, vision, tracker, companion or soak")
+    p.add_argument("target", help="what to measure: loot-the-loop, vision, tracker, companion, soak or crash")
     p.add_argument(
         "--videos",
         help="tracker: folder of rendered games (default out/tracker_bench, made if missing); companion: measure the "
@@ -825,6 +850,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--hours", type=float, default=1.0, help="companion: hours of demo play for the memory run (1)")
     p.add_argument("--minutes", type=float, default=60.0, help="soak: minutes of serving the looping demo (60)")
     p.add_argument("--clients", type=int, default=8, help="soak: pages open in the loaded phases (8)")
+    p.add_argument("--kills", type=int, default=200, help="crash: kill -9 rounds, the five games in turn (200)")
     p.add_argument("--games", type=int, help="loot-the-loop: games per policy (default 1000); tracker: games (20)")
     p.add_argument("--seed", type=int, default=None, help="first seed (default 0; vision 3)")
     p.add_argument("--json", metavar="FILE", help="also write the results as JSON")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import socket
 import threading
 import time
 from collections.abc import AsyncIterator, Callable
@@ -234,10 +235,15 @@ async def _mjpeg(live: Any, stopping: Callable[[], bool]) -> AsyncIterator[bytes
         await asyncio.sleep(0.05)
 
 
+def free_port() -> int:
+    """A port on this machine that nothing listens on (the benches start their own servers)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
 def check_port(host: str, port: int) -> None:
     """A port already in use is a clear message before anything starts, not a traceback from the server."""
-    import socket
-
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
         probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
@@ -249,8 +255,6 @@ def check_port(host: str, port: int) -> None:
 def page_urls(host: str, port: int) -> list[str]:
     """Where to open the page: this machine, and (when serving on every interface) its address on the network,
     for a phone at the table."""
-    import socket
-
     urls = [f"http://localhost:{port}/"]
     if host in ("0.0.0.0", "::"):
         with contextlib.suppress(OSError), socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:

@@ -20,7 +20,6 @@ from __future__ import annotations
 import contextlib
 import multiprocessing
 import os
-import socket
 import statistics
 import threading
 import time
@@ -43,12 +42,6 @@ class PageCounts:
     states: int = 0  # /api/state answers
     errors: int = 0
     last_error: str = ""
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _page(base: str, stop: threading.Event, counts: PageCounts) -> list[threading.Thread]:
@@ -166,6 +159,7 @@ def run_soak(
     import uvicorn
 
     from companion_ui.run import build, demo_options
+    from companion_ui.server import free_port
 
     opts = demo_options("loot-the-loop", loop=True, port=free_port())
     companion = build(opts, notice=lambda _: None)

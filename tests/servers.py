@@ -3,7 +3,6 @@ and stopped by a signal."""
 
 from __future__ import annotations
 
-import socket
 import subprocess
 import sys
 import time
@@ -11,14 +10,10 @@ from pathlib import Path
 
 import httpx
 
+from companion_ui.server import free_port
+
 ROOT = Path(__file__).resolve().parents[1]
 TABLETOP = [sys.executable, "-m", "companion_ui.cli"]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def launch(
