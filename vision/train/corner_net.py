@@ -459,19 +459,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.command == "train":
         val = stored_scenes(args.val)[: args.val_scenes] if args.val else []
-        train(
-            args.scenes,
-            args.out,
-            args.minutes,
-            args.batch,
-            args.lr,
-            args.seed,
-            args.threads,
-            val,
-            args.steps,
-            args.device,
-            args.workers,
-        )
+        budget = {"minutes": args.minutes, "steps": args.steps}
+        machine = {"threads": args.threads, "device": args.device, "workers": args.workers}
+        train(args.scenes, args.out, batch=args.batch, lr=args.lr, seed=args.seed, val=val, **budget, **machine)
     elif args.command == "evaluate":
         scenes = stored_scenes(args.scenes)[: args.n]
         if args.onnx:
