@@ -691,12 +691,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--save",
         metavar="FILE",
-        help="manual: keep the game's journal here (every entry on disk before it takes effect; a new file)",
+        help="keep the game's journal here (a new file): manual, every entry on disk before it takes effect; camera, "
+        "the tracker's state after every table it reads and every correction, before it is told",
     )
     p.add_argument(
         "--resume",
         metavar="FILE",
-        help="manual: carry on a game from its journal (after a crash too), or from an older JSON save",
+        help="carry on a game from its journal (after a crash too; manual: or from an older JSON save)",
     )
     p.add_argument("--loop", action="store_true", help="--video: start the recording again when it ends")
     _server_args(p)

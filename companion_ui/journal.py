@@ -7,6 +7,10 @@ write to a file opened for appending and forced to disk (fsync) before the entry
 So at any moment the file is a run of whole entries, perhaps followed by part of one being written when the
 machine stopped: reading stops at that torn tail (and resuming cuts it off), and the game is rebuilt by replaying
 the entries through the same session code that took them the first time. Undo is an entry, never a rewrite.
+
+A camera session's journal (header `"mode": "camera"`) holds instead, after each table the tracker commits and each
+correction or answer a player gives, the tracker's whole checkpoint (`LootTheLoopDecoder.checkpoint`): resuming
+takes the last whole one.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ from games import GameError
 
 FORMAT = "tabletop-journal"
 VERSION = 1
-KINDS = ("act", "undo")
+KINDS = ("act", "undo", "camera")  # a manual game's entries, and a camera session's checkpoints
 
 JSON = dict[str, Any]
 
@@ -82,6 +86,8 @@ def _problem(entry: Any, number: int) -> str | None:
         return f"entry number {entry.get('seq')!r}, expected {number - 1} (entries missing or out of order)"
     if entry["kind"] == "act" and not isinstance(entry.get("text"), str):
         return "an 'act' entry without its action's text"
+    if entry["kind"] == "camera" and not isinstance(entry.get("checkpoint"), dict):
+        return "a 'camera' entry without the tracker's checkpoint"
     return None
 
 
@@ -94,8 +100,9 @@ class Journal:
         self.entries = entries  # entries after the header
 
     @classmethod
-    def start(cls, path: Path, game: str, state: JSON) -> Journal:
-        """A new journal for a game that starts now; an existing file is never overwritten."""
+    def start(cls, path: Path, game: str, state: JSON, mode: str = "manual") -> Journal:
+        """A new journal for a game that starts now (`mode` "camera": a camera session's, whose entries are the
+        tracker's checkpoints); an existing file is never overwritten."""
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_EXCL, 0o644)
@@ -106,7 +113,8 @@ class Journal:
         except OSError as err:
             raise JournalError(f"{path}: cannot create the journal ({err.strerror or err})") from err
         journal = cls(path, fd, 0)
-        journal._write({"format": FORMAT, "version": VERSION, "game": game, "state": state})
+        header = {"format": FORMAT, "version": VERSION, "game": game, "state": state}
+        journal._write(header if mode == "manual" else {**header, "mode": mode})
         return journal
 
     @classmethod

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from companion_ui.session import ManualSession, Session, TrackedSession, new_manual
+from companion_ui.session import ManualSession, Session, TrackedSession, new_manual, new_tracked
 from companion_ui.speech import Speaker
 from games import GameError
 
@@ -81,7 +81,7 @@ def build(opts: RunOptions, notice: Callable[[str], None] = print) -> Companion:
     if watching:
         from companion_ui.live import FrameSource, LiveLoop
 
-        tracked = TrackedSession(speaker, echo=_echo)
+        tracked = new_tracked(speaker, _echo, opts.save, opts.resume)
         camera = None if opts.video is not None else (opts.camera or 0)
         source = FrameSource(camera=camera, video=opts.video, realtime=opts.realtime, loop=opts.loop, notice=notice)
         live = LiveLoop(source, tracked)

@@ -336,6 +336,8 @@ class TrackedSession(Session):
     def __init__(self, speaker: Speaker | None = None, echo: Callable[[str], None] | None = None) -> None:
         super().__init__(speaker, echo)
         self.decoder: Any = None
+        self.journal: Journal | None = None  # the tracker's checkpoint after each change (see journal.py)
+        self._save_failed = ""  # the journal's last write error, told once
         self.frame = 0
         self.t = 0.0
         self.source = ""
@@ -349,8 +351,10 @@ class TrackedSession(Session):
             self.frame, self.t = 0, 0.0
             self._ending = ""  # the game-over line last told
 
-    def on_events(self, events: Sequence[Any]) -> None:
-        """Tracker events from the frame loop: actions, revisions, checks."""
+    def on_events(self, events: Sequence[Any], journalled: bool = False) -> None:
+        """Tracker events from the frame loop: actions, revisions, checks; journalled before they are told."""
+        if events and not journalled:
+            self._checkpoint()
         for (kind, k), group in itertools.groupby(events, key=lambda e: (e.kind, e.step)):
             said = list(group)
             if kind == "action":  # two moves between still tables are one line: "Look. Mark."
@@ -395,12 +399,29 @@ class TrackedSession(Session):
         self._take(events, "Answered", actions)
 
     def _take(self, events: Sequence[Any], verb: str, actions: Sequence[str]) -> None:
-        """Events the decoder gave for a player's word: a refusal raises, anything else is logged and told."""
+        """Events the decoder gave for a player's word: a refusal raises, anything else is journalled, logged and
+        told."""
         refused = [e for e in events if e.kind == "check" and "does not fit" in e.text]
         if refused:
             raise Refused(refused[0].text)
+        self._checkpoint()
         self.announce(f"{verb}: {' then '.join(actions) if actions else 'nothing happened'}.", "info", speak=False)
-        self.on_events(events)
+        self.on_events(events, journalled=True)
+
+    def _checkpoint(self) -> None:
+        """The tracker's state on disk (a full checkpoint, so a write that fails loses nothing the next one does not
+        carry): a failure is said once on the page, and the game goes on in memory."""
+        if self.journal is None:
+            return
+        with self.lock:
+            checkpoint = self.decoder.checkpoint()
+        try:
+            self.journal.append("camera", checkpoint=checkpoint)
+            self._save_failed = ""
+        except JournalError as err:
+            if not self._save_failed:
+                self.announce(f"The game could not be saved: {err}", "info", speak=False)
+            self._save_failed = str(err)
 
     def _open_question(self, known: JSON) -> JSON | None:
         """The newest "please check" still waiting for the player: one about an earlier step stays open until
@@ -553,6 +574,42 @@ def new_manual(
     return session
 
 
+def new_tracked(
+    speaker: Speaker | None = None,
+    echo: Callable[[str], None] | None = None,
+    save: Path | None = None,
+    resume: Path | None = None,
+) -> TrackedSession:
+    """A camera session for `tabletop run`: a new game journalled in `save`, or the game a camera session's journal
+    holds, carried on from its last checkpoint (in the same file, or in `save`)."""
+    from tracker.loot_the_loop import LootTheLoopDecoder
+
+    session = TrackedSession(speaker, echo)
+    if resume is None:
+        if save is not None:
+            session.journal = Journal.start(save, session.game, {}, mode="camera")
+        return session
+    if not is_journal(resume):
+        raise JournalError(f"{resume}: not a journal (a camera session is carried on from the file its --save wrote)")
+    journal, entries = Journal.resume(resume)
+    if entries[0].get("mode") != "camera" or entries[0]["game"] != session.game:
+        journal.close()
+        raise JournalError(f"{resume}: the journal of a manual {entries[0]['game']} game: carry it on with --manual")
+    lines = [n for n, e in enumerate(entries, 1) if e.get("kind") == "camera"]  # (the header has no kind)
+    if lines:
+        try:
+            session.decoder = LootTheLoopDecoder.restore(entries[lines[-1] - 1]["checkpoint"])
+        except ValueError as err:
+            journal.close()
+            raise JournalError(f"{resume}: line {lines[-1]}: {err}") from err
+    session.journal = journal
+    if save is not None and save.resolve() != resume.resolve():
+        journal.close()
+        session.journal = Journal.start(save, session.game, {}, mode="camera")
+        session._checkpoint()  # the new file starts from the game as it stands
+    return session
+
+
 def resume_journal(
     path: Path,
     game: str,
@@ -567,6 +624,9 @@ def resume_journal(
     if entries[0]["game"] != game:
         journal.close()
         raise JournalError(f"{path}: a journal of a {entries[0]['game']} game, not {game}")
+    if entries[0].get("mode") == "camera":
+        journal.close()
+        raise JournalError(f"{path}: a camera session's journal: carry it on with --camera or --video, not --manual")
     try:
         session = replay_journal(path, entries, title)
     except JournalError:
@@ -593,6 +653,8 @@ def replay_journal(
     take is a JournalError naming it."""
     from games import registry
 
+    if entries[0].get("mode") == "camera":
+        raise JournalError(f"{path}: a camera session's journal holds the tracker's checkpoints, not entries to replay")
     at = 0  # the entry being replayed (0: the header's starting game)
     try:
         session = ManualSession(registry.load(entries[0]["state"]), title)

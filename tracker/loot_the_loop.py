@@ -24,6 +24,7 @@ it, and while it is unread and on top its rank is forked over what it could be, 
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 from collections.abc import Callable, Iterator, Sequence
@@ -48,7 +49,7 @@ from games.loot_the_loop.engine import (
     kind,
     rank,
 )
-from tracker.decoder import Emitter, Hypothesis, TrackerEvent, posterior, step_text
+from tracker.decoder import Emitter, Hypothesis, StepRecord, TrackerEvent, posterior, step_text
 from tracker.motion import REGION_CHANGED
 from tracker.sightings import BACK
 from tracker.snapshot import Snapshot, TableObject
@@ -455,6 +456,30 @@ class Belief:
         old = self.readings.get(card)
         mixed = new if old is None else {c: (old[c] + new[c]) / 2 for c in ALL_CARDS}
         return Belief(self.unread, self.allowed, {**self.readings, card: mixed})
+
+
+def _hypothesis_json(h: Hypothesis) -> dict[str, Any]:
+    b: Belief = h.info["belief"]
+    return {
+        "log_p": h.log_p,
+        "core": h.core,
+        "steps": [list(step) for step in h.steps],
+        "unread": sorted(b.unread),
+        "allowed": [[card, sorted(ranks)] for card, ranks in b.allowed],
+        # what the camera made of each unread card, to 4 places and without the cards it all but ruled out (a
+        # hundredth of the size: a journal holds one checkpoint per committed table)
+        "readings": {card: {c: round(v, 4) for c, v in r.items() if v >= 1e-4} for card, r in b.readings.items()},
+    }
+
+
+def _hypothesis_of(data: dict[str, Any]) -> Hypothesis:
+    belief = Belief(
+        frozenset(data["unread"]),
+        tuple((str(card), frozenset(ranks)) for card, ranks in data["allowed"]),
+        {str(card): {c: float(r.get(c, 0.0)) for c in ALL_CARDS} for card, r in data["readings"].items()},
+    )
+    steps = tuple(tuple(str(a) for a in step) for step in data["steps"])
+    return Hypothesis(dict(data["core"]), float(data["log_p"]), steps, {"belief": belief})
 
 
 def resolve(
@@ -1005,6 +1030,33 @@ class LootTheLoopDecoder:
 
     def best(self) -> Hypothesis | None:
         return max(self.beam, key=lambda h: h.log_p) if self.beam else None
+
+    # ----- journal (a camera session's checkpoints: companion_ui/session.py)
+    def checkpoint(self) -> dict[str, Any]:
+        """The decoder as JSON: every history it holds (the state, every step, what it believes of the cards it
+        never read for sure, how likely), those of a step back (for a correction of the last step), what was said
+        of each step, and where the deck lies: what later tables may still revise survives a crash too."""
+        return {
+            "beam": [_hypothesis_json(h) for h in self.beam],
+            "before": [_hypothesis_json(h) for h in self.before],
+            "records": [dataclasses.asdict(r) for r in self.emitter.records],
+            "anchor": None if self.anchor is None else self.anchor.tolist(),
+        }
+
+    @classmethod
+    def restore(cls, data: dict[str, Any], params: Params | None = None) -> LootTheLoopDecoder:
+        """A decoder carrying on from a `checkpoint`; a checkpoint that does not hold one is a ValueError."""
+        decoder = cls(params)
+        try:
+            decoder.beam = [_hypothesis_of(h) for h in data["beam"]]
+            decoder.before = [_hypothesis_of(h) for h in data["before"]]
+            decoder.emitter.records = [
+                StepRecord(**{**r, "said": None if r["said"] is None else tuple(r["said"])}) for r in data["records"]
+            ]
+            decoder.anchor = None if data["anchor"] is None else np.asarray(data["anchor"], np.float32).reshape(4, 2)
+        except (KeyError, TypeError, ValueError, AttributeError) as err:
+            raise ValueError(f"not a Loot the Loop tracker checkpoint ({type(err).__name__}: {err})") from err
+        return decoder
 
     def state(self) -> dict[str, Any]:
         """The most likely table now, as the player may know it: the deck top first ('?' unread, None face down),

@@ -1,0 +1,86 @@
+"""A camera session's journal (issue 19): the tracker's checkpoint goes to disk after every table it reads and every
+correction, before anything is told; `tabletop run --resume` carries the game on from the last whole one, so a crash
+mid-game costs nothing the camera had read."""
+
+from __future__ import annotations
+
+import random
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from companion_ui.journal import JournalError, read_entries
+from companion_ui.live import Frame, FrameSource, LiveLoop, demo_clip
+from companion_ui.session import TrackedSession, new_manual, new_tracked
+from tracker.loot_the_loop import LootTheLoopDecoder
+
+CRASH_AT = 450  # a still table between two moves of the demo ('return 8C' done, 'explore 8' not begun)
+END_AT = 680  # ...and the last frame fed: two more moves read after the crash
+
+
+@pytest.fixture(scope="module")
+def frames() -> list[np.ndarray]:
+    capture = cv2.VideoCapture(str(demo_clip()))
+    out = [capture.read()[1] for _ in range(END_AT)]
+    capture.release()
+    return out
+
+
+def follow(session: TrackedSession, frames: list[np.ndarray], start: int) -> TrackedSession:
+    """Frames through the real frame loop (no threads, no pacing), numbered from `start`."""
+    live = LiveLoop(FrameSource(video=demo_clip(), realtime=False), session)
+    for i, image in enumerate(frames):
+        live.step(Frame(start + i, image, time.monotonic()))
+    return session
+
+
+def test_a_camera_game_crashed_mid_game_resumes_from_its_journal_and_reads_on_the_same(
+    frames: list[np.ndarray], tmp_path: Path
+) -> None:
+    journal = tmp_path / "camera.jsonl"
+    whole = follow(TrackedSession(), frames, 0).decoder_state()
+    crashed = follow(new_tracked(save=journal), frames[:CRASH_AT], 0)
+    told = crashed.decoder_state()
+    assert len(told["actions"]) >= 4, told["actions"]  # the camera had read moves before the crash
+    resumed = new_tracked(resume=journal)
+    again = resumed.decoder_state()
+    assert again["actions"] == told["actions"] and again["deck"] == told["deck"] and again["notes"] == told["notes"]
+    follow(resumed, frames[CRASH_AT:], CRASH_AT)
+    assert resumed.decoder_state()["actions"] == whole["actions"], "the resumed game read on as if never stopped"
+    assert len(whole["actions"]) > len(told["actions"])
+    entries, _ = read_entries(journal)
+    assert entries[0]["mode"] == "camera" and {e["kind"] for e in entries[1:]} == {"camera"}
+
+
+def test_a_camera_journal_torn_anywhere_resumes_at_its_last_whole_checkpoint(
+    frames: list[np.ndarray], tmp_path: Path
+) -> None:
+    journal = tmp_path / "camera.jsonl"
+    follow(new_tracked(save=journal), frames[:CRASH_AT], 0)
+    data = journal.read_bytes()
+    entries, _ = read_entries(journal)
+    ends = np.cumsum([len(line) + 1 for line in data.split(b"\n")[:-1]])  # where each whole entry ends
+    rng = random.Random(3)
+    for cut in sorted(rng.sample(range(int(ends[0]), len(data) + 1), 12)):
+        torn = tmp_path / f"torn-{cut}.jsonl"
+        torn.write_bytes(data[:cut])
+        whole = int(np.searchsorted(ends, cut, side="right"))  # entries (the header first) wholly before the cut
+        state = new_tracked(resume=torn).decoder_state()
+        expected = LootTheLoopDecoder.restore(entries[whole - 1]["checkpoint"]).state() if whole > 1 else {}
+        assert state == expected, cut
+
+
+def test_a_journal_of_the_other_kind_is_refused_by_name(tmp_path: Path) -> None:
+    manual = tmp_path / "manual.jsonl"
+    new_manual("loot-the-loop", None, 0, {}, save=manual).journal.close()
+    with pytest.raises(JournalError, match="carry it on with --manual"):
+        new_tracked(resume=manual)
+    camera = tmp_path / "camera.jsonl"
+    new_tracked(save=camera).journal.close()
+    with pytest.raises(JournalError, match="carry it on with --camera or --video"):
+        new_manual("loot-the-loop", None, 0, {}, resume=camera)
+    with pytest.raises(JournalError, match="not a journal"):
+        new_tracked(resume=Path(__file__))
