@@ -15,6 +15,7 @@ from typing import Any
 
 from companion_ui.journal import read_entries
 from games import registry, seat_name
+from games.loot_the_loop.engine import RESULT_ESCAPED
 
 COLOURS = ("#2f7ed8", "#d8432f", "#3aa655", "#b8860b", "#8e44ad", "#16a5a5")
 
@@ -35,6 +36,8 @@ def game_record(path: Path) -> dict[str, Any]:
 
     entries, _ = read_entries(path)
     header = entries[0]
+    if header.get("mode") == "camera":
+        return camera_record(entries)
     start: list[int] = []
     kept: list[Kept] = []
     undos = 0
@@ -64,6 +67,36 @@ def game_record(path: Path) -> dict[str, Any]:
         "moves": [{"n": k, "seat": m.seat, "action": m.text, "scores": m.scores} for k, m in enumerate(kept, 1)],
         "entries": len(entries) - 1,
         "undos": undos,
+    }
+
+
+def camera_record(entries: list[dict[str, Any]]) -> dict[str, Any]:
+    """A camera session's game (Loot the Loop, one player): the moves as the tracker holds them at its last
+    checkpoint (corrections included), each with the score the last checkpoint that had read up to it gave."""
+    checkpoints = [e["checkpoint"] for e in entries[1:] if e.get("kind") == "camera"]
+
+    def best(checkpoint: dict[str, Any]) -> dict[str, Any] | None:
+        return max(checkpoint["beam"], key=lambda h: h["log_p"]) if checkpoint["beam"] else None
+
+    tops = [h for h in map(best, checkpoints) if h is not None]
+    final = tops[-1] if tops else None
+    score_after = {len(h["steps"]): len(h["core"]["score"]) for h in tops}  # the latest word on each step count
+    moves = []
+    for k, step in enumerate(final["steps"] if final else [], 1):
+        for action in step:
+            moves.append({"n": len(moves) + 1, "seat": "", "action": action, "scores": [score_after.get(k, 0)]})
+    result = final["core"]["result"] if final else ""
+    return {
+        "game": entries[0]["game"],
+        "title": "Loot the Loop (camera)",
+        "players": [seat_name(0)],
+        "over": bool(result),
+        "scores": [len(final["core"]["score"]) if final else 0],
+        "winners": [seat_name(0)] if result == RESULT_ESCAPED else [],
+        "start_scores": [0],
+        "moves": moves,
+        "entries": len(entries) - 1,
+        "undos": 0,
     }
 
 

@@ -4,6 +4,7 @@ mid-game costs nothing the camera had read."""
 
 from __future__ import annotations
 
+import json
 import random
 import time
 from pathlib import Path
@@ -84,3 +85,15 @@ def test_a_journal_of_the_other_kind_is_refused_by_name(tmp_path: Path) -> None:
         new_manual("loot-the-loop", None, 0, {}, resume=camera)
     with pytest.raises(JournalError, match="not a journal"):
         new_tracked(resume=Path(__file__))
+
+
+def test_a_camera_games_report_lists_the_moves_the_tracker_holds(frames: list[np.ndarray], tmp_path: Path) -> None:
+    from companion_ui.report import write_report
+
+    journal = tmp_path / "camera.jsonl"
+    session = follow(new_tracked(save=journal), frames[:CRASH_AT], 0)
+    as_json, as_html = write_report(journal, tmp_path / "report")
+    record = json.loads(as_json.read_text())
+    assert [m["action"] for m in record["moves"]] == session.decoder_state()["actions"]
+    assert record["scores"] == [session.decoder_state()["score"]] and not record["over"]
+    assert "<svg" in as_html.read_text() and "return 8C" in as_html.read_text()
