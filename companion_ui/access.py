@@ -104,3 +104,54 @@ class TokenGate:
             await send(message)
 
         await self.app(scope, receive, send_with_cookie)
+
+
+MAX_BODY = 64 * 1024  # bytes: the largest entry the page sends is well under a kilobyte
+
+
+class BodyLimit:
+    """ASGI middleware: a request body over MAX_BODY is refused with 413 before the app sees it (by its
+    Content-Length, or, sent in chunks, once it has passed the limit), so no request can make the server hold an
+    upload of any size in memory; nothing reaches the game. A body within the limit is read here and handed on."""
+
+    def __init__(self, app: Any, limit: int = MAX_BODY) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def _refuse(self, send: Any, size: str) -> None:
+        body = f'{{"ok": false, "error": "request too large ({size}; at most {self.limit} bytes)"}}'.encode()
+        await send({"type": "http.response.start", "status": 413, "headers": [(b"content-type", b"application/json")]})
+        await send({"type": "http.response.body", "body": body})
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or scope.get("method") in ("GET", "HEAD"):
+            await self.app(scope, receive, send)  # (the video stream must not be read ahead)
+            return
+        declared = next((v for k, v in scope.get("headers", []) if k == b"content-length"), None)
+        if declared is not None and (not declared.isdigit() or int(declared) > self.limit):
+            await self._refuse(send, f"{declared.decode('latin-1')[:20]} bytes")
+            return
+        chunks: list[bytes] = []
+        seen = 0
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":  # the client went away
+                return
+            chunks.append(message.get("body", b""))
+            seen += len(chunks[-1])
+            if seen > self.limit:
+                await self._refuse(send, f"more than {self.limit} bytes sent in chunks")
+                return
+            if not message.get("more_body", False):
+                break
+        body = b"".join(chunks)
+        handed = False
+
+        async def replay() -> dict[str, Any]:
+            nonlocal handed
+            if handed:
+                return await receive()  # after the body: whatever the client does next (a disconnect)
+            handed = True
+            return {"type": "http.request", "body": body, "more_body": False}
+
+        await self.app(scope, replay, send)

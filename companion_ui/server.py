@@ -26,7 +26,7 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from companion_ui.access import TokenGate
+from companion_ui.access import BodyLimit, TokenGate
 from companion_ui.session import Refused, Session
 from games import GameError
 
@@ -77,8 +77,9 @@ def create_app(
     themselves (the push socket, the MJPEG video) end then, so Ctrl-C stops the server at once whatever is open.
     With a `token` (served to the network) every route needs it (`access.TokenGate`)."""
     app = FastAPI(title="Tabletop Companion", docs_url=None, redoc_url=None)
+    app.add_middleware(BodyLimit)
     if token:
-        app.add_middleware(TokenGate, token=token)
+        app.add_middleware(TokenGate, token=token)  # added last, so it runs first: no token, nothing read
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
 
     @app.exception_handler(StarletteHTTPException)

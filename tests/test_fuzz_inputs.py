@@ -98,3 +98,48 @@ def test_any_request_body_is_answered_never_a_server_error_and_a_refusal_changes
     if answer.status_code != 200:
         assert session.state.to_dict() == before
         assert answer.json()  # a reason, as JSON
+
+
+def test_an_oversize_request_is_refused_before_the_game_sees_it() -> None:
+    from fastapi.testclient import TestClient
+
+    from companion_ui.access import MAX_BODY
+    from companion_ui.server import create_app
+
+    session = new_manual("loot-the-loop", None, seed=1, options={})
+    client = TestClient(create_app(session))
+    before = session.state.to_dict()
+    big = {"text": "look", "pad": "x" * (MAX_BODY + 10)}
+    declared = client.post("/api/act", json=big)
+    assert declared.status_code == 413 and "too large" in declared.json()["error"]
+
+    def chunks():  # no Content-Length: the body arrives in pieces past the limit
+        for _ in range(MAX_BODY // 1000 + 5):
+            yield b" " * 1000
+
+    chunked = client.post("/api/act", content=chunks(), headers={"content-type": "application/json"})
+    assert chunked.status_code == 413 and "chunks" in chunked.json()["error"]
+    assert session.state.to_dict() == before
+    assert client.post("/api/act", json={"text": "look"}).status_code in (200, 400)  # a normal entry still served
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/static/../../../../etc/passwd",
+        "/static/%2e%2e/%2e%2e/%2e%2e/etc/passwd",
+        "/static/..%2f..%2f..%2fpyproject.toml",
+        "/static/%2e%2e%2f%2e%2e%2fcompanion_ui/server.py",
+        "/..%2f..%2fetc/passwd",
+        "/static//etc/passwd",
+    ],
+)
+def test_no_route_serves_a_file_outside_the_pages_own(path: str) -> None:
+    from fastapi.testclient import TestClient
+
+    from companion_ui.server import create_app
+
+    client = TestClient(create_app(new_manual("loot-the-loop", None, seed=1, options={})))
+    answer = client.get(path)
+    assert answer.status_code in (400, 404), (path, answer.status_code)
+    assert b"root:" not in answer.content and b"[project]" not in answer.content and b"create_app" not in answer.content
