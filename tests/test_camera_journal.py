@@ -30,6 +30,13 @@ def frames() -> list[np.ndarray]:
     return out
 
 
+@pytest.fixture(scope="module")
+def journalled(frames: list[np.ndarray], tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
+    """The demo followed up to CRASH_AT with a journal, and what the session held then (the crash)."""
+    journal = tmp_path_factory.mktemp("camera") / "camera.jsonl"
+    return journal, follow(new_tracked(save=journal), frames[:CRASH_AT], 0).decoder_state()
+
+
 def follow(session: TrackedSession, frames: list[np.ndarray], start: int) -> TrackedSession:
     """Frames through the real frame loop (no threads, no pacing), numbered from `start`."""
     live = LiveLoop(FrameSource(video=demo_clip(), realtime=False), session)
@@ -39,12 +46,12 @@ def follow(session: TrackedSession, frames: list[np.ndarray], start: int) -> Tra
 
 
 def test_a_camera_game_crashed_mid_game_resumes_from_its_journal_and_reads_on_the_same(
-    frames: list[np.ndarray], tmp_path: Path
+    frames: list[np.ndarray], journalled: tuple[Path, dict], tmp_path: Path
 ) -> None:
-    journal = tmp_path / "camera.jsonl"
     whole = follow(TrackedSession(), frames, 0).decoder_state()
-    crashed = follow(new_tracked(save=journal), frames[:CRASH_AT], 0)
-    told = crashed.decoder_state()
+    kept, told = journalled
+    journal = tmp_path / "camera.jsonl"
+    journal.write_bytes(kept.read_bytes())  # resuming appends: the module's copy stays as the crash left it
     assert len(told["actions"]) >= 4, told["actions"]  # the camera had read moves before the crash
     resumed = new_tracked(resume=journal)
     again = resumed.decoder_state()
@@ -57,10 +64,9 @@ def test_a_camera_game_crashed_mid_game_resumes_from_its_journal_and_reads_on_th
 
 
 def test_a_camera_journal_torn_anywhere_resumes_at_its_last_whole_checkpoint(
-    frames: list[np.ndarray], tmp_path: Path
+    journalled: tuple[Path, dict], tmp_path: Path
 ) -> None:
-    journal = tmp_path / "camera.jsonl"
-    follow(new_tracked(save=journal), frames[:CRASH_AT], 0)
+    journal = journalled[0]
     data = journal.read_bytes()
     entries, _ = read_entries(journal)
     ends = np.cumsum([len(line) + 1 for line in data.split(b"\n")[:-1]])  # where each whole entry ends
@@ -87,13 +93,12 @@ def test_a_journal_of_the_other_kind_is_refused_by_name(tmp_path: Path) -> None:
         new_tracked(resume=Path(__file__))
 
 
-def test_a_camera_games_report_lists_the_moves_the_tracker_holds(frames: list[np.ndarray], tmp_path: Path) -> None:
+def test_a_camera_games_report_lists_the_moves_the_tracker_holds(journalled: tuple[Path, dict], tmp_path: Path) -> None:
     from companion_ui.report import write_report
 
-    journal = tmp_path / "camera.jsonl"
-    session = follow(new_tracked(save=journal), frames[:CRASH_AT], 0)
+    journal, told = journalled
     as_json, as_html = write_report(journal, tmp_path / "report")
     record = json.loads(as_json.read_text())
-    assert [m["action"] for m in record["moves"]] == session.decoder_state()["actions"]
-    assert record["scores"] == [session.decoder_state()["score"]] and not record["over"]
+    assert [m["action"] for m in record["moves"]] == told["actions"]
+    assert record["scores"] == [told["score"]] and not record["over"]
     assert "<svg" in as_html.read_text() and "return 8C" in as_html.read_text()

@@ -147,14 +147,14 @@ class ClipCamera:
 
 def test_a_camera_unplugged_mid_game_and_plugged_back_carries_on_with_the_same_game() -> None:
     session = TrackedSession()
-    source = UnpluggedCamera(unplug_at=150, absent_opens=2)
+    source = UnpluggedCamera(unplug_at=100, absent_opens=1)
     live = LiveLoop(source, session)
     statuses: list[str] = []
     live.start()
     try:
         deadline = time.monotonic() + 40
         moves_before = 0
-        while time.monotonic() < deadline and (source.opens < 4 or live.processed < 300):
+        while time.monotonic() < deadline and (source.opens < 3 or live.processed < 200):
             if session.status and (not statuses or statuses[-1] != session.status):
                 statuses.append(session.status)
             if source.opens <= 1:
@@ -166,7 +166,7 @@ def test_a_camera_unplugged_mid_game_and_plugged_back_carries_on_with_the_same_g
     absent = [i for i, s in enumerate(statuses) if s.startswith("No camera 0 found")]
     back = [i for i, s in enumerate(statuses) if s.startswith("reading camera 0")]
     assert lost and absent and back and lost[0] < absent[0] < back[-1], statuses
-    assert live.processed >= 300, "frames were taken again after the camera came back"
+    assert live.processed >= 200, "frames were taken again after the camera came back"
     assert moves_before > 0, "the tracker had read moves before the unplug"
     assert len(session.decoder_state().get("actions", [])) >= moves_before, "the game from before the unplug was kept"
 
@@ -193,7 +193,7 @@ def follow(frames: list[np.ndarray], bump_at: int | None) -> tuple[TrackedSessio
 def test_a_camera_bumped_mid_game_goes_on_reading_the_same_game_where_the_table_now_lies() -> None:
     capture = cv2.VideoCapture(str(demo_clip()))
     frames = []
-    while len(frames) < 520:  # through four moves after the bump
+    while len(frames) < 440:  # through two moves after the bump
         ok, image = capture.read()
         assert ok
         frames.append(image)
@@ -201,7 +201,7 @@ def test_a_camera_bumped_mid_game_goes_on_reading_the_same_game_where_the_table_
     still, _ = follow(frames, None)
     knocked, live = follow(frames, 300)  # between two moves, while the table is still
     expected = still.decoder_state()["actions"]
-    assert len(expected) >= 6, expected  # the demo's moves before and after the bump were read at all
+    assert len(expected) >= 5, expected  # the demo's moves before and after the bump were read at all
     assert knocked.decoder_state()["actions"] == expected
     assert len(live.tracker.camera_moves) == 1 and "moved" in live.tracker.camera_moves[0]
     assert any("The camera moved" in e.text for e in knocked.log)

@@ -8,7 +8,7 @@ from companion_ui.soak import format_summary, run_soak
 
 
 def test_eight_pages_are_served_while_the_frame_loop_runs_and_each_gets_the_table_and_its_video() -> None:
-    result = run_soak(minutes=0.4, clients=8, phase_s=8.0)
+    result = run_soak(minutes=0.3, clients=8, phase_s=6.0)
     loaded = [p for p in result["phases"] if p["clients"] == 8]
     alone = [p for p in result["phases"] if p["clients"] == 0]
     assert alone and loaded, result["phases"]
