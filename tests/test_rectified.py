@@ -466,3 +466,14 @@ def test_a_card_read_by_one_corner_needs_the_lone_up_belief_and_two_agreeing_cor
     ]
     both = assemble_corners([card[0], card[2]], np.vstack([unsure, unsure]), t)  # two index corners that agree
     assert [c.label for c in both] == ["9D"]
+
+
+def test_calibration_error_is_small_for_honest_probabilities_and_large_for_overconfident_ones():
+    from vision.recognise.bench import calibration
+
+    rng = np.random.default_rng(0)
+    p = rng.uniform(0, 1, 20_000)
+    honest = calibration(list(zip(p, rng.uniform(0, 1, p.size) < p, strict=True)))
+    bold = calibration(list(zip(np.full(p.size, 0.95), rng.uniform(0, 1, p.size) < 0.6, strict=True)))
+    assert honest["ece"] < 0.02 and abs(bold["ece"] - 0.35) < 0.02
+    assert sum(b["reports"] for b in honest["bins"]) == p.size and len(bold["bins"]) == 1

@@ -147,6 +147,9 @@ class SceneScore:
     unknown: int = 0
     duplicates: int = 0
     false_labels: list[str] = field(default_factory=list)
+    # (the top candidate's probability, whether it is the card's) for every face-up report lying on a face-up card,
+    # UNKNOWN ones too: how far the probabilities the tracker is given can be trusted
+    beliefs: list[tuple[float, bool]] = field(default_factory=list)
 
 
 def score_scene(scene: BenchScene, detections: Sequence[CardDetection]) -> SceneScore:
@@ -159,6 +162,9 @@ def score_scene(scene: BenchScene, detections: Sequence[CardDetection]) -> Scene
         if not det.face_up:
             continue
         at = [k for k, c in enumerate(up) if any(_inside(p, c["quad"]) for p in _points(det))]
+        if at and det.candidates:
+            top, belief = det.candidates[0]
+            score.beliefs.append((float(belief), any(up[k]["code"] == top for k in at)))
         if det.label == UNKNOWN:
             score.unknown += 1
             for k in at:
@@ -233,7 +239,28 @@ def summarise(scores: Sequence[SceneScore]) -> dict:
     face_up = _side(up, sum(s.true_up for s in scores), sum(s.false_up for s in scores))
     face_up["unknown_reports"] = sum(s.unknown for s in scores)
     face_down = _side(down, sum(s.true_back for s in scores), sum(s.false_back for s in scores))
-    return {"face_up": face_up, "face_down": face_down, "duplicates": sum(s.duplicates for s in scores)}
+    out = {"face_up": face_up, "face_down": face_down, "duplicates": sum(s.duplicates for s in scores)}
+    beliefs = [b for s in scores for b in s.beliefs]
+    if beliefs:
+        out["calibration"] = calibration(beliefs)
+    return out
+
+
+def calibration(beliefs: Sequence[tuple[float, bool]], bins: int = 10) -> dict:
+    """Expected calibration error of the reports' top probabilities, and the reliability table behind it (a
+    probability p should be right a share p of the time: the tracker weighs its hypotheses by them)."""
+    p = np.array([b for b, _ in beliefs], np.float64)
+    right = np.array([r for _, r in beliefs], np.float64)
+    edges = np.linspace(0.0, 1.0, bins + 1)
+    which = np.clip(np.digitize(p, edges[1:-1]), 0, bins - 1)
+    table, ece = [], 0.0
+    for k in range(bins):
+        m = which == k
+        if m.any():
+            ece += float(m.mean()) * abs(float(p[m].mean()) - float(right[m].mean()))
+            table.append({"from": float(edges[k]), "reports": int(m.sum()), "mean_p": float(p[m].mean()),
+                          "right": float(right[m].mean())})  # fmt: skip
+    return {"reports": len(p), "ece": ece, "mean_p": float(p.mean()), "right": float(right.mean()), "bins": table}
 
 
 BINS: dict[str, tuple[Callable[[BenchScene], str] | None, Callable[[CardOutcome], str] | None]] = {
@@ -559,6 +586,7 @@ def format_table(result: dict) -> str:
         f"{'face down (>=30% seen)':26s}{down['cards']:>8d}{_pct(down['precision']):>11s}{_pct(down['recall']):>9s}"
         f"{down['reported_wrong']:>7d}",
         f"cards reported twice: {acc['duplicates']}",
+        *calibration_lines(acc.get("calibration")),
         "",
         "Face-up cards by condition:",
     ]
@@ -645,6 +673,18 @@ def comparison_lines(result: dict) -> list[str]:
         f"{k.replace('_over_', ' / ').replace('_median', '')}: {v:.2f}x" for k, v in side.items() if "_over_" in k
     ]
     return lines + ([f"  median latency {', '.join(ratios)}"] if ratios else [])
+
+
+def calibration_lines(c: dict | None) -> list[str]:
+    """How far the face-up reports' probabilities can be trusted: a line, and the reliability table."""
+    if not c:
+        return []
+    rows = ", ".join(f"{b['mean_p']:.2f}->{b['right']:.2f} ({b['reports']})" for b in c["bins"])
+    return [
+        f"calibration of the face-up reports' top probability ({c['reports']} on face-up cards): expected error "
+        f"{c['ece']:.3f}; mean {c['mean_p']:.3f}, right {c['right']:.3f}",
+        f"  by bin, probability -> share right (reports): {rows}",
+    ]
 
 
 def stage_lines(result: dict) -> list[str]:
