@@ -477,3 +477,13 @@ def test_calibration_error_is_small_for_honest_probabilities_and_large_for_overc
     bold = calibration(list(zip(np.full(p.size, 0.95), rng.uniform(0, 1, p.size) < 0.6, strict=True)))
     assert honest["ece"] < 0.02 and abs(bold["ece"] - 0.35) < 0.02
     assert sum(b["reports"] for b in honest["bins"]) == p.size and len(bold["bins"]) == 1
+
+
+def test_a_temperature_softens_a_cards_probability_but_never_changes_its_label():
+    card = card_corners(rect(100, 100), score=0.9)
+    reading = 0.7 * one_hot("9D") + 0.2 * one_hot("8D") + 0.1 * one_hot("6D")
+    both = np.vstack([reading, reading])
+    sure = assemble_corners([card[0], card[2]], both, RectifiedThresholds(min_confidence=0.0))
+    soft = assemble_corners([card[0], card[2]], both, RectifiedThresholds(min_confidence=0.0, temperature=3.0))
+    assert sure[0].label == soft[0].label == "9D"
+    assert soft[0].confidence < sure[0].confidence and soft[0].candidates[1][0] == sure[0].candidates[1][0]

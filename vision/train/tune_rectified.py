@@ -37,6 +37,7 @@ UP_GRID = {
     "none_reject": (0.3, 0.5, 0.7, 0.85),
     "min_confidence": (0.2, 0.3, 0.5, 0.7),
 }
+TEMPERATURES = (1.0, 1.5, 2.0, 3.0, 4.0, 6.0)  # chosen first, for calibration: the cut-offs compare its beliefs
 # then, given those, how sure a JOKER and a card read by one corner only must be (1.01: a blank face is no joker)
 LABEL_GRID = {"joker": (0.0, 0.8, 0.95, 1.01), "lone_up": (0.0, 0.3, 0.5, 0.7)}
 # face_up 1.01: a face-or-back head, where the reader has one, is not listened to
@@ -73,18 +74,30 @@ def best_of(grid: dict, base: RectifiedThresholds, scenes: Sequence, cache: Sequ
     return best, best_key[0]
 
 
+def best_temperature(base: RectifiedThresholds, scenes: Sequence, cache: Sequence[Cached]) -> tuple:
+    """The temperature whose face-up probabilities are best calibrated (least expected calibration error)."""
+    best, best_ece = base, float("inf")
+    for temperature in TEMPERATURES:
+        t = dataclasses.replace(base, temperature=temperature)
+        ece = summarise([score_scene(sc, replay(c, t)) for sc, c in zip(scenes, cache, strict=True)])["calibration"]
+        if ece["ece"] < best_ece:
+            best, best_ece = t, ece["ece"]
+    return best, best_ece
+
+
 def tune(recogniser: RectifiedRecogniser, scenes: Sequence) -> tuple[RectifiedThresholds, dict]:
     cache = [
         read_all(recogniser, cv2.imdecode(np.frombuffer(s.jpeg, np.uint8), cv2.IMREAD_COLOR))
         for s in tqdm(scenes, desc="read", unit="scene")
     ]
-    chosen, up = best_of(UP_GRID, RectifiedThresholds(), scenes, cache, "face_up")
+    start, ece = best_temperature(RectifiedThresholds(), scenes, cache)  # first: the cut-offs compare its beliefs
+    chosen, up = best_of(UP_GRID, start, scenes, cache, "face_up")
     chosen, up = best_of(LABEL_GRID, chosen, scenes, cache, "face_up")
     down_grid = DOWN_GRID
     if any(c.face is None for c in cache):  # a reader with no face head: its cut-off is written as off, not a guess
         down_grid = {**DOWN_GRID, "face_up": (1.01,)}
     chosen, down = best_of(down_grid, chosen, scenes, cache, "face_down")
-    return chosen, {"face_up_min_pr": up, "face_down_min_pr": down}
+    return chosen, {"face_up_min_pr": up, "face_down_min_pr": down, "face_up_calibration_error": ece}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
