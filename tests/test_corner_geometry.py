@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from vision.recognise.corners import Corner, handedness, printed_corner
-from vision.train.finder_errors import GROSS_DEG, apply_error, corner_errors
+from vision.recognise.bench_stages import GROSS_TURN_DEG
+from vision.train.finder_errors import apply_error, corner_errors
 
 
 def _card_frame(angle_deg: float, width: float = 120.0) -> tuple[np.ndarray, np.ndarray]:
@@ -55,7 +56,7 @@ def test_gross_finder_errors_are_left_out_of_the_table():
     swapped = Corner("up", 1.0, p, b / np.linalg.norm(b) * np.linalg.norm(a), a / np.linalg.norm(a) * np.linalg.norm(b))
     assert handedness(swapped.a, swapped.b) != handedness(a, b)
     assert corner_errors([swapped], quad[None], visible) == []
-    turned = Corner("up", 1.0, p, _turn(a, GROSS_DEG + 5), b)
+    turned = Corner("up", 1.0, p, _turn(a, GROSS_TURN_DEG + 5), b)
     assert corner_errors([turned], quad[None], visible) == []
     far = Corner("up", 1.0, p + 0.2 * np.linalg.norm(a), a, b)
     assert corner_errors([far], quad[None], visible) == []
