@@ -7,8 +7,8 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.recognise.corners import Corner, handedness, printed_corner
 from vision.recognise.bench_stages import GROSS_TURN_DEG
+from vision.recognise.corners import Corner, handedness, printed_corner
 from vision.train.finder_errors import apply_error, corner_errors
 
 
