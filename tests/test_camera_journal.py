@@ -102,3 +102,30 @@ def test_a_camera_games_report_lists_the_moves_the_tracker_holds(journalled: tup
     assert [m["action"] for m in record["moves"]] == told["actions"]
     assert record["scores"] == [told["score"]] and not record["over"]
     assert "<svg" in as_html.read_text() and "return 8C" in as_html.read_text()
+
+
+def test_a_full_disk_is_told_once_leaves_the_journal_whole_and_the_game_goes_on(
+    journalled: tuple[Path, dict], tmp_path: Path, monkeypatch
+) -> None:
+    from companion_ui import journal as journal_module
+    from tracker.decoder import TrackerEvent
+
+    copy = tmp_path / "camera.jsonl"
+    copy.write_bytes(journalled[0].read_bytes())
+    session = new_tracked(resume=copy)
+    before = copy.read_bytes()
+
+    def no_space(fd: int, data: bytes) -> int:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(journal_module.os, "write", no_space)
+    for k in range(3):  # three tables read while the disk is full
+        session.on_events([TrackerEvent("event", 20.0 + k, 600 + k, f"Table {k}.")])
+    told = [e.text for e in session.log if "could not be saved" in e.text]
+    assert len(told) == 1 and "No space left on device" in told[0]
+    assert copy.read_bytes() == before, "no torn entry left behind"
+    assert session.decoder_state()["actions"] == journalled[1]["actions"]  # the game goes on in memory
+    monkeypatch.undo()
+    session.on_events([TrackerEvent("event", 30.0, 700, "Space again.")])
+    entries, size = read_entries(copy)
+    assert size == copy.stat().st_size and len(entries) == len(read_entries(journalled[0])[0]) + 1
