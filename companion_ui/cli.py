@@ -314,7 +314,7 @@ def bench_soak(args: argparse.Namespace) -> int:
         bar.n = min(round(done), bar.total)
         bar.refresh()
 
-    result = run_soak(args.minutes, args.clients, min(60.0, args.minutes * 60 / 4), tick)
+    result = run_soak(args.minutes, args.clients, min(60.0, args.minutes * 60 / 4), tick, args.browsers)
     bar.close()
     print(format_summary(result))
     return _write_bench(args, result, "soak")
@@ -851,6 +851,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--hours", type=float, default=1.0, help="companion: hours of demo play for the memory run (1)")
     p.add_argument("--minutes", type=float, default=60.0, help="soak: minutes of serving the looping demo (60)")
     p.add_argument("--clients", type=int, default=8, help="soak: pages open in the loaded phases (8)")
+    p.add_argument(
+        "--browsers",
+        action="store_true",
+        help="soak: the pages are headless Chromium tabs (else clients doing the same)",
+    )
     p.add_argument("--kills", type=int, default=200, help="crash: kill -9 rounds, the five games in turn (200)")
     p.add_argument("--games", type=int, help="loot-the-loop: games per policy (default 1000); tracker: games (20)")
     p.add_argument("--seed", type=int, default=None, help="first seed (default 0; vision 3)")

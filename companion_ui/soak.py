@@ -43,6 +43,10 @@ class PageCounts:
     errors: int = 0
     last_error: str = ""
 
+    def failed(self, what: str) -> None:
+        self.errors += 1
+        self.last_error = what
+
 
 def _page(base: str, stop: threading.Event, counts: PageCounts) -> list[threading.Thread]:
     """One page's three connections, each in its own thread until `stop`."""
@@ -50,8 +54,7 @@ def _page(base: str, stop: threading.Event, counts: PageCounts) -> list[threadin
     from websockets.sync.client import connect
 
     def failed(err: Exception) -> None:
-        counts.errors += 1
-        counts.last_error = f"{type(err).__name__}: {err}"
+        counts.failed(f"{type(err).__name__}: {err}")
 
     def push() -> None:
         try:
@@ -90,11 +93,50 @@ def _page(base: str, stop: threading.Event, counts: PageCounts) -> list[threadin
     return threads
 
 
-def _pages_process(base: str, clients: int, ready: Any, stop: Any, out: Any) -> None:
+def _browser_pages(base: str, clients: int, ready: Any, stop: Any, out: Any) -> None:
+    """`clients` tabs of headless Chromium (Debian's, driven by Playwright) on the companion page itself."""
+    import shutil
+
+    from playwright import sync_api
+
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if chromium is None:
+        raise RuntimeError("--browsers needs Debian's chromium (apt-get install chromium)")
+    counts = [PageCounts() for _ in range(clients)]
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=chromium,
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"],
+        )
+        pages = []
+        for c in counts:
+            page = browser.new_page()
+
+            def on_socket(ws: Any, c: PageCounts = c) -> None:
+                ws.on("framereceived", lambda _frame, c=c: setattr(c, "pushes", c.pushes + 1))
+
+            page.on("websocket", on_socket)
+            page.on("pageerror", lambda err, c=c: c.failed(str(err)))
+            page.goto(base + "/")
+            pages.append(page)
+        ready.set()
+        while not stop.is_set():
+            pages[0].wait_for_timeout(500)  # Playwright delivers its events while it waits
+        for page, c in zip(pages, counts, strict=True):
+            c.pictures = int(page.evaluate("() => document.getElementById('video').naturalWidth > 0"))
+            c.states = 1  # the page loaded its state
+        browser.close()
+    out.put([asdict(c) for c in counts])
+
+
+def _pages_process(base: str, clients: int, ready: Any, stop: Any, out: Any, browsers: bool = False) -> None:
     """The pages of one phase, in their own process at the lowest priority: `ready` once all are connected, counts
-    back through `out` after `stop`."""
+    back through `out` after `stop`. `browsers`: real Chromium tabs instead of clients that do what a page does."""
     with contextlib.suppress(OSError):
         os.nice(19)
+    if browsers:
+        _browser_pages(base, clients, ready, stop, out)
+        return
     halt = threading.Event()
     counts = [PageCounts() for _ in range(clients)]
     threads = [t for c in counts for t in _page(base, halt, c)]
@@ -112,11 +154,12 @@ def _pages_process(base: str, clients: int, ready: Any, stop: Any, out: Any) -> 
 class Pages:
     """`clients` pages open for one phase (none: nothing is started)."""
 
-    def __init__(self, base: str, clients: int) -> None:
+    def __init__(self, base: str, clients: int, browsers: bool = False) -> None:
         ctx = multiprocessing.get_context("spawn")
         self.clients = clients
         self.ready, self.stop, self.out = ctx.Event(), ctx.Event(), ctx.Queue()
-        self.process = ctx.Process(target=_pages_process, args=(base, clients, self.ready, self.stop, self.out))
+        args = (base, clients, self.ready, self.stop, self.out, browsers)
+        self.process = ctx.Process(target=_pages_process, args=args)
         if clients:
             self.process.start()
             self.ready.wait(60)
@@ -131,10 +174,15 @@ class Pages:
 
 
 def _companion_mb(me: psutil.Process, pages: Pages) -> float:
-    """Resident memory of the companion and its speech worker, not of the pages' process."""
+    """Resident memory of the companion and its speech worker, not of the pages' process and its browser."""
+    skip: set[int] = set()
+    if pages.clients:
+        with contextlib.suppress(psutil.Error):
+            holder = psutil.Process(pages.process.pid)
+            skip = {holder.pid, *(c.pid for c in holder.children(recursive=True))}
     mb = me.memory_info().rss / 2**20
     for child in me.children(recursive=True):
-        if pages.clients and child.pid == pages.process.pid:
+        if child.pid in skip:
             continue
         with contextlib.suppress(psutil.Error):
             mb += child.memory_info().rss / 2**20
@@ -153,9 +201,14 @@ class Phase:
 
 
 def run_soak(
-    minutes: float, clients: int = 8, phase_s: float = 60.0, progress: Callable[[float, float], None] | None = None
+    minutes: float,
+    clients: int = 8,
+    phase_s: float = 60.0,
+    progress: Callable[[float, float], None] | None = None,
+    browsers: bool = False,
 ) -> dict[str, Any]:
-    """Serve the looping demo for `minutes`, phases of `phase_s` alternating no pages and `clients` pages."""
+    """Serve the looping demo for `minutes`, phases of `phase_s` alternating no pages and `clients` pages (real
+    Chromium tabs with `browsers`)."""
     import uvicorn
 
     from companion_ui.run import build, demo_options
@@ -184,7 +237,7 @@ def run_soak(
     try:
         while time.monotonic() - start < total:
             n = clients if len(phases) % 2 else 0
-            pages = Pages(f"http://127.0.0.1:{opts.port}", n)  # connected before the phase is timed
+            pages = Pages(f"http://127.0.0.1:{opts.port}", n, browsers)  # connected before the phase is timed
             began, delivered, processed = time.monotonic(), live.source.delivered, live.processed
             phase_end = began + min(phase_s, max(total - (began - start), 1.0))
             while time.monotonic() < phase_end:
@@ -211,7 +264,7 @@ def run_soak(
         server.should_exit = True
         serving.join(timeout=10)
         companion.close()
-    return summarise(phases, memory, clients, minutes)
+    return {**summarise(phases, memory, clients, minutes), "pages_were": "Chromium tabs" if browsers else "clients"}
 
 
 def summarise(phases: list[Phase], memory: list[tuple[float, float]], clients: int, minutes: float) -> dict[str, Any]:
@@ -281,7 +334,13 @@ def format_summary(r: dict[str, Any]) -> str:
     return "\n".join(
         [
             f"Soak: the demo looping at 30 fps for {r['minutes']} min, phases alternating no page and "
-            f"{r['clients']} pages (push socket, MJPEG video, state every {STATE_EVERY_S:.0f} s)",
+            f"{r['clients']} pages ("
+            + (
+                "headless Chromium tabs on the page"
+                if r.get("pages_were") == "Chromium tabs"
+                else f"push socket, MJPEG video, state every {STATE_EVERY_S:.0f} s"
+            )
+            + ")",
             f"  frame loop, mean per frame: no pages {a['mean_frame_ms']} ms, {r['clients']} pages "
             f"{b['mean_frame_ms']} ms: slowdown {slow} (bar: at most +10%); median {a['median_frame_ms']} / "
             f"{b['median_frame_ms']} ms",
