@@ -86,10 +86,10 @@ def create_app(
     async def plain_error(_request: Any, err: StarletteHTTPException) -> JSONResponse:
         """Every error in the one shape the page shows and the schema declares (a body that is not JSON at all
         is refused like a move the rules refuse)."""
-        return JSONResponse({"ok": False, "error": str(err.detail)}, status_code=err.status_code, headers=err.headers)
+        return refuse(err.detail, err.status_code, err.headers)
 
-    def refuse(err: Exception) -> JSONResponse:
-        return JSONResponse({"ok": False, "error": str(err)}, status_code=400)
+    def refuse(err: Exception, status: int = 400, headers: dict[str, str] | None = None) -> JSONResponse:
+        return JSONResponse({"ok": False, "error": str(err)}, status_code=status, headers=headers)
 
     def attempt(entry: Callable[..., None], *args: Any) -> Any:
         """Carry out what a player entered: `{"ok": true}`, or 400 with the reason it was refused."""
@@ -99,11 +99,13 @@ def create_app(
             return refuse(err)
         return {"ok": True}
 
-    def page_state(seat: int | None, since: int) -> dict[str, Any]:
+    def table(seat: int | None) -> dict[str, Any]:
         snap = session.snapshot(seat)
-        snap["log"] = session.log_since(since)
         snap["video"] = live is not None
         return snap
+
+    def page_state(seat: int | None, since: int) -> dict[str, Any]:
+        return {**table(seat), "log": session.log_since(since)}
 
     pushed: dict[tuple[Any, ...], dict[str, Any]] = {}  # (table version, speech status, seat) -> snapshot
     pushed_lock = threading.Lock()
@@ -116,8 +118,7 @@ def create_app(
         with pushed_lock:
             snap = pushed.get(key)
         if snap is None:
-            snap = session.snapshot(seat)
-            snap["video"] = live is not None
+            snap = table(seat)
             with pushed_lock:
                 if len(pushed) > 32:
                     pushed.clear()

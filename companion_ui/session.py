@@ -624,9 +624,6 @@ def resume_journal(
     if entries[0]["game"] != game:
         journal.close()
         raise JournalError(f"{path}: a journal of a {entries[0]['game']} game, not {game}")
-    if entries[0].get("mode") == "camera":
-        journal.close()
-        raise JournalError(f"{path}: a camera session's journal: carry it on with --camera or --video, not --manual")
     try:
         session = replay_journal(path, entries, title)
     except JournalError:
@@ -654,7 +651,10 @@ def replay_journal(
     from games import registry
 
     if entries[0].get("mode") == "camera":
-        raise JournalError(f"{path}: a camera session's journal holds the tracker's checkpoints, not entries to replay")
+        raise JournalError(
+            f"{path}: a camera session's journal (the tracker's checkpoints, not entries to replay): carry it on with "
+            "--camera or --video, not --manual"
+        )
     at = 0  # the entry being replayed (0: the header's starting game)
     try:
         session = ManualSession(registry.load(entries[0]["state"]), title)

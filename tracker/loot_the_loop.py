@@ -467,7 +467,7 @@ def _hypothesis_json(h: Hypothesis) -> dict[str, Any]:
         "unread": sorted(b.unread),
         "allowed": [[card, sorted(ranks)] for card, ranks in b.allowed],
         # what the camera made of each unread card, to 4 places and without the cards it all but ruled out (a
-        # hundredth of the size: a journal holds one checkpoint per committed table)
+        # journal holds one checkpoint per committed table: the demo's last one 702 KB -> 389 KB)
         "readings": {card: {c: round(v, 4) for c, v in r.items() if v >= 1e-4} for card, r in b.readings.items()},
     }
 

@@ -83,6 +83,7 @@ class Tracker:
         # it has not moved). Every frame read is turned back into the first view, so the decoder's memory of where
         # things lie stays true after a bump (tracker.registration).
         self.view: np.ndarray | None = None
+        self._back: np.ndarray | None = None  # the first view's pixels -> this camera's (the view's inverse)
         self.camera_moves: list[str] = []  # each move, described for the player
         self._still_image: np.ndarray | None = None  # the last still table, as the camera saw it
         self._in_view: np.ndarray | None = None  # gate-sized: where the turned-back frame still shows the table
@@ -123,6 +124,7 @@ class Tracker:
             return
         step = to_frame_scale(step, frame.shape[1])
         self.view = step if self.view is None else compose(step, self.view)
+        self._back = cv2.invertAffineTransform(self.view)
         self.camera_moves.append(describe(step))
         h, w = frame.shape[:2]
         shown = cv2.warpAffine(np.full((h, w), 255, np.uint8), self.view, (w, h), flags=cv2.INTER_NEAREST)
@@ -131,10 +133,9 @@ class Tracker:
 
     def to_camera(self, quad: np.ndarray) -> np.ndarray:
         """A quad the tracker read (the first view's pixels) where the camera sees it now (to draw it)."""
-        if self.view is None:
+        if self._back is None:
             return quad
-        inverse = cv2.invertAffineTransform(self.view)
-        return (np.asarray(quad, np.float64) @ inverse[:, :2].T + inverse[:, 2]).astype(np.float32)
+        return (np.asarray(quad, np.float64) @ self._back[:, :2].T + self._back[:, 2]).astype(np.float32)
 
     def _attend(self, frame: np.ndarray) -> list[Sighting]:
         """Readings the first channel's decoder asked for: places it expects a card where the finder may miss one."""

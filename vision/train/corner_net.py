@@ -248,8 +248,7 @@ def losses(out: torch.Tensor, heat: torch.Tensor, weight: torch.Tensor, reg: tor
     offset, edges = regression_loss(out[:, k:], reg, mask)
     kind = F.binary_cross_entropy_with_logits(out[:, 1], heat[:, 1], weight=weight[:, 1], reduction="sum")
     kind = kind / weight[:, 1].sum().clamp(min=1.0)
-    heat_loss = focal_loss(out[:, :1], heat[:, :1], weight[:, :1])
-    return {"heat": heat_loss, "kind": kind, "offset": offset, "edges": edges}
+    return {"heat": focal_loss(out[:, :1], heat[:, :1], weight[:, :1]), "kind": kind, "offset": offset, "edges": edges}
 
 
 # ------------------------------------------------------------------------------------------------------ train

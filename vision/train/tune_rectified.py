@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import itertools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -63,26 +63,32 @@ def replay(cached: Cached, t: RectifiedThresholds) -> list:
     return assemble_corners([cached.corners[k] for k in keep], cached.probs[keep], t, face)
 
 
-def best_of(grid: dict, base: RectifiedThresholds, scenes: Sequence, cache: Sequence[Cached], side: str) -> tuple:
-    best, best_key = base, (-1.0, -1.0)
-    for values in tqdm(list(itertools.product(*grid.values())), desc=f"grid {side}", unit="setting"):
+def min_pr(side: str) -> Callable[[dict], tuple[float, ...]]:
+    """The key a side's cut-offs are chosen by: the smaller of precision and recall, then recall."""
+
+    def key(summary: dict) -> tuple[float, ...]:
+        s = summary[side]
+        return min(s["precision"] or 0, s["recall"] or 0), s["recall"] or 0
+
+    return key
+
+
+def least_calibration_error(summary: dict) -> tuple[float, ...]:
+    return (-summary["calibration"]["ece"],)
+
+
+def best_of(
+    grid: dict, base: RectifiedThresholds, scenes: Sequence, cache: Sequence[Cached], key: Callable[[dict], tuple]
+) -> tuple[RectifiedThresholds, float]:
+    """The setting of the grid whose summary has the greatest key, and the key's first value."""
+    best, best_key = base, None
+    for values in tqdm(list(itertools.product(*grid.values())), desc=f"grid {', '.join(grid)}", unit="setting"):
         t = dataclasses.replace(base, **dict(zip(grid, values, strict=True)))
-        s = summarise([score_scene(sc, replay(c, t)) for sc, c in zip(scenes, cache, strict=True)])[side]
-        key = (min(s["precision"] or 0, s["recall"] or 0), s["recall"] or 0)
-        if key > best_key:
-            best, best_key = t, key
+        k = key(summarise([score_scene(sc, replay(c, t)) for sc, c in zip(scenes, cache, strict=True)]))
+        if best_key is None or k > best_key:
+            best, best_key = t, k
+    assert best_key is not None
     return best, best_key[0]
-
-
-def best_temperature(base: RectifiedThresholds, scenes: Sequence, cache: Sequence[Cached]) -> tuple:
-    """The temperature whose face-up probabilities are best calibrated (least expected calibration error)."""
-    best, best_ece = base, float("inf")
-    for temperature in TEMPERATURES:
-        t = dataclasses.replace(base, temperature=temperature)
-        ece = summarise([score_scene(sc, replay(c, t)) for sc, c in zip(scenes, cache, strict=True)])["calibration"]
-        if ece["ece"] < best_ece:
-            best, best_ece = t, ece["ece"]
-    return best, best_ece
 
 
 def tune(recogniser: RectifiedRecogniser, scenes: Sequence) -> tuple[RectifiedThresholds, dict]:
@@ -90,14 +96,15 @@ def tune(recogniser: RectifiedRecogniser, scenes: Sequence) -> tuple[RectifiedTh
         read_all(recogniser, cv2.imdecode(np.frombuffer(s.jpeg, np.uint8), cv2.IMREAD_COLOR))
         for s in tqdm(scenes, desc="read", unit="scene")
     ]
-    start, ece = best_temperature(RectifiedThresholds(), scenes, cache)  # first: the cut-offs compare its beliefs
-    chosen, up = best_of(UP_GRID, start, scenes, cache, "face_up")
-    chosen, up = best_of(LABEL_GRID, chosen, scenes, cache, "face_up")
+    # first the temperature, for calibration: the cut-offs compare its beliefs
+    start, ece = best_of({"temperature": TEMPERATURES}, RectifiedThresholds(), scenes, cache, least_calibration_error)
+    chosen, up = best_of(UP_GRID, start, scenes, cache, min_pr("face_up"))
+    chosen, up = best_of(LABEL_GRID, chosen, scenes, cache, min_pr("face_up"))
     down_grid = DOWN_GRID
     if any(c.face is None for c in cache):  # a reader with no face head: its cut-off is written as off, not a guess
         down_grid = {**DOWN_GRID, "face_up": (1.01,)}
-    chosen, down = best_of(down_grid, chosen, scenes, cache, "face_down")
-    return chosen, {"face_up_min_pr": up, "face_down_min_pr": down, "face_up_calibration_error": ece}
+    chosen, down = best_of(down_grid, chosen, scenes, cache, min_pr("face_down"))
+    return chosen, {"face_up_min_pr": up, "face_down_min_pr": down, "face_up_calibration_error": -ece}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
