@@ -6,6 +6,7 @@
 #   1. flat crops seen through the scene renderer's camera, and scene crops (READER_MINUTES_1, 60 min);
 #   2. the same with fans and cascades over some crops (to READER_MINUTES_2, 80 min);
 #   3. crops cut along frames erred as the trained corner finder errs (vision.train.finder_errors) (to 125 min).
+# Every crop is labelled with its index's legibility (vision.synth.legibility): smeared indices teach "unsure".
 # About 3.5 hours in all here: finder 45 min, reader 125 min, data about 35 min, thresholds 3 min.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -51,11 +52,13 @@ crops debian-train-c.npz --decks "$OUT/decks" --split train --n 30000 --seed 6 -
 [ -f "$OUT/finder_errors.npy" ] || $R -m vision.train.finder_errors "$OUT/finder_errors.npy" \
   --scenes "$OUT/corner_scenes/train" --max-scenes 600
 E=(--finder-errors "$OUT/finder_errors.npy" --fanned)
-crops val-e.npz --decks "$OUT/decks" "$OUT/procdecks" --split val --n 8000 --scenes "$OUT/corner_scenes/val" \
+# (session 15: every crop file is labelled with its index's legibility, ILLEGIBLE where the camera smeared it;
+# the "-l" files replaced session 13's "-e" ones, cut the same way before legibility was measured)
+crops val-l.npz --decks "$OUT/decks" "$OUT/procdecks" --split val --n 8000 --scenes "$OUT/corner_scenes/val" \
   --max-scenes 200 --seed 1 --finder-errors "$OUT/finder_errors.npy"
-crops debian-train-e.npz --decks "$OUT/decks" --split train --n 50000 --scenes "$OUT/corner_scenes/train" \
-  --max-scenes 3000 --seed 20 "${E[@]}"
-crops proc-train-e.npz --decks "$OUT/procdecks" --split train --n 90000 --seed 21 "${E[@]}"
+crops debian-train-l.npz --decks "$OUT/decks" --split train --n 50000 --scenes "$OUT/corner_scenes/train" \
+  --max-scenes 3000 --seed 30 "${E[@]}"
+crops proc-train-l.npz --decks "$OUT/procdecks" --split train --n 90000 --seed 31 "${E[@]}"
 
 # the reader, in three stages on one run, then its 8-bit graph and the thresholds
 RUN="$OUT/runs/reader5"
@@ -64,11 +67,11 @@ $T -m vision.train.reader_net train --data "$C/debian-train.npz" "$C/proc-train.
 $T -m vision.train.reader_net train --data "$C/debian-train.npz" "$C/proc-train.npz" "$C/debian-train-b.npz" \
   "$C/proc-train-b.npz" "$C/debian-train-c.npz" "$C/proc-train-c.npz" --val "$C/val.npz" --out "$RUN" \
   --minutes "$READER_MINUTES_2"
-$T -m vision.train.reader_net train --data "$C/debian-train-e.npz" "$C/proc-train-e.npz" "$C/debian-train-b.npz" \
-  "$C/proc-train-b.npz" --val "$C/val-e.npz" --out "$RUN" --minutes "$READER_MINUTES_3"
+$T -m vision.train.reader_net train --data "$C/debian-train-l.npz" "$C/proc-train-l.npz" "$C/debian-train-b.npz" \
+  "$C/proc-train-b.npz" --val "$C/val-l.npz" --out "$RUN" --minutes "$READER_MINUTES_3"
 $T -m vision.train.reader_net export --run "$RUN" --onnx models/cards-corner-reader.float.onnx
 # the runtime reads with the 8-bit graph, calibrated on validation crops (2.7x as fast, the same top-1)
-$T -m vision.train.quantise corner-reader --float models/cards-corner-reader.float.onnx --crops "$C/val-e.npz" \
+$T -m vision.train.quantise corner-reader --float models/cards-corner-reader.float.onnx --crops "$C/val-l.npz" \
   --out models/cards-corner-reader.onnx
 $R -m vision.train.tune_rectified --decks "$OUT/decks" --procedural "$OUT/procdecks" --scenes 300
 echo "train-cards-v2: models/cards-corners.onnx, cards-corner-reader.onnx (.float.onnx), cards-corners-thresholds.json"

@@ -6,12 +6,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from tests.test_deckdir import write_deck
 from vision.recognise.corners import READ_H, READ_W
 from vision.recognise.labels import RANK_CLASSES
 from vision.synth.deckdir import load_deck
-from vision.train.reader_data import UNKNOWN_FACE, CropSet, camera, flat_crops
+from vision.train.reader_data import ILLEGIBLE, NO_SUIT, UNKNOWN_FACE, CropSet, camera, flat_crops, index_corners
 
 
 def test_flat_crops_through_the_camera_model_are_labelled_with_their_side(tmp_path: Path) -> None:
@@ -20,12 +21,21 @@ def test_flat_crops_through_the_camera_model_are_labelled_with_their_side(tmp_pa
     assert len(rows) == 240
     for crop, rank, _suit, source, face in rows:
         assert crop.shape == (READ_H, READ_W, 3) and crop.dtype == np.uint8
-        assert 0 <= rank < len(RANK_CLASSES) and source == deck.name
+        assert (0 <= rank < len(RANK_CLASSES) or rank == ILLEGIBLE) and source == deck.name
         assert face in (0, 1)
     backs = [r for r in rows if r[4] == 0]
     assert backs and all(RANK_CLASSES[r[1]] == "none" for r in backs)
-    # an indexed face corner is labelled with its card
-    assert any(r[4] == 1 and RANK_CLASSES[r[1]] != "none" for r in rows)
+    # an indexed face corner is labelled with its card, or as illegible (never with a suit) where the camera
+    # smeared it: some of each among 240
+    assert any(r[4] == 1 and r[1] >= 0 and RANK_CLASSES[r[1]] != "none" for r in rows)
+    illegible = [r for r in rows if r[1] == ILLEGIBLE]
+    assert illegible and all(r[2] == NO_SUIT and r[4] == 1 for r in illegible)
+    assert len(illegible) < len(rows) // 3
+
+
+def test_a_deck_printing_its_index_top_left_only_teaches_no_index_at_the_bottom_right(tmp_path: Path) -> None:
+    assert index_corners(write_deck(tmp_path / "plain")) == (0, 2)
+    assert index_corners(write_deck(tmp_path / "gnome-tango_nuevo")) == (0,)
 
 
 def test_the_camera_model_changes_a_patch_but_keeps_its_shape() -> None:
@@ -69,3 +79,20 @@ def test_the_next_card_of_a_fan_or_cascade_lies_beside_or_below_the_index_never_
             along, down = float((q - p) @ a_unit) / 100, float((q - p) @ b_unit) / 100
             assert along >= 0.16 - 1e-4 or down >= 0.42 - 1e-4  # beside the index (fan) or below it (cascade)
             assert along <= 0.3 + 1e-4 and down <= 0.6 + 1e-4  # and close enough to show in the crop
+
+
+def test_an_illegible_crop_is_taught_a_flat_belief_over_the_index_classes() -> None:
+    torch = pytest.importorskip("torch")  # the training environment's test (scripts/setup-train.sh)
+    from vision.train.reader_net import rank_loss
+
+    n_rank, n_suit = len(RANK_CLASSES), 4
+    sure = torch.full((1, n_rank), -5.0)
+    sure[0, 0] = 5.0  # confidently an ace
+    flat = torch.zeros((1, n_rank))
+    flat[0, RANK_CLASSES.index("none")] = -5.0  # unsure which index, sure there is one
+    suit = torch.zeros((1, n_suit))
+    illegible = torch.tensor([ILLEGIBLE])
+    assert rank_loss(flat, suit, illegible) < rank_loss(sure, suit, illegible)
+    # a legible crop is taught its own class as before
+    ace = torch.tensor([0])
+    assert rank_loss(sure, suit, ace) < rank_loss(flat, suit, ace)

@@ -276,13 +276,14 @@ def _scene(*cards):
     return BenchScene(b"", [dict(c) for c in cards], 10.0, 0.0, 0.0, 0.0, "deck")
 
 
-def _card(code, x, face_up=True, index_visible=True, visible=1.0):
+def _card(code, x, face_up=True, index_visible=True, visible=1.0, legible=True):
     return {
         "code": code,
         "face_up": face_up,
         "quad": _quad(x, 0, x + 63, 88),
         "visible_fraction": visible,
         "index_visible": index_visible,
+        "index_legible": index_visible and legible,
         "width_px": 63.0,
     }
 
@@ -303,6 +304,18 @@ def test_scoring_counts_right_wrong_unknown_and_duplicates():
     assert summary["face_up"]["recall"] == 0.5 and summary["face_up"]["precision"] == 0.5
     assert summary["face_up"]["unknown_reports"] == 1
     assert summary["face_down"]["recall"] == 1.0 and summary["duplicates"] == 1
+
+
+def test_recall_over_legible_cards_leaves_out_the_smeared_ones_but_precision_still_counts_them():
+    scene = _scene(_card("QH", 0), _card("7S", 100, legible=False), _card("2D", 200, legible=False))
+    dets = [
+        CardDetection("QH", True, 0.9, _quad(0, 0, 63, 88), (0, 0, 63, 88), 1, (), None, ((2, 2, 10, 20),)),
+        CardDetection("8S", True, 0.9, _quad(100, 0, 163, 88), (100, 0, 163, 88), 1, (), None, ((102, 2, 110, 20),)),
+    ]
+    up = summarise([score_scene(scene, dets)])["face_up"]
+    assert up["cards"] == 3 and up["recall"] == 1 / 3
+    assert up["legible_cards"] == 1 and up["legible_recall"] == 1.0
+    assert up["precision"] == 0.5  # naming a smeared card wrongly is still wrong
 
 
 def test_corner_quads_are_the_labelled_index_regions_whatever_the_corner_order():

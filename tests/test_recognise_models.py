@@ -415,9 +415,11 @@ def test_a_stale_deck_head_is_refused(deck, deck_matcher, corner_reader):
         corner_reader.deck = None
 
 
-# Enrolment's gain on the 87 index crops of 8 fresh scenes of the deck (another seed than enrolment's), from 20
-# enrolment scenes: 0.851 -> 0.908 when written (the shipped reader, then the deck's matcher weighed in: 5 crops).
-ENROL_SCENES = 20
+# Enrolment's gain on the index crops of 8 fresh scenes of the deck (another seed than enrolment's). With 20
+# enrolment scenes it was 0.851 -> 0.908 when written; session 15's reader names far fewer cards wrongly to begin
+# with (11 of 70 cards read on those scenes, against 18 of 79), so 20 scenes no longer show the matcher's gain beyond
+# chance and enrolment keeps the reader alone: it takes 40.
+ENROL_SCENES = 40
 MIN_GAIN = 0.02
 
 

@@ -3,6 +3,8 @@ decoding, grouping corners into cards, reading regions the tracker names, and tu
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -216,6 +218,33 @@ def test_assemble_says_unknown_below_the_confidence_threshold():
     cards = assemble_corners(corner, unsure, t)
     assert [c.label for c in cards] == [UNKNOWN]
     assert {name for name, _ in cards[0].candidates} >= {"4C", "4S"}
+
+
+def test_calibration_curves_turn_a_cards_beliefs_into_shares_right_per_number_of_corners(tmp_path):
+    curve_lone = tuple(np.linspace(0.0, 0.5, 11))  # one corner: said at p, right p/2 of the time
+    t = RectifiedThresholds(calibration_lone=curve_lone, calibration_multi=tuple(np.linspace(0.0, 1.0, 11)))
+    left = card_corners(rect(100, 100))
+    lone = assemble_corners(left[:1], one_hot("QH", 0.9)[None], t)[0]
+    assert lone.label == "QH" and lone.confidence == pytest.approx(0.45, abs=0.01)
+    beliefs = [b for _, b in lone.candidates]
+    assert beliefs[0] == pytest.approx(0.45, abs=0.01) and beliefs == sorted(beliefs, reverse=True)
+    assert sum(beliefs) <= 1.0
+    both = assemble_corners([left[0], left[2]], np.stack([one_hot("QH", 0.9)] * 2), t)[0]
+    assert both.confidence == pytest.approx(both.candidates[0][1]) and both.confidence > 0.9
+    # the curves live in the thresholds file as lists and load back as tuples
+    back = RectifiedThresholds.load(t.save(tmp_path / "t.json"))
+    assert back.calibration_lone == pytest.approx(curve_lone) and back.min_confidence == t.min_confidence
+
+
+def test_the_calibration_fit_is_monotone_and_reads_shares_right():
+    from vision.train.tune_rectified import monotone_fit
+
+    rng = np.random.default_rng(0)
+    p = rng.random(4000)
+    right = rng.random(4000) < 0.6 * p  # over-confident: right 60% as often as it says
+    curve = monotone_fit(p, right)
+    assert len(curve) == 11 and all(a <= b for a, b in itertools.pairwise(curve))
+    assert curve[5] == pytest.approx(0.3, abs=0.06) and curve[9] == pytest.approx(0.54, abs=0.06)
 
 
 def test_a_card_without_an_index_in_any_corner_is_face_down_when_two_corners_or_a_sure_one_see_it():

@@ -5,8 +5,10 @@ with the engine's overlap, glare, blur, hands and clutter, and read back from th
 latency is decode to labelled cards.
 
 Scoring. A face-up card counts for recall when at least one of its corner indices is visible (the labeller's
-rule: 60% of the index region in view); a face-down card when at least 30% of it shows. A reported card is right
-when the scene holds a card of that label at that place (an index centre, or the outline's centre, inside the
+rule: 60% of the index region in view); a face-down card when at least 30% of it shows. Recall is also given over
+the face-up cards at least one of whose visible indices the camera left legible (`vision.synth.legibility`: the
+print survives blur, glare and size at the reader's scale), the cards a reader could name at all. A reported card is
+right when the scene holds a card of that label at that place (an index centre, or the outline's centre, inside the
 card's outline); reporting a card that is present but below the visibility rule is neither right nor wrong.
 UNKNOWN reports are counted apart: they are the recogniser saying it does not know, so they lower recall but not
 precision. A card reported twice is counted as a duplicate.
@@ -27,6 +29,7 @@ import numpy as np
 
 from vision.recognise.labels import BACK, CARD_CLASSES
 from vision.recognise.recogniser import UNKNOWN, CardDetection, Recogniser
+from vision.synth.legibility import LEGIBLE
 
 BACK_MIN_VISIBLE = 0.3
 CARDS_FOR_LATENCY = (10, 20)
@@ -67,9 +70,11 @@ def _scene_job(args: tuple[int, int, list[Path]]) -> BenchScene:
                 "quad": quad,
                 "visible_fraction": obj.visible_fraction,
                 "index_visible": any(c.visible for c in obj.corners),
+                "index_legible": any(c.visible and (c.legibility or 0.0) >= LEGIBLE for c in obj.corners),
                 "width_px": float(sides.min()),
                 "corner_visible": list(obj.corner_visible),
                 "index_fraction": [c.visible_fraction for c in obj.corners],
+                "index_legibility": [c.legibility for c in obj.corners],
             }
         )
     fx = scene.spec.effects
@@ -135,6 +140,7 @@ class CardOutcome:
     code: str
     visible_fraction: float
     width_px: float
+    legible: bool = False  # face up: some visible index is legible in the frame (scenes rendered before: False)
 
 
 @dataclass
@@ -150,6 +156,7 @@ class SceneScore:
     # (the top candidate's probability, whether it is the card's) for every face-up report lying on a face-up card,
     # UNKNOWN ones too: how far the probabilities the tracker is given can be trusted
     beliefs: list[tuple[float, bool]] = field(default_factory=list)
+    belief_corners: list[int] = field(default_factory=list)  # how many corners each of those reports was read by
 
 
 def score_scene(scene: BenchScene, detections: Sequence[CardDetection]) -> SceneScore:
@@ -165,6 +172,7 @@ def score_scene(scene: BenchScene, detections: Sequence[CardDetection]) -> Scene
         if at and det.candidates:
             top, belief = det.candidates[0]
             score.beliefs.append((float(belief), any(up[k]["code"] == top for k in at)))
+            score.belief_corners.append(int(getattr(det, "indices", 1)))
         if det.label == UNKNOWN:
             score.unknown += 1
             for k in at:
@@ -200,7 +208,14 @@ def score_scene(scene: BenchScene, detections: Sequence[CardDetection]) -> Scene
         found = hits[k] > 0
         score.outcomes.append(
             CardOutcome(
-                True, c["index_visible"], found, reported.get(k), c["code"], c["visible_fraction"], c["width_px"]
+                True,
+                c["index_visible"],
+                found,
+                reported.get(k),
+                c["code"],
+                c["visible_fraction"],
+                c["width_px"],
+                bool(c.get("index_legible", False)),
             )
         )
     for k, c in enumerate(down):
@@ -238,6 +253,9 @@ def summarise(scores: Sequence[SceneScore]) -> dict:
     down = [o for s in scores for o in s.outcomes if not o.face_up and o.eligible]
     face_up = _side(up, sum(s.true_up for s in scores), sum(s.false_up for s in scores))
     face_up["unknown_reports"] = sum(s.unknown for s in scores)
+    legible = [o for o in up if o.legible]
+    face_up["legible_cards"] = len(legible)
+    face_up["legible_recall"] = _ratio(sum(o.found for o in legible), len(legible))
     face_down = _side(down, sum(s.true_back for s in scores), sum(s.false_back for s in scores))
     out = {"face_up": face_up, "face_down": face_down, "duplicates": sum(s.duplicates for s in scores)}
     beliefs = [b for s in scores for b in s.beliefs]
@@ -583,6 +601,7 @@ def format_table(result: dict) -> str:
         f"{'':26s}{'cards':>8s}{'precision':>11s}{'recall':>9s}{'wrong':>7s}",
         f"{'face up (index visible)':26s}{up['cards']:>8d}{_pct(up['precision']):>11s}{_pct(up['recall']):>9s}"
         f"{up['reported_wrong']:>7d}   (+{up['unknown_reports']} reported UNKNOWN)",
+        f"{'  ... index legible':26s}{up.get('legible_cards', 0):>8d}{'':>11s}{_pct(up.get('legible_recall')):>9s}",
         f"{'face down (>=30% seen)':26s}{down['cards']:>8d}{_pct(down['precision']):>11s}{_pct(down['recall']):>9s}"
         f"{down['reported_wrong']:>7d}",
         f"cards reported twice: {acc['duplicates']}",
@@ -697,7 +716,8 @@ def stage_lines(result: dict) -> list[str]:
         "",
         "Rectified recogniser stage by stage (the renderer's true corners):",
         f"  corner finder: readable face-up corners found {_pct(finder['index_corner_recall'])} of "
-        f"{finder['index_corners']}, face-down corners {_pct(finder['face_down_corner_recall'])} of "
+        f"{finder['index_corners']} (legible ones {_pct(finder.get('legible_corner_recall'))} of "
+        f"{finder.get('legible_corners', 0)}), face-down corners {_pct(finder['face_down_corner_recall'])} of "
         f"{finder['face_down_corners']}; median error {'n/a' if err is None else f'{err:.3f}'} card widths",
         *edge_lines(finder),
         *found_lines(stages.get("reader_found_corners")),

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import cv2
 import numpy as np
@@ -15,6 +15,7 @@ import numpy as np
 from vision.recognise.corners import Corner, handedness, printed_corner
 from vision.recognise.labels import JOKER, NONE, READER_CLASSES
 from vision.recognise.rectified import RectifiedRecogniser
+from vision.synth.legibility import LEGIBLE
 
 if TYPE_CHECKING:
     from vision.recognise.bench import BenchScene
@@ -29,18 +30,30 @@ GROSS_TURN_DEG = 30.0
 WIDTH_EDGES = (60, 80, 100, 130)  # px: bins 0-60, 60-80, ..., and 130 and over
 
 
-def true_corners(cards: Sequence[dict]) -> list[tuple[np.ndarray, np.ndarray, np.ndarray, str, bool, bool]]:
-    """Every visible printed corner: point, a, b, the card's code, face up, whether its index must be read."""
+class TrueCorner(NamedTuple):
+    point: np.ndarray
+    a: np.ndarray
+    b: np.ndarray
+    code: str
+    face_up: bool
+    readable: bool  # its index is printed and in view, so it must be read
+    legible: bool  # ... and the camera left the print legible (`vision.synth.legibility`; False where unmeasured)
+
+
+def true_corners(cards: Sequence[dict]) -> list[TrueCorner]:
+    """Every visible printed corner of the bench's cards."""
     out = []
     for c in cards:
         quad = np.asarray(c["quad"], np.float32)
         vis = c.get("corner_visible") or [0.0] * 4
         index = c.get("index_fraction") or [0.0, 0.0]
+        legibility = c.get("index_legibility") or [None, None]
         for k in range(4):
             if vis[k] < CORNER_SHOWN:
                 continue
             readable = c["face_up"] and k in (0, 2) and index[k // 2] >= INDEX_SHOWN
-            out.append((*printed_corner(quad, k), c["code"], c["face_up"], readable))
+            legible = readable and (legibility[k // 2] or 0.0) >= LEGIBLE
+            out.append(TrueCorner(*printed_corner(quad, k), c["code"], c["face_up"], readable, legible))
     return out
 
 
@@ -70,6 +83,8 @@ class StageCounts:
     def __init__(self) -> None:
         self.index_corners = 0
         self.index_found = 0
+        self.legible_corners = 0
+        self.legible_found = 0
         self.down_corners = 0
         self.down_found = 0
         self.point_error: list[float] = []  # found corners: distance to the truth, in card widths
@@ -86,7 +101,7 @@ class StageCounts:
 
     def add_finder(self, cards: Sequence[dict], found: Sequence[Corner]) -> None:
         points = found_points(found)  # corners are found whichever side is up: the reading decides the side
-        for p, a, b, _code, face_up, readable in true_corners(cards):
+        for p, a, b, _code, face_up, readable, legible in true_corners(cards):
             if face_up and not readable:
                 continue
             width = max(float(np.linalg.norm(a)), 1.0)
@@ -94,6 +109,8 @@ class StageCounts:
             if face_up:
                 self.index_corners += 1
                 self.index_found += k is not None
+                self.legible_corners += legible
+                self.legible_found += legible and k is not None
             else:
                 self.down_corners += 1
                 self.down_found += k is not None
@@ -108,19 +125,20 @@ class StageCounts:
     ) -> None:
         """Reads the crop of every true corner whose index must be read; `conditions` name the frame's own
         (motion blur, glare, ...) for the breakdown, beside each card's width."""
-        frames, codes = [], []
-        for p, a, b, code, _up, readable in true_corners(cards):
-            if readable:
-                frames.append((p, a, b))
-                codes.append(JOKER if code.startswith(JOKER) else code)
+        frames, codes, legible = [], [], []
+        for corner in true_corners(cards):
+            if corner.readable:
+                frames.append((corner.point, corner.a, corner.b))
+                codes.append(JOKER if corner.code.startswith(JOKER) else corner.code)
+                legible.append("index legible" if corner.legible else "index not legible")
         if not frames:
             return
         probs = recogniser.reader.read(frame, frames).probs
-        for row, code, (_p, a, _b) in zip(probs, codes, frames, strict=True):
+        for row, code, (_p, a, _b), sharp in zip(probs, codes, frames, legible, strict=True):
             said = READER_CLASSES[int(row.argmax())]
             self.crops += 1
             self.crops_right += said == code
-            for condition in (*conditions, width_bin(float(np.linalg.norm(a)))):
+            for condition in (*conditions, width_bin(float(np.linalg.norm(a))), sharp):
                 tally = self.by_condition.setdefault(condition, [0, 0])
                 tally[0] += 1
                 tally[1] += said == code
@@ -135,7 +153,7 @@ class StageCounts:
         what the finder's imprecision (its edges above all) costs the reader."""
         points = found_points(found)
         pairs, codes = [], []
-        for p, a, b, code, _up, readable in true_corners(cards):
+        for p, a, b, code, _up, readable, _legible in true_corners(cards):
             k = nearest_found(points, p, float(np.linalg.norm(a))) if readable else None
             if k is not None:
                 pairs += [(found[k].point, found[k].a, found[k].b), (p, a, b)]
@@ -157,6 +175,8 @@ class StageCounts:
             "corner_finder": {
                 "index_corners": self.index_corners,
                 "index_corner_recall": ratio(self.index_found, self.index_corners),
+                "legible_corners": self.legible_corners,
+                "legible_corner_recall": ratio(self.legible_found, self.legible_corners),
                 "face_down_corners": self.down_corners,
                 "face_down_corner_recall": ratio(self.down_found, self.down_corners),
                 "median_point_error_card_widths": float(np.median(self.point_error)) if self.point_error else None,

@@ -54,7 +54,8 @@ def class_names(sess: ort.InferenceSession, path: Path) -> tuple[str, ...]:
 
 
 class ThresholdFile:
-    """Save and load for a frozen dataclass of float cut-offs kept beside the models (chosen by a tuner)."""
+    """Save and load for a frozen dataclass of float cut-offs (and tuples of floats: a curve) kept beside the models
+    (chosen by a tuner)."""
 
     def save(self, path: Path) -> Path:
         path.write_text(json.dumps(dataclasses.asdict(self), indent=1) + "\n")  # type: ignore[call-overload]
@@ -68,6 +69,8 @@ class ThresholdFile:
         try:
             data = json.loads(path.read_text())
             known = {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
-            return cls(**{k: float(v) for k, v in data.items() if k in known})
+            return cls(
+                **{k: tuple(map(float, v)) if isinstance(v, list) else float(v) for k, v in data.items() if k in known}
+            )
         except (OSError, ValueError, TypeError, AttributeError) as err:
             raise ModelError(f"{path}: not a thresholds file ({err})") from err

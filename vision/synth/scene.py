@@ -29,6 +29,7 @@ from vision.synth.camera import (
 )
 from vision.synth.deckdir import FACE_CODES, Deck
 from vision.synth.effects import EffectParams, cast_shadow, finish, random_effects
+from vision.synth.legibility import index_legibility
 from vision.synth.occluders import OBJECT_KINDS, OccluderSpec, Patch, random_occluder, render_occluder
 from vision.synth.pieces import PieceSet, as_piece_set
 from vision.synth.solids import DIE_SIDES, SolidRender, SolidSpec, render_shadow, render_solid
@@ -72,6 +73,7 @@ class RegionLabel:
     box: tuple[float, float, float, float] | None
     visible_fraction: float
     visible: bool
+    legibility: float | None = None  # a card index's `index_legibility` in the finished frame (None: not measured)
 
 
 @dataclass
@@ -328,7 +330,7 @@ def finish_scene(spec: SceneSpec, painting: Painting, visible_threshold: float =
     """The camera's effects on a painted table, and the labels read off its id map."""
     glossy = np.array([0.0, *(glossiness(item.source) for item in painting.painted)], np.float32)
     image = finish(painting.canvas, glossy[painting.ids], spec.effects, spec.seed)
-    objects = label_objects(spec, painting.painted, painting.ids, painting.pieces, visible_threshold)
+    objects = label_objects(spec, painting.painted, painting.ids, painting.pieces, visible_threshold, image)
     return Scene(image=image, objects=objects, spec=spec)
 
 
@@ -522,8 +524,15 @@ def corner_squares(size_mm: tuple[float, float], side_mm: float = CORNER_SQUARE_
 
 
 def label_objects(
-    spec: SceneSpec, painted: list[Painted], ids: np.ndarray, pieces: PieceSet, threshold: float
+    spec: SceneSpec,
+    painted: list[Painted],
+    ids: np.ndarray,
+    pieces: PieceSet,
+    threshold: float,
+    image: np.ndarray | None = None,
 ) -> list[ObjectLabel]:
+    """Labels from the id map; with the finished `image`, each face-up card's index regions also get their
+    legibility (how much of the print the camera left readable)."""
     frame = (spec.camera.width, spec.camera.height)
     labels = []
     for z, item in enumerate(painted):
@@ -537,6 +546,12 @@ def label_objects(
             side = pieces.side(source.code, source.face_up)
             regions = region_quads(pieces.pieces[side].index)
             corners = [_corner(item, ids, z + 1, region, frame, threshold) for region in regions]
+            if image is not None and (source.face_up or pieces.pieces[source.code].back is None):
+                for corner, box in zip(corners, pieces.pieces[side].index, strict=True):
+                    if corner.visible_fraction > 0:
+                        corner.legibility = round(
+                            index_legibility(image, pieces.image(side), quad, box, shows=ids == z + 1), 3
+                        )
             code = pieces.label(side)
             pose = (source.x_mm, source.y_mm, source.rotation_deg)
             face_up = source.face_up or pieces.pieces[source.code].back is None

@@ -34,10 +34,13 @@ from vision.recognise.labels import RANK_CLASSES, SUIT_CLASSES
 from vision.recognise.samples import corner_label, jitter, seen_corners
 from vision.synth.deckdir import Deck, load_decks
 from vision.synth.effects import finish, random_effects
+from vision.synth.legibility import LEGIBLE, corner_region, index_legibility
 from vision.train.corner_data import SceneGeometry, decks_of_split, stored_scenes
 from vision.train.finder_errors import apply_error
 
 NO_SUIT = -1  # the suit head is not taught on jokers and crops with no index
+ILLEGIBLE = -2  # rank of a crop whose index is in view but not legible (`vision.synth.legibility`): taught as "an
+# index, but no telling which", a flat belief over the index classes, so the reader learns to be unsure there
 UNKNOWN_FACE = 255  # the face head is not taught where the side is not known
 _WORKER: dict[str, object] = {}
 
@@ -69,16 +72,22 @@ class CropSet:
         return cls(*(np.concatenate([getattr(p, f) for p in parts]) for f in fields))
 
 
-def label_of(code: str, has_index: bool) -> tuple[int, int]:
-    """(rank, suit) class numbers of a crop: none where no index is printed or the side is a back."""
+def label_of(code: str, has_index: bool, legibility: float = 1.0) -> tuple[int, int]:
+    """(rank, suit) class numbers of a crop: none where no index is printed or the side is a back; ILLEGIBLE (and
+    no suit) where an index is printed and in view but the camera left it below LEGIBLE."""
+    if has_index and legibility < LEGIBLE and not code.startswith("BACK"):
+        return ILLEGIBLE, NO_SUIT
     rank, suit = corner_label(code, has_index)
     return RANK_CLASSES.index(rank), (SUIT_CLASSES.index(suit) if suit else NO_SUIT)
 
 
 # Debian decks whose indices differ from the usual two (looked at, card by card): Dondorf prints all four corners;
-# KDE's Oxygen decks print a bare rank at the top right and nothing top left, so they cannot teach a standard index.
+# KDE's Oxygen decks print a bare rank at the top right and nothing top left, so they cannot teach a standard index;
+# Tango Nuevo prints its index (rank, and the suit beside it) at the top left only, and a giant pip reaches the
+# bottom right (until session 15 those pips were taught as the card's index).
 FOUR_INDEX_DECKS = frozenset({"gnome-dondorf", "kde-dondorf"})
 NO_INDEX_DECKS = frozenset({"kde-oxygen-air", "kde-oxygen-white"})
+TOP_LEFT_INDEX_DECKS = frozenset({"gnome-tango_nuevo"})
 
 
 @cache
@@ -92,6 +101,8 @@ def index_corners(deck_path: Path) -> tuple[int, ...]:
             return tuple(int(k) for k in data["index_corners"])
     if deck_path.name in NO_INDEX_DECKS:
         return ()
+    if deck_path.name in TOP_LEFT_INDEX_DECKS:
+        return (0,)
     return (0, 1, 2, 3) if deck_path.name in FOUR_INDEX_DECKS else (0, 2)
 
 
@@ -139,13 +150,16 @@ def flat_crops(
             glossy = np.maximum(glossy, paste(canvas, other, unit, over))
         p, a, b = cut_frame(rng, *printed_corner(quad, k))
         # the camera's faults applied where the crop is cut, not everywhere
+        before = p
         if camera_model:
             (canvas, glossy), p = around((canvas, glossy), p, width)
             canvas = camera(rng, canvas, glossy)
         else:
             (canvas,), p = around((canvas,), p, width)
             canvas = degrade(rng, canvas, width)
-        rank, suit = label_of(code, k in corners_with_index)
+        has_index = k in corners_with_index and code != "BACK"
+        legible = index_legibility(canvas, img, quad - (before - p), corner_region(k)) if has_index else 1.0
+        rank, suit = label_of(code, has_index, legible)
         out.append((corner_crop(canvas, p, a, b), rank, suit, deck.name, int(code != "BACK")))
     return out
 
@@ -267,21 +281,26 @@ def cut_frame(rng: np.random.Generator, p: np.ndarray, a: np.ndarray, b: np.ndar
 # ------------------------------------------------------------------------------------------------------ scenes
 
 
-def scene_crops(stem: Path, rng: np.random.Generator, deck_paths: Mapping[str, Path]) -> list[tuple]:
+def scene_crops(stem: Path, rng: np.random.Generator, decks: Mapping[str, Deck]) -> list[tuple]:
     """Every well-seen corner of a rendered frame's cards; an index partly hidden (10-60%) is left out, neither
-    taught as read nor as none."""
+    taught as read nor as none; an index in view but not legible is taught as ILLEGIBLE."""
     image = cv2.imread(str(stem.with_suffix(".jpg")), cv2.IMREAD_COLOR)
     g = SceneGeometry.load(stem.with_suffix(".npz"))
-    four = index_corners(deck_paths[g.deck]) if g.deck in deck_paths else None
+    deck = decks.get(g.deck)
+    four = index_corners(deck.path) if deck is not None else None
     if four == ():
         return []
     out = []
     for n in range(len(g.codes)):
         if g.face_up[n] and four is None:
             continue  # the scene does not say whether its deck prints an index here
+        code = str(g.codes[n])
         for k, has_index in seen_corners(bool(g.face_up[n]), g.corner_visible[n], g.index_visible[n], four or (0, 2)):
             p, a, b = cut_frame(rng, *printed_corner(g.quads[n], k))
-            rank, suit = label_of(str(g.codes[n]) if g.face_up[n] else "BACK", has_index)
+            legible = 1.0
+            if has_index and deck is not None and code in deck.codes:
+                legible = index_legibility(image, deck.image(code), g.quads[n], corner_region(k))
+            rank, suit = label_of(code if g.face_up[n] else "BACK", has_index, legible)
             out.append((corner_crop(image, p, a, b), rank, suit, "scene", int(bool(g.face_up[n]))))
     return out
 
@@ -293,7 +312,7 @@ def _init(deck_dirs: Sequence[str], split: str, bg_scenes: Sequence[str], finder
     _WORKER["finder_errors"] = np.load(finder_errors) if finder_errors else None
     folders = [load_decks(folder) for folder in deck_dirs]
     _WORKER["decks"] = [d for loaded in folders for d in decks_of_split(loaded, split)]
-    _WORKER["deck_paths"] = {d.path.name: d.path for loaded in folders for d in loaded}
+    _WORKER["decks_by_name"] = {d.path.name: d for loaded in folders for d in loaded}
     _WORKER["backgrounds"] = [b for b in (cv2.imread(s, cv2.IMREAD_COLOR) for s in bg_scenes) if b is not None]
 
 
@@ -308,7 +327,7 @@ def _flat_job(args: tuple[int, int, int, bool, bool]) -> list[tuple]:
 def _scene_job(args: tuple[int, str]) -> list[tuple]:
     seed, stem = args
     rng = np.random.default_rng([seed, int(Path(stem).name.replace("_", ""))])
-    return scene_crops(Path(stem), rng, _WORKER["deck_paths"])  # type: ignore[arg-type]
+    return scene_crops(Path(stem), rng, _WORKER["decks_by_name"])  # type: ignore[arg-type]
 
 
 def build(
@@ -395,8 +414,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         args.camera == "scene",
         args.finder_errors,
     )
-    ranks = np.bincount(crops.rank, minlength=len(RANK_CLASSES))
-    print(f"{len(crops.rank)} crops -> {args.out}; by rank: {dict(zip(RANK_CLASSES, ranks.tolist(), strict=True))}")
+    ranks = np.bincount(crops.rank[crops.rank >= 0], minlength=len(RANK_CLASSES))
+    by_rank = dict(zip(RANK_CLASSES, ranks.tolist(), strict=True)) | {"illegible": int((crops.rank == ILLEGIBLE).sum())}
+    print(f"{len(crops.rank)} crops -> {args.out}; by rank: {by_rank}")
 
 
 if __name__ == "__main__":

@@ -6,6 +6,11 @@ grid then replays the cut-offs on those readings. Face-up settings maximise the 
 issue asks for both); the face-down ones do the same for backs.
 
     python -m vision.train.tune_rectified --decks out/decks --procedural out/procdecks --scenes 150
+
+`--check DIR ...` tunes nothing: it scores the recognisers whose models (and cut-offs) lie in each folder on the same
+fresh validation scenes (pass another `--seed` than the tuning's), which is how a new reader or cut-off is chosen:
+
+    python -m vision.train.tune_rectified --procedural out/procdecks --scenes 300 --seed 21 --check old-models models
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ import cv2
 import numpy as np
 from tqdm import tqdm
 
-from vision.recognise.bench import render_scenes, score_scene, summarise, test_decks
+from vision.recognise.bench import render_scenes, run_recogniser, score_scene, summarise, test_decks
 from vision.recognise.corners import Corner
 from vision.recognise.models import models_dir
 from vision.recognise.rectified import (
@@ -64,11 +69,14 @@ def replay(cached: Cached, t: RectifiedThresholds) -> list:
 
 
 def min_pr(side: str) -> Callable[[dict], tuple[float, ...]]:
-    """The key a side's cut-offs are chosen by: the smaller of precision and recall, then recall."""
+    """The key a side's cut-offs are chosen by: the smaller of precision and recall, then recall. Face up, recall is
+    over the cards whose index is legible where the scenes measured it (session 15): a smeared index is the
+    recogniser's to call UNKNOWN, not to guess."""
 
     def key(summary: dict) -> tuple[float, ...]:
         s = summary[side]
-        return min(s["precision"] or 0, s["recall"] or 0), s["recall"] or 0
+        recall = s.get("legible_recall") if s.get("legible_cards") else s["recall"]
+        return min(s["precision"] or 0, recall or 0), recall or 0
 
     return key
 
@@ -91,6 +99,52 @@ def best_of(
     return best, best_key[0]
 
 
+CURVE_POINTS = 11  # the calibration curve's values at p = 0, 0.1, ..., 1
+
+
+def monotone_fit(p: np.ndarray, right: np.ndarray, points: int = CURVE_POINTS, bins: int = 20) -> tuple[float, ...]:
+    """The share right as a non-decreasing function of p, read at evenly spaced p: reports pooled into equal-count
+    bins (so no lone report at an extreme sets an end of the curve), then adjacent bins pooled while they violate
+    the order (pool-adjacent-violators), then read between the bins' mean p."""
+    order = np.argsort(p)
+    xs, ys = np.asarray(p, np.float64)[order], np.asarray(right, np.float64)[order]
+    if not len(xs):
+        return ()
+    # [sum of p, sum of right, count] per bin, merged while a bin's share right is above the next one's
+    blocks: list[list[float]] = []
+    for part in np.array_split(np.arange(len(xs)), min(bins, len(xs))):
+        blocks.append([float(xs[part].sum()), float(ys[part].sum()), float(len(part))])
+        while len(blocks) > 1 and blocks[-2][1] / blocks[-2][2] > blocks[-1][1] / blocks[-1][2]:
+            last = blocks.pop()
+            blocks[-1] = [a + b for a, b in zip(blocks[-1], last, strict=True)]
+    centres = [b[0] / b[2] for b in blocks]
+    shares = [b[1] / b[2] for b in blocks]
+    grid = np.linspace(0.0, 1.0, points)
+    return tuple(round(float(v), 4) for v in np.interp(grid, centres, shares))
+
+
+def fit_calibration(scenes: Sequence, cache: Sequence[Cached], t: RectifiedThresholds) -> RectifiedThresholds:
+    """Calibration curves for cards read by one corner, by more, and by none (a face by its face head), from the
+    raw beliefs under cut-offs `t`."""
+    raw = dataclasses.replace(t, calibration_lone=(), calibration_multi=(), calibration_blank=())
+    rows = [
+        (belief, right, corners)
+        for sc, c in zip(scenes, cache, strict=True)
+        for score in [score_scene(sc, replay(c, raw))]
+        for (belief, right), corners in zip(score.beliefs, score.belief_corners, strict=True)
+    ]
+    p = np.array([r[0] for r in rows], np.float64)
+    right = np.array([r[1] for r in rows], np.float64)
+    corners = np.array([r[2] for r in rows])
+    lone, multi, blank = corners == 1, corners > 1, corners == 0
+    return dataclasses.replace(
+        raw,
+        calibration_lone=monotone_fit(p[lone], right[lone]),
+        calibration_multi=monotone_fit(p[multi], right[multi]),
+        calibration_blank=monotone_fit(p[blank], right[blank]),
+    )
+
+
 def tune(recogniser: RectifiedRecogniser, scenes: Sequence) -> tuple[RectifiedThresholds, dict]:
     cache = [
         read_all(recogniser, cv2.imdecode(np.frombuffer(s.jpeg, np.uint8), cv2.IMREAD_COLOR))
@@ -104,7 +158,26 @@ def tune(recogniser: RectifiedRecogniser, scenes: Sequence) -> tuple[RectifiedTh
     if any(c.face is None for c in cache):  # a reader with no face head: its cut-off is written as off, not a guess
         down_grid = {**DOWN_GRID, "face_up": (1.01,)}
     chosen, down = best_of(down_grid, chosen, scenes, cache, min_pr("face_down"))
-    return chosen, {"face_up_min_pr": up, "face_down_min_pr": down, "face_up_calibration_error": -ece}
+    chosen = fit_calibration(scenes, cache, chosen)
+    fitted = summarise([score_scene(sc, replay(c, chosen)) for sc, c in zip(scenes, cache, strict=True)])
+    return chosen, {
+        "face_up_min_pr": up,
+        "face_down_min_pr": down,
+        "face_up_calibration_error": -ece,
+        "calibration_error_after_fit (in sample)": fitted["calibration"]["ece"],
+    }
+
+
+def check_line(folder: Path, scenes: Sequence) -> str:
+    """One models folder's recogniser on the scenes, as the tuner's choices are judged."""
+    s = summarise(run_recogniser(RectifiedRecogniser(folder), scenes)[0])
+    up, down = s["face_up"], s["face_down"]
+    return (
+        f"{folder}: face up P {up['precision']:.2%} R {up['recall']:.2%} (of {up['cards']}), legible R "
+        f"{up['legible_recall']:.2%} (of {up['legible_cards']}), UNKNOWN {up['unknown_reports']}; face down P "
+        f"{down['precision']:.2%} R {down['recall']:.2%}; twice {s['duplicates']}; calibration error "
+        f"{s['calibration']['ece']:.3f}"
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -114,12 +187,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--scenes", type=int, default=150)
     parser.add_argument("--seed", type=int, default=5)
     parser.add_argument("--models", type=Path, default=None)
+    parser.add_argument("--check", type=Path, nargs="+", help="score these model folders instead of tuning")
     args = parser.parse_args(argv)
     root = args.models or models_dir()
     decks = test_decks(args.decks, "val")
     if args.procedural:
         decks += sorted(p for p in args.procedural.glob("proc-val-*") if (p / "deck.json").is_file())
     scenes = render_scenes(decks, args.scenes, args.seed)
+    if args.check:
+        for folder in args.check:
+            print(check_line(folder, scenes))
+        return 0
     chosen, summary = tune(RectifiedRecogniser(root, thresholds=RectifiedThresholds()), scenes)
     print(chosen, summary)
     print(chosen.save(root / RECTIFIED_THRESHOLDS_FILE))

@@ -1,0 +1,85 @@
+"""How legible a printed index is in a rendered frame: the labeller's measure of what a reader could read.
+
+Occlusion alone (the id map's visible share) does not say whether an index can be read: defocus, motion blur, a
+lamp's glare washing the card out, and an index only a few pixels tall leave an index fully in view and unreadable
+to anyone. Session 15 (issue 18) found about a third of the visible indices in the scene renderer's frames were such
+mush, taught to the reader as if readable and counted in the bench's recall.
+
+The measure compares what the camera made of the index region with the clean card picture, both resampled to the
+reader's own scale (READ_PX_PER_WIDTH pixels per card width), through a band-pass (a difference of Gaussians at
+the scale of an index's strokes), by normalised cross-correlation over the pixels where the card shows: 1 is the
+clean print, 0 nothing of it. Blur, glare, noise, low resolution and the JPEG all lower it; a uniform change of
+light does not. It needs the renderer's truth (the card's picture and where it lies), so it belongs to the
+labeller, never to the runtime.
+
+LEGIBLE was chosen by looking at validation crops sorted by the measure (session 15): below about 0.6 an index is
+a smear no reader can name; above it, the glyph is there. On 200 validation frames (1,647 visible indices, decks
+that print an index there) session 13's reader read 22% of the indices below 0.5, 38% at 0.5-0.6, 62% at 0.6-0.7,
+76% at 0.7-0.8 and 92% above; 17% of the visible indices were below 0.6.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from vision.synth.pieces import STANDARD_INDEX
+
+LEGIBLE = 0.6
+READ_PX_PER_WIDTH = 100.0  # the reader's crops are cut at about this many pixels per card width
+BAND = (0.7, 2.5)  # difference-of-Gaussians sigmas, reader pixels: an index stroke is 2-5 px wide there
+
+Region = tuple[float, float, float, float]  # x0, y0, x1, y1 as fractions of the picture
+
+
+def corner_region(k: int, top_left: Region = STANDARD_INDEX[0]) -> Region:
+    """The index box at printed corner k (TL, TR, BR, BL = 0..3): the top-left box mirrored into that corner."""
+    x0, y0, x1, y1 = top_left
+    xs = (x0, x1) if k in (0, 3) else (1 - x1, 1 - x0)
+    ys = (y0, y1) if k in (0, 1) else (1 - y1, 1 - y0)
+    return xs[0], ys[0], xs[1], ys[1]
+
+
+def _band(gray: np.ndarray) -> np.ndarray:
+    return cv2.GaussianBlur(gray, (0, 0), BAND[0]) - cv2.GaussianBlur(gray, (0, 0), BAND[1])
+
+
+def _correlation(a: np.ndarray, b: np.ndarray) -> float:
+    a, b = a - a.mean(), b - b.mean()
+    denominator = float(np.sqrt((a * a).sum() * (b * b).sum()))
+    return float((a * b).sum() / denominator) if denominator > 1e-6 else 0.0
+
+
+def index_legibility(
+    image: np.ndarray, picture: np.ndarray, quad: np.ndarray, region: Region, shows: np.ndarray | None = None
+) -> float:
+    """Band-passed correlation (-1..1) between an index region as the frame shows it and as printed.
+
+    `image`: the rendered frame (BGR); `picture`: the card's picture (BGRA or BGR, any size); `quad`: where the
+    picture's corners (TL, TR, BR, BL) lie in the frame; `region`: the index's box in picture fractions; `shows`:
+    an optional boolean mask over the frame of where this card is on top (the id map), so that a covered part of
+    the region counts as neither legible nor not (its visible share is the labeller's other rule)."""
+    h, w = picture.shape[:2]
+    x0, y0, x1, y1 = region
+    out_w = max(4, round((x1 - x0) * READ_PX_PER_WIDTH))
+    out_h = max(4, round((y1 - y0) * READ_PX_PER_WIDTH * h / w))
+    to_frame = cv2.getPerspectiveTransform(
+        np.float32([[0, 0], [w, 0], [w, h], [0, h]]), np.asarray(quad, np.float32).reshape(4, 2)
+    )
+    from_out = np.array([[(x1 - x0) * w / out_w, 0, x0 * w], [0, (y1 - y0) * h / out_h, y0 * h], [0, 0, 1]])
+    out_to_frame = to_frame @ from_out
+    flags = cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP
+    seen = cv2.warpPerspective(image, out_to_frame, (out_w, out_h), flags=flags, borderMode=cv2.BORDER_REPLICATE)
+    part = picture[int(y0 * h) : max(round(y1 * h), int(y0 * h) + 1), int(x0 * w) : max(round(x1 * w), int(x0 * w) + 1)]
+    clean = cv2.resize(part, (out_w, out_h), interpolation=cv2.INTER_AREA)
+    keep = clean[..., 3] > 128 if clean.shape[2] == 4 else np.ones((out_h, out_w), bool)
+    if shows is not None:
+        on_top = cv2.warpPerspective(
+            shows.astype(np.uint8), out_to_frame, (out_w, out_h), flags=cv2.INTER_NEAREST | cv2.WARP_INVERSE_MAP
+        )
+        keep &= on_top > 0
+    if keep.sum() < 16:
+        return 0.0
+    seen_band = _band(cv2.cvtColor(seen, cv2.COLOR_BGR2GRAY).astype(np.float32))
+    clean_band = _band(cv2.cvtColor(clean[..., :3], cv2.COLOR_BGR2GRAY).astype(np.float32))
+    return _correlation(seen_band[keep], clean_band[keep])
