@@ -2,6 +2,7 @@
 held out of training: it finds the right cards, reports none twice, reads backs, and `tabletop detect` keeps its
 JSON contract and its per-file errors."""
 
+import itertools
 import json
 import shutil
 
@@ -513,3 +514,15 @@ def test_the_tuner_picks_every_cut_off_from_its_grid_and_leaves_a_missing_face_h
     if "face" not in recogniser.reader.outputs:
         assert chosen.face_up == 1.01
     assert 0.0 <= summary["face_up_min_pr"] <= 1.0 and 0.0 <= summary["face_down_min_pr"] <= 1.0
+    # calibration curves for one corner, several and none: monotone, within 0-1
+    for curve in (chosen.calibration_lone, chosen.calibration_multi, chosen.calibration_blank):
+        assert len(curve) in (0, 11) and all(0.0 <= a <= b <= 1.0 for a, b in itertools.pairwise(curve))
+
+
+def test_the_tuners_check_scores_a_models_folder_on_validation_scenes(deck):
+    from vision.recognise.bench import render_scenes
+    from vision.recognise.models import models_dir
+    from vision.train.tune_rectified import check_line
+
+    line = check_line(models_dir(), render_scenes([deck.path], 2, seed=21, workers=1))
+    assert line.startswith(str(models_dir())) and "legible R" in line and "calibration error" in line

@@ -172,11 +172,16 @@ def check_line(folder: Path, scenes: Sequence) -> str:
     """One models folder's recogniser on the scenes, as the tuner's choices are judged."""
     s = summarise(run_recogniser(RectifiedRecogniser(folder), scenes)[0])
     up, down = s["face_up"], s["face_down"]
+    ece = s["calibration"]["ece"] if "calibration" in s else None
+
+    def pct(v: float | None) -> str:
+        return "n/a" if v is None else f"{v:.2%}"
+
     return (
-        f"{folder}: face up P {up['precision']:.2%} R {up['recall']:.2%} (of {up['cards']}), legible R "
-        f"{up['legible_recall']:.2%} (of {up['legible_cards']}), UNKNOWN {up['unknown_reports']}; face down P "
-        f"{down['precision']:.2%} R {down['recall']:.2%}; twice {s['duplicates']}; calibration error "
-        f"{s['calibration']['ece']:.3f}"
+        f"{folder}: face up P {pct(up['precision'])} R {pct(up['recall'])} (of {up['cards']}), legible R "
+        f"{pct(up['legible_recall'])} (of {up['legible_cards']}), UNKNOWN {up['unknown_reports']}; face down P "
+        f"{pct(down['precision'])} R {pct(down['recall'])}; twice {s['duplicates']}; calibration error "
+        + ("n/a" if ece is None else f"{ece:.3f}")
     )
 
 
