@@ -75,9 +75,10 @@ class ReplayResult:
         }
 
 
-# The tracker keeps the previous recogniser: measured with both (issue 18, `tabletop bench tracker --recogniser`, 3
-# rendered games of test-family decks) the rectified one decodes 63 of 120 moves right against the previous one's 70.
-TRACKER_RECOGNISER = "previous"
+# The tracker reads with the rectified recogniser since session 15 (issue 18), whose beliefs are calibrated: measured
+# with both (`tabletop bench tracker --games 3 --recogniser rectified`, then `previous`, on the same 3 rendered games
+# of test-family decks) it decodes 85 of 120 moves right against the previous one's 70 (session 14: 49 against 70).
+TRACKER_RECOGNISER = "rectified"
 
 
 def make_recognise(models: Path | None = None, kind: str = TRACKER_RECOGNISER) -> tuple[Callable, Callable]:

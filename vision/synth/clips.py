@@ -661,7 +661,7 @@ def compose_frame(clip: Clip, pieces: PieceSet, frame: int) -> _Frame:
         painted.append(_paint_solid(canvas, ids, len(painted) + 1, specs, renders, camera, light, effects))
     glossy = np.array([0.0, *(glossiness(item.source) for item in painted)], np.float32)
     image = finish(canvas, glossy[ids], effects, clip.seed)
-    return _Frame(image, label_objects(clip.scene, painted, ids, pieces, VISIBLE_THRESHOLD), z_of)
+    return _Frame(image, label_objects(clip.scene, painted, ids, pieces, VISIBLE_THRESHOLD, image), z_of)
 
 
 def _frame_key(clip: Clip, frame: int) -> tuple:

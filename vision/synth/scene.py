@@ -547,10 +547,10 @@ def label_objects(
             regions = region_quads(pieces.pieces[side].index)
             corners = [_corner(item, ids, z + 1, region, frame, threshold) for region in regions]
             if image is not None and (source.face_up or pieces.pieces[source.code].back is None):
-                for corner, box in zip(corners, pieces.pieces[side].index, strict=True):
+                for corner, region in zip(corners, pieces.pieces[side].index, strict=True):
                     if corner.visible_fraction > 0:
                         corner.legibility = round(
-                            index_legibility(image, pieces.image(side), quad, box, shows=ids == z + 1), 3
+                            index_legibility(image, pieces.image(side), quad, region, shows=ids == z + 1), 3
                         )
             code = pieces.label(side)
             pose = (source.x_mm, source.y_mm, source.rotation_deg)
