@@ -28,6 +28,13 @@ ARUCO_DICTIONARY = cv2.aruco.DICT_4X4_50
 MAX_SHEETS = 12  # 48 marker ids: the dictionary holds 50
 FORMATS = (".pdf", ".png")
 
+# A seat per player along the near and far edges, as LOOP and Bag-O-Loot seat up to four
+FOUR_SEATS = (
+    ("seat 1", 0.02, 0.62, 0.48, 0.98),
+    ("seat 2", 0.52, 0.62, 0.98, 0.98),
+    ("seat 3", 0.02, 0.02, 0.48, 0.30),
+    ("seat 4", 0.52, 0.02, 0.98, 0.30),
+)
 # Each game's zones as (name, x0, y0, x1, y1) in fractions of the sheet's area inside the marker band, for a table
 # of one sheet. The names are the ones the game engines and the tracker use for places on the table.
 ZONES: dict[str, tuple[tuple[str, float, float, float, float], ...]] = {
@@ -39,17 +46,11 @@ ZONES: dict[str, tuple[tuple[str, float, float, float, float], ...]] = {
         ("score pile", 0.40, 0.55, 0.98, 0.95),
     ),
     "loop": (
-        ("seat 1", 0.02, 0.62, 0.48, 0.98),
-        ("seat 2", 0.52, 0.62, 0.98, 0.98),
-        ("seat 3", 0.02, 0.02, 0.48, 0.30),
-        ("seat 4", 0.52, 0.02, 0.98, 0.30),
+        *FOUR_SEATS,
         ("centre", 0.10, 0.33, 0.90, 0.59),
     ),
     "bag-o-loot": (
-        ("seat 1", 0.02, 0.62, 0.48, 0.98),
-        ("seat 2", 0.52, 0.62, 0.98, 0.98),
-        ("seat 3", 0.02, 0.02, 0.48, 0.30),
-        ("seat 4", 0.52, 0.02, 0.98, 0.30),
+        *FOUR_SEATS,
         ("deck", 0.10, 0.33, 0.36, 0.59),
         ("junk", 0.40, 0.33, 0.64, 0.59),
         ("centre", 0.68, 0.33, 0.90, 0.59),
