@@ -29,7 +29,7 @@ import numpy as np
 
 from vision.recognise.labels import BACK, CARD_CLASSES
 from vision.recognise.recogniser import UNKNOWN, CardDetection, Recogniser
-from vision.synth.legibility import LEGIBLE
+from vision.synth.legibility import is_legible
 
 BACK_MIN_VISIBLE = 0.3
 CARDS_FOR_LATENCY = (10, 20)
@@ -70,7 +70,7 @@ def _scene_job(args: tuple[int, int, list[Path]]) -> BenchScene:
                 "quad": quad,
                 "visible_fraction": obj.visible_fraction,
                 "index_visible": any(c.visible for c in obj.corners),
-                "index_legible": any(c.visible and (c.legibility or 0.0) >= LEGIBLE for c in obj.corners),
+                "index_legible": any(c.visible and is_legible(c.legibility) for c in obj.corners),
                 "width_px": float(sides.min()),
                 "corner_visible": list(obj.corner_visible),
                 "index_fraction": [c.visible_fraction for c in obj.corners],
@@ -586,7 +586,7 @@ def side_by_side_latency(recognisers: dict[str, Any], scenes: Sequence[BenchScen
     return out
 
 
-def _pct(value: float | None) -> str:
+def pct(value: float | None) -> str:
     return "n/a" if value is None else f"{100 * value:.2f}%"
 
 
@@ -599,10 +599,10 @@ def format_table(result: dict) -> str:
         f"({data['split'].split()[0]} split): " + ", ".join(data["decks"]),
         "",
         f"{'':26s}{'cards':>8s}{'precision':>11s}{'recall':>9s}{'wrong':>7s}",
-        f"{'face up (index visible)':26s}{up['cards']:>8d}{_pct(up['precision']):>11s}{_pct(up['recall']):>9s}"
+        f"{'face up (index visible)':26s}{up['cards']:>8d}{pct(up['precision']):>11s}{pct(up['recall']):>9s}"
         f"{up['reported_wrong']:>7d}   (+{up['unknown_reports']} reported UNKNOWN)",
-        f"{'  ... index legible':26s}{up.get('legible_cards', 0):>8d}{'':>11s}{_pct(up.get('legible_recall')):>9s}",
-        f"{'face down (>=30% seen)':26s}{down['cards']:>8d}{_pct(down['precision']):>11s}{_pct(down['recall']):>9s}"
+        f"{'  ... index legible':26s}{up.get('legible_cards', 0):>8d}{'':>11s}{pct(up.get('legible_recall')):>9s}",
+        f"{'face down (>=30% seen)':26s}{down['cards']:>8d}{pct(down['precision']):>11s}{pct(down['recall']):>9s}"
         f"{down['reported_wrong']:>7d}",
         f"cards reported twice: {acc['duplicates']}",
         *calibration_lines(acc.get("calibration")),
@@ -611,12 +611,10 @@ def format_table(result: dict) -> str:
     ]
     for name, table in result["breakdowns"].items():
         for key, row in table.items():
-            p = f"  precision {_pct(row['precision'])}" if "precision" in row else ""
-            lines.append(f"  {name:8s} {key:28s} {row['cards']:>6d} cards  recall {_pct(row['recall'])}{p}")
+            p = f"  precision {pct(row['precision'])}" if "precision" in row else ""
+            lines.append(f"  {name:8s} {key:28s} {row['cards']:>6d} cards  recall {pct(row['recall'])}{p}")
     lines.append("")
-    lines.append(
-        "Face-up recall per deck: " + ", ".join(f"{d} {_pct(r)}" for d, r in result["per_deck_recall"].items())
-    )
+    lines.append("Face-up recall per deck: " + ", ".join(f"{d} {pct(r)}" for d, r in result["per_deck_recall"].items()))
     lat = result["latency"]
     ort = lat["onnxruntime"]
     lines += [
@@ -660,12 +658,12 @@ def enrolment_lines(e: dict | None, whose: str, crops: str) -> list[str]:
         "",
         f"Enrolment of {e['deck']} for the {whose} ({e['chosen_because']}): {e['enrol_scenes']} scenes, "
         f"{e['enrol_crops']} {crops}, {e['seconds']:.0f} s{corners}",
-        f"  before: precision {_pct(e['before']['precision'])}, recall {_pct(e['before']['recall'])}   "
-        f"after: precision {_pct(e['after']['precision'])}, recall {_pct(e['after']['recall'])}   "
+        f"  before: precision {pct(e['before']['precision'])}, recall {pct(e['before']['recall'])}   "
+        f"after: precision {pct(e['after']['precision'])}, recall {pct(e['after']['recall'])}   "
         f"({e['eval_scenes']} fresh scenes of that deck)",
         f"  {e.get('held_out_crops', crops)} of the held-out enrolment scenes read right: "
-        f"{_pct(e['held_out_crops_before'])} -> "
-        f"{_pct(e['held_out_crops_after'])} ({', '.join(chosen) or 'none helped: the shipped reading kept'})",
+        f"{pct(e['held_out_crops_before'])} -> "
+        f"{pct(e['held_out_crops_after'])} ({', '.join(chosen) or 'none helped: the shipped reading kept'})",
     ]
 
 
@@ -685,8 +683,8 @@ def comparison_lines(result: dict) -> list[str]:
         lat = side.get(name, row["latency"]["onnxruntime"])
         timing = f"{lat['median_ms']:7.1f}ms{lat['p95_ms']:7.1f}ms" if lat.get("frames") else ""
         lines.append(
-            f"  {name:11s}{_pct(up['precision']):>10s}{_pct(up['recall']):>8s}{_pct(down['precision']):>12s}"
-            f"{_pct(down['recall']):>8s}{row['accuracy']['duplicates']:>7d}  {timing}"
+            f"  {name:11s}{pct(up['precision']):>10s}{pct(up['recall']):>8s}{pct(down['precision']):>12s}"
+            f"{pct(down['recall']):>8s}{row['accuracy']['duplicates']:>7d}  {timing}"
         )
     ratios = [
         f"{k.replace('_over_', ' / ').replace('_median', '')}: {v:.2f}x" for k, v in side.items() if "_over_" in k
@@ -715,16 +713,16 @@ def stage_lines(result: dict) -> list[str]:
     return [
         "",
         "Rectified recogniser stage by stage (the renderer's true corners):",
-        f"  corner finder: readable face-up corners found {_pct(finder['index_corner_recall'])} of "
-        f"{finder['index_corners']} (legible ones {_pct(finder.get('legible_corner_recall'))} of "
-        f"{finder.get('legible_corners', 0)}), face-down corners {_pct(finder['face_down_corner_recall'])} of "
+        f"  corner finder: readable face-up corners found {pct(finder['index_corner_recall'])} of "
+        f"{finder['index_corners']} (legible ones {pct(finder.get('legible_corner_recall'))} of "
+        f"{finder.get('legible_corners', 0)}), face-down corners {pct(finder['face_down_corner_recall'])} of "
         f"{finder['face_down_corners']}; median error {'n/a' if err is None else f'{err:.3f}'} card widths",
         *edge_lines(finder),
         *found_lines(stages.get("reader_found_corners")),
-        f"  reader on true corner crops: top-1 {_pct(reader['top1'])} of {reader['crops']}; most confused: "
+        f"  reader on true corner crops: top-1 {pct(reader['top1'])} of {reader['crops']}; most confused: "
         + ", ".join(f"{k} x{v}" for k, v in list(reader["most_confused"].items())[:6]),
         "  reader top-1 by condition: "
-        + "; ".join(f"{k} {_pct(v['top1'])} of {v['crops']}" for k, v in reader.get("by_condition", {}).items()),
+        + "; ".join(f"{k} {pct(v['top1'])} of {v['crops']}" for k, v in reader.get("by_condition", {}).items()),
         *sweep_lines(stages.get("reader_flat_sweep")),
     ]
 
@@ -735,8 +733,8 @@ def edge_lines(finder: dict) -> list[str]:
     if turn is None:
         return []
     return [
-        f"  corner finder's edges: median turn {turn:.1f} degrees; {_pct(finder['gross_edge_share'])} off by more "
-        f"than 30 degrees, {_pct(finder['swapped_edge_share'])} with short and long edge swapped"
+        f"  corner finder's edges: median turn {turn:.1f} degrees; {pct(finder['gross_edge_share'])} off by more "
+        f"than 30 degrees, {pct(finder['swapped_edge_share'])} with short and long edge swapped"
     ]
 
 
@@ -745,8 +743,8 @@ def found_lines(found: dict | None) -> list[str]:
     if not found or not found["crops"]:
         return []
     return [
-        f"  reader on the readable corners found ({found['crops']}): top-1 {_pct(found['top1'])} cut along the "
-        f"finder's frame, {_pct(found['top1_true_frame'])} along the true frame"
+        f"  reader on the readable corners found ({found['crops']}): top-1 {pct(found['top1'])} cut along the "
+        f"finder's frame, {pct(found['top1_true_frame'])} along the true frame"
     ]
 
 
@@ -762,7 +760,7 @@ def sweep_lines(sweep: dict | None) -> list[str]:
         "    width  " + " ".join(f"{f:>15s}" for f in faults),
     ]
     for width, row in sweep["top1"].items():
-        lines.append(f"    {width:>6s} " + " ".join(f"{_pct(row[f]):>15s}" for f in faults))
+        lines.append(f"    {width:>6s} " + " ".join(f"{pct(row[f]):>15s}" for f in faults))
     lines.append(
         f"  jokers, clear: {jokers['read_joker']} of {jokers['crops']} corners read JOKER, "
         f"{jokers['indexless_face']} as a face with no index"

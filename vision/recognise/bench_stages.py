@@ -15,7 +15,7 @@ import numpy as np
 from vision.recognise.corners import Corner, handedness, printed_corner
 from vision.recognise.labels import JOKER, NONE, READER_CLASSES
 from vision.recognise.rectified import RectifiedRecogniser
-from vision.synth.legibility import LEGIBLE
+from vision.synth.legibility import is_legible
 
 if TYPE_CHECKING:
     from vision.recognise.bench import BenchScene
@@ -52,8 +52,8 @@ def true_corners(cards: Sequence[dict]) -> list[TrueCorner]:
             if vis[k] < CORNER_SHOWN:
                 continue
             readable = c["face_up"] and k in (0, 2) and index[k // 2] >= INDEX_SHOWN
-            legible = readable and (legibility[k // 2] or 0.0) >= LEGIBLE
-            out.append(TrueCorner(*printed_corner(quad, k), c["code"], c["face_up"], readable, legible))
+            sharp = readable and is_legible(legibility[k // 2])
+            out.append(TrueCorner(*printed_corner(quad, k), c["code"], c["face_up"], readable, sharp))
     return out
 
 

@@ -40,6 +40,11 @@ def corner_region(k: int, top_left: Region = STANDARD_INDEX[0]) -> Region:
     return xs[0], ys[0], xs[1], ys[1]
 
 
+def is_legible(legibility: float | None) -> bool:
+    """Whether an index measured this legible can be read (unmeasured: not known to be, so no)."""
+    return legibility is not None and legibility >= LEGIBLE
+
+
 def _band(gray: np.ndarray) -> np.ndarray:
     return cv2.GaussianBlur(gray, (0, 0), BAND[0]) - cv2.GaussianBlur(gray, (0, 0), BAND[1])
 

@@ -546,15 +546,14 @@ def label_objects(
             side = pieces.side(source.code, source.face_up)
             regions = region_quads(pieces.pieces[side].index)
             corners = [_corner(item, ids, z + 1, region, frame, threshold) for region in regions]
-            if image is not None and (source.face_up or pieces.pieces[source.code].back is None):
+            face_up = source.face_up or pieces.pieces[source.code].back is None
+            if image is not None and face_up and any(c.visible_fraction > 0 for c in corners):
+                shows = ids == z + 1  # once per card: a whole frame's comparison
                 for corner, region in zip(corners, pieces.pieces[side].index, strict=True):
                     if corner.visible_fraction > 0:
-                        corner.legibility = round(
-                            index_legibility(image, pieces.image(side), quad, region, shows=ids == z + 1), 3
-                        )
+                        corner.legibility = round(index_legibility(image, pieces.image(side), quad, region, shows), 3)
             code = pieces.label(side)
             pose = (source.x_mm, source.y_mm, source.rotation_deg)
-            face_up = source.face_up or pieces.pieces[source.code].back is None
             info = pieces.pieces[source.code]
             tips = [_corner(item, ids, z + 1, square, frame, threshold) for square in corner_squares(info.size_mm)]
             labels.append(

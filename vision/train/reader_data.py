@@ -34,7 +34,7 @@ from vision.recognise.labels import RANK_CLASSES, SUIT_CLASSES
 from vision.recognise.samples import corner_label, jitter, seen_corners
 from vision.synth.deckdir import Deck, load_decks
 from vision.synth.effects import finish, random_effects
-from vision.synth.legibility import LEGIBLE, corner_region, index_legibility
+from vision.synth.legibility import corner_region, index_legibility, is_legible
 from vision.train.corner_data import SceneGeometry, decks_of_split, stored_scenes
 from vision.train.finder_errors import apply_error
 
@@ -75,7 +75,7 @@ class CropSet:
 def label_of(code: str, has_index: bool, legibility: float = 1.0) -> tuple[int, int]:
     """(rank, suit) class numbers of a crop: none where no index is printed or the side is a back; ILLEGIBLE (and
     no suit) where an index is printed and in view but the camera left it below LEGIBLE."""
-    if has_index and legibility < LEGIBLE and not code.startswith("BACK"):
+    if has_index and not is_legible(legibility) and not code.startswith("BACK"):
         return ILLEGIBLE, NO_SUIT
     rank, suit = corner_label(code, has_index)
     return RANK_CLASSES.index(rank), (SUIT_CLASSES.index(suit) if suit else NO_SUIT)

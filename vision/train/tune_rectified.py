@@ -26,7 +26,15 @@ import cv2
 import numpy as np
 from tqdm import tqdm
 
-from vision.recognise.bench import render_scenes, run_recogniser, score_scene, summarise, test_decks
+from vision.recognise.bench import (
+    SceneScore,
+    pct,
+    render_scenes,
+    run_recogniser,
+    score_scene,
+    summarise,
+    test_decks,
+)
 from vision.recognise.corners import Corner
 from vision.recognise.models import models_dir
 from vision.recognise.rectified import (
@@ -68,6 +76,11 @@ def replay(cached: Cached, t: RectifiedThresholds) -> list:
     return assemble_corners([cached.corners[k] for k in keep], cached.probs[keep], t, face)
 
 
+def scores(scenes: Sequence, cache: Sequence[Cached], t: RectifiedThresholds) -> list[SceneScore]:
+    """Every scene scored as the recogniser with cut-offs `t` reads it, replayed from the cached readings."""
+    return [score_scene(sc, replay(c, t)) for sc, c in zip(scenes, cache, strict=True)]
+
+
 def min_pr(side: str) -> Callable[[dict], tuple[float, ...]]:
     """The key a side's cut-offs are chosen by: the smaller of precision and recall, then recall. Face up, recall is
     over the cards whose index is legible where the scenes measured it (session 15): a smeared index is the
@@ -92,7 +105,7 @@ def best_of(
     best, best_key = base, None
     for values in tqdm(list(itertools.product(*grid.values())), desc=f"grid {', '.join(grid)}", unit="setting"):
         t = dataclasses.replace(base, **dict(zip(grid, values, strict=True)))
-        k = key(summarise([score_scene(sc, replay(c, t)) for sc, c in zip(scenes, cache, strict=True)]))
+        k = key(summarise(scores(scenes, cache, t)))
         if best_key is None or k > best_key:
             best, best_key = t, k
     assert best_key is not None
@@ -129,8 +142,7 @@ def fit_calibration(scenes: Sequence, cache: Sequence[Cached], t: RectifiedThres
     raw = dataclasses.replace(t, calibration_lone=(), calibration_multi=(), calibration_blank=())
     rows = [
         (belief, right, corners)
-        for sc, c in zip(scenes, cache, strict=True)
-        for score in [score_scene(sc, replay(c, raw))]
+        for score in scores(scenes, cache, raw)
         for (belief, right), corners in zip(score.beliefs, score.belief_corners, strict=True)
     ]
     p = np.array([r[0] for r in rows], np.float64)
@@ -159,7 +171,7 @@ def tune(recogniser: RectifiedRecogniser, scenes: Sequence) -> tuple[RectifiedTh
         down_grid = {**DOWN_GRID, "face_up": (1.01,)}
     chosen, down = best_of(down_grid, chosen, scenes, cache, min_pr("face_down"))
     chosen = fit_calibration(scenes, cache, chosen)
-    fitted = summarise([score_scene(sc, replay(c, chosen)) for sc, c in zip(scenes, cache, strict=True)])
+    fitted = summarise(scores(scenes, cache, chosen))
     return chosen, {
         "face_up_min_pr": up,
         "face_down_min_pr": down,
@@ -173,10 +185,6 @@ def check_line(folder: Path, scenes: Sequence) -> str:
     s = summarise(run_recogniser(RectifiedRecogniser(folder), scenes)[0])
     up, down = s["face_up"], s["face_down"]
     ece = s["calibration"]["ece"] if "calibration" in s else None
-
-    def pct(v: float | None) -> str:
-        return "n/a" if v is None else f"{v:.2%}"
-
     return (
         f"{folder}: face up P {pct(up['precision'])} R {pct(up['recall'])} (of {up['cards']}), legible R "
         f"{pct(up['legible_recall'])} (of {up['legible_cards']}), UNKNOWN {up['unknown_reports']}; face down P "
