@@ -206,9 +206,12 @@ def cmd_bench(args: argparse.Namespace) -> int:
         return bench_soak(args)
     if args.target == "crash":
         return bench_crash(args)
+    if args.target == "table":
+        return bench_table(args)
     if args.target != "loot-the-loop":
         raise CliError(
-            f"unknown benchmark '{args.target}': expected loot-the-loop, vision, tracker, companion, soak or crash"
+            f"unknown benchmark '{args.target}': expected loot-the-loop, vision, tracker, companion, soak, crash or "
+            "table"
         )
     games = 1000 if args.games is None else args.games
     if games < 1:
@@ -258,6 +261,26 @@ def bench_vision(args: argparse.Namespace) -> int:
             bar.close()
     print(format_table(result))
     return _write_bench(args, result, "vision")
+
+
+def bench_table(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    from vision.table.bench import format_table, run_table_bench
+    from vision.table.mat import PAPERS, ZONES
+
+    game = args.game or "loot-the-loop"
+    if game not in ZONES:
+        raise CliError(f"--game {game}: unknown game (expected one of {', '.join(ZONES)})")
+    if args.paper not in PAPERS:
+        raise CliError(f"--paper {args.paper}: unknown paper size (expected one of {', '.join(PAPERS)})")
+    views = 300 if args.views is None else args.views
+    if views < 1:
+        raise CliError(f"--views must be at least 1, got {views}")
+    with tqdm(total=views, desc="views", unit="view", disable=args.quiet, leave=False) as bar:
+        result = run_table_bench(game, args.paper, views, args.seed or 0, lambda i, n: bar.update(i - bar.n))
+    print(format_table(result))
+    return _write_bench(args, result, "table")
 
 
 def _write_bench(args: argparse.Namespace, result: object, name: str) -> int:
@@ -840,9 +863,12 @@ def build_parser() -> argparse.ArgumentParser:
         "bench",
         help="benchmarks (loot-the-loop: solver vs random; vision: card recogniser; tracker: whole games; "
         "companion: latency, CPU and memory of the whole companion; soak: pages open while it runs; crash: kill -9 "
-        "while moves are entered)",
+        "while moves are entered; table: calibration from a printed mat)",
     )
-    p.add_argument("target", help="what to measure: loot-the-loop, vision, tracker, companion, soak or crash")
+    p.add_argument("target", help="what to measure: loot-the-loop, vision, tracker, companion, soak, crash or table")
+    p.add_argument("--game", help="table: whose mat (default loot-the-loop)")
+    p.add_argument("--paper", default="a4", help="table: the mat's paper (a4, letter, a3)")
+    p.add_argument("--views", type=int, help="table: camera views of the mat to render (default 300)")
     p.add_argument(
         "--videos",
         help="tracker: folder of rendered games (default out/tracker_bench, made if missing); companion: measure the "

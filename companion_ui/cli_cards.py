@@ -19,8 +19,9 @@ RECOGNISERS = ("auto", "rectified", "previous")
 Progress = Callable[[int, int], None]
 
 
-def make_recogniser(args: argparse.Namespace) -> Any:
-    """The recogniser `--recogniser`, `--deck` (whose kind picks it) and `--calibration` ask for."""
+def make_recogniser(args: argparse.Namespace, calibrate: bool = True) -> Any:
+    """The recogniser `--recogniser`, `--deck` (whose kind picks it) and `--calibration` ask for (the calibration
+    left out where `calibrate` is False: a table layout places the cards instead)."""
     from vision.recognise.calibration import CalibrationError, load_calibration
     from vision.recognise.enrol import EnrolError
     from vision.recognise.enrol_rectified import load_deck_head
@@ -28,7 +29,7 @@ def make_recogniser(args: argparse.Namespace) -> Any:
     from vision.recognise.models import ModelError
 
     try:
-        calibration = load_calibration(args.calibration) if args.calibration else None
+        calibration = load_calibration(args.calibration) if args.calibration and calibrate else None
         deck = load_deck_head(args.deck) if args.deck else None
         models = Path(args.models) if args.models else None
         return load_recogniser(models, getattr(args, "recogniser", "auto"), deck, calibration)
@@ -44,9 +45,10 @@ def cmd_detect(args: argparse.Namespace) -> int:
     paths = expand_paths(args.images)
     if not paths:
         raise CliError(f"no pictures found in {', '.join(args.images)}")
-    recogniser = make_recogniser(args)
+    table = table_source(args)
+    recogniser = make_recogniser(args, calibrate=table is None)
     results, failed = [], 0
-    for result, image in detect_files(paths, recogniser):
+    for result, image in detect_files(paths, recogniser, table):
         if result.error is not None:
             failed += 1
             print(f"tabletop detect: {result.error}", file=sys.stderr)
@@ -61,6 +63,41 @@ def cmd_detect(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(results, indent=1))
     return 1 if failed else 0
+
+
+def table_source(args: argparse.Namespace) -> Any:
+    """With `--layout`, what places each picture's cards on the table: a mat's markers found in the picture itself,
+    or, for a layout without markers (zones drawn by hand), the fixed `--calibration`. None without `--layout`."""
+    if not getattr(args, "layout", None):
+        return None
+    from vision.recognise.calibration import CalibrationError, TableCalibration, load_calibration
+    from vision.table.markers import MIN_MARKERS, MatTracker
+    from vision.table.mat import LayoutError, load_layout
+
+    try:
+        layout = load_layout(args.layout)
+    except LayoutError as err:
+        raise CliError(str(err)) from err
+    if not layout.markers:
+        if not args.calibration:
+            raise CliError(
+                f"{args.layout}: this layout has no mat markers; give --calibration FILE too (four points of the "
+                "table in the picture and where they lie in mm, or a homography)"
+            )
+        try:
+            fixed = TableCalibration(load_calibration(args.calibration).homography, layout)
+        except CalibrationError as err:
+            raise CliError(str(err)) from err
+        return lambda _image: (fixed, None)
+
+    def from_markers(image: Any) -> tuple[Any, str | None]:
+        tracker = MatTracker(layout)
+        status = tracker.update(image)
+        if tracker.calibration is None:
+            return None, f"{status.markers} of the mat's markers in view, {MIN_MARKERS} needed: no table positions"
+        return tracker.calibration, None
+
+    return from_markers
 
 
 def layout_to_deck(args: argparse.Namespace, models: Path) -> Path:
@@ -158,6 +195,12 @@ def add_card_commands(sub: Any) -> None:
     p.add_argument("--json", action="store_true", help="one JSON object per picture, as a list")
     p.add_argument("--annotate", metavar="OUT", help="write each picture with its cards drawn (a file, or a folder)")
     p.add_argument("--calibration", metavar="FILE", help="table calibration JSON: adds each card's table position")
+    p.add_argument(
+        "--layout",
+        metavar="FILE",
+        help="table layout JSON (a mat's, from tabletop mat, or zones drawn by hand): adds each card's table "
+        "position and zone; a mat is found by its markers in each picture",
+    )
     p.add_argument(
         "--deck", metavar="FILE", help="an enrolled deck's head (from tabletop enrol): read by the recogniser it fits"
     )

@@ -38,7 +38,7 @@ def test_a_camera_finds_the_markers_where_the_layout_puts_them():
     view = cv2.copyMakeBorder(picture, 40, 40, 40, 40, cv2.BORDER_CONSTANT, value=255)
     detector = cv2.aruco.ArucoDetector(cv2.aruco.getPredefinedDictionary(ARUCO_DICTIONARY))
     corners, ids, _ = detector.detectMarkers(view)
-    assert ids is not None and sorted(ids.ravel().tolist()) == list(range(8))
+    assert ids is not None and sorted(ids.ravel().tolist()) == list(range(12))
     expected = {m.id: np.array(m.corners_mm) * dpi / 25.4 + 40 for m in layout.markers}
     for quad, marker_id in zip(corners, ids.ravel(), strict=True):
         # within 2 px (0.5 mm at 100 dpi) of the layout: ArUco puts a corner on its edge pixels' centres, and the
@@ -55,7 +55,7 @@ def test_the_pdf_has_one_page_per_sheet_at_the_papers_true_size_and_the_layout_b
     assert f"{width_pt:.0f}".encode() in data or f"{width_pt:.2f}".encode() in data  # the MediaBox: 792 x 612 pt
     assert f"{height_pt:.0f}".encode() in data
     meta = json.loads(out.with_suffix(".json").read_text())
-    assert meta["game"] == "loot-roll" and meta["sheets"] == 2 and len(meta["markers"]) == 8
+    assert meta["game"] == "loot-roll" and meta["sheets"] == 2 and len(meta["markers"]) == 12
     assert {z["name"] for z in meta["zones"]} >= {"bag", "bank", "dice tray", "monster pile", "loot pile"}
 
 
@@ -71,7 +71,7 @@ def test_a_png_mat_is_one_picture_of_the_whole_table(tmp_path):
     [
         (["--game", "chess"], "unknown game 'chess'"),
         (["--game", "loop", "--paper", "a5"], "unknown paper size 'a5' (expected one of a4, letter, a3)"),
-        (["--game", "loop", "--sheets", "0"], "sheets must be 1 to 12"),
+        (["--game", "loop", "--sheets", "0"], "sheets must be 1 to 8"),
         (["--game", "loop", "-o", "mat.svg"], "written as .pdf or .png"),
     ],
 )

@@ -81,6 +81,53 @@ def test_the_next_card_of_a_fan_or_cascade_lies_beside_or_below_the_index_never_
             assert along <= 0.3 + 1e-4 and down <= 0.6 + 1e-4  # and close enough to show in the crop
 
 
+def test_a_false_corner_lies_far_from_every_corner_of_every_card_even_a_hidden_one() -> None:
+    from vision.recognise.corners import Corner
+    from vision.train.reader_data import FALSE_CORNER_CLEARANCE, false_corners
+
+    quad = np.array([[100, 100], [200, 100], [200, 240], [100, 240]], np.float32)  # 100 px wide
+    a, b = np.array([100.0, 0.0], np.float32), np.array([0.0, 140.0], np.float32)
+
+    def at(x: float, y: float, width: float = 100.0) -> Corner:
+        return Corner("up", 0.9, np.array([x, y], np.float32), a * width / 100, b * width / 100)
+
+    on_card = at(102, 101)  # the card's top left, a little off
+    near = at(200 + 100 * FALSE_CORNER_CLEARANCE * 0.8, 240)  # a hidden bottom right, within the clearance
+    pip = at(150, 170)  # the middle of the face: a pip's tip
+    table = at(400, 400)
+    small_near = at(100 + 100 * FALSE_CORNER_CLEARANCE * 0.8, 100, width=20)  # measured by the smaller width
+    assert false_corners([on_card, near, pip, table, small_near], quad[None]) == [pip, table, small_near]
+    assert false_corners([table], np.zeros((0, 4, 2), np.float32)) == [table]  # a frame with no cards
+
+
+def test_the_card_head_learns_cards_corners_against_false_ones_and_the_face_head_only_sided_crops() -> None:
+    torch = pytest.importorskip("torch")  # the training environment's test (scripts/setup-train.sh)
+    from vision.train.reader_data import NOT_A_CARD
+    from vision.train.reader_net import side_loss
+
+    face = torch.tensor([1, 0, NOT_A_CARD, UNKNOWN_FACE])
+    right = side_loss(torch.tensor([5.0, -5.0, 0.0, 0.0]), torch.tensor([5.0, 5.0, -5.0, 0.0]), face)
+    wrong_card = side_loss(torch.tensor([5.0, -5.0, 0.0, 0.0]), torch.tensor([5.0, 5.0, 5.0, 0.0]), face)
+    assert right < 0.05 < wrong_card
+    # the false corner's face logit and the unknown crop's heads teach nothing
+    loose = side_loss(torch.tensor([5.0, -5.0, 9.0, -9.0]), torch.tensor([5.0, 5.0, -5.0, 9.0]), face)
+    assert loose == pytest.approx(float(right), abs=1e-6)
+
+
+def test_a_reader_checkpoint_from_before_the_card_head_resumes_with_a_fresh_head() -> None:
+    torch = pytest.importorskip("torch")
+    from vision.train.reader_net import CornerReader, resume
+
+    old = CornerReader()
+    state = {k: v for k, v in old.state_dict().items() if not k.startswith("card.")}
+    new = CornerReader()
+    opt = torch.optim.AdamW(new.parameters())
+    assert resume(new, opt, {"model": state, "opt": {}}) is False
+    assert torch.equal(new.rank.weight, old.rank.weight)
+    with pytest.raises(ValueError, match="does not fit"):
+        resume(CornerReader(), opt, {"model": {k: v for k, v in state.items() if not k.startswith("rank.")}})
+
+
 def test_an_illegible_crop_is_taught_a_flat_belief_over_the_index_classes() -> None:
     torch = pytest.importorskip("torch")  # the training environment's test (scripts/setup-train.sh)
     from vision.train.reader_net import rank_loss

@@ -505,14 +505,16 @@ def test_the_tuner_picks_every_cut_off_from_its_grid_and_leaves_a_missing_face_h
     shipped before session 13) gets `face_up` written as off (1.01), not whichever value the grid listed first."""
     from vision.recognise.bench import render_scenes
     from vision.recognise.rectified import RectifiedRecogniser, RectifiedThresholds
-    from vision.train.tune_rectified import DOWN_GRID, UP_GRID, tune
+    from vision.train.tune_rectified import CARD_GRID, DOWN_GRID, UP_GRID, tune
 
     recogniser = RectifiedRecogniser(thresholds=RectifiedThresholds())
     chosen, summary = tune(recogniser, render_scenes([deck.path], 4, seed=9, workers=1))
-    for name, values in {**UP_GRID, **DOWN_GRID}.items():
+    for name, values in {**UP_GRID, **DOWN_GRID, **CARD_GRID}.items():
         assert getattr(chosen, name) in values, name
     if "face" not in recogniser.reader.outputs:
         assert chosen.face_up == 1.01
+    if "card" not in recogniser.reader.outputs:  # a reader with no card head reads every corner
+        assert chosen.min_card == 0.0
     assert 0.0 <= summary["face_up_min_pr"] <= 1.0 and 0.0 <= summary["face_down_min_pr"] <= 1.0
     # calibration curves for one corner, several and none: monotone, within 0-1
     for curve in (chosen.calibration_lone, chosen.calibration_multi, chosen.calibration_blank):

@@ -29,6 +29,7 @@ from vision.recognise.recogniser import UNKNOWN
 from vision.recognise.rectified import (
     RectifiedThresholds,
     assemble_corners,
+    assemble_read,
     card_outline,
     group_corners,
     region_frames,
@@ -296,6 +297,23 @@ def test_a_back_on_a_face_up_card_or_on_a_stronger_back_is_not_another_card():
     width_breaker = [Corner("down", c.score, c.point, c.a * 1.5, c.b * 1.5) for c in again]  # too wide to join
     backs = assemble_corners([*down[:2], *width_breaker], np.vstack([blank] * 4), t)
     assert [(c.label, c.face_up) for c in backs] == [("BACK", False)]
+
+
+def test_corners_the_card_head_calls_no_cards_are_not_read_and_a_reader_without_one_reads_them_all():
+    from vision.recognise.reader import Reading
+
+    t = RectifiedThresholds(min_card=0.5, lone_down=0.5)
+    blank = one_hot(NONE)[None]
+    down = card_corners(rect(100, 100), score=0.9)[:2]  # a face-down card's two corners
+    phone = card_corners(rect(500, 100, 200, 200), score=0.9)[:2]  # and a phone's, which the finder took for one
+    corners = [*down, *phone]
+    probs = np.vstack([blank] * 4)
+    heads = Reading(probs, None, face=np.full(4, 0.1, np.float32), card=np.array([0.9, 0.8, 0.2, 0.1], np.float32))
+    assert [(c.label, c.quad.mean(axis=0)[0] < 300) for c in assemble_read(corners, heads, t)] == [("BACK", True)]
+    # no card head (a reader from before session 16): every corner is read, the phone becomes a back too
+    assert len(assemble_read(corners, Reading(probs, None, face=heads.face), t)) == 2
+    # the finder's own score still decides first
+    assert assemble_read(corners, heads, RectifiedThresholds(min_card=0.5, corner=0.95)) == []
 
 
 # ----- enrolment for the rectified reader, without its trained weights ------------------------------------------

@@ -10,10 +10,13 @@ import dataclasses
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import cv2
 import numpy as np
+
+if TYPE_CHECKING:
+    from vision.table.mat import MatLayout
 
 
 class CalibrationError(ValueError):
@@ -23,15 +26,19 @@ class CalibrationError(ValueError):
 @dataclass(frozen=True)
 class TableCalibration:
     homography: np.ndarray  # 3x3, frame pixels to table mm
+    layout: MatLayout | None = None  # the table's zones, in the same mm: a placed card is given the one it lies in
 
     def to_table(self, points: np.ndarray) -> np.ndarray:
         pts = np.asarray(points, np.float64).reshape(-1, 1, 2)
         return cv2.perspectiveTransform(pts, self.homography).reshape(-1, 2)
 
     def place(self, detection: Any) -> Any:
-        """The detection with its centre on the table (the mean of its mapped corners)."""
+        """The detection with its centre on the table (the mean of its mapped corners) and, where the layout has
+        zones, the zone that centre lies in (None between zones)."""
         centre = self.to_table(detection.quad).mean(axis=0)
-        return dataclasses.replace(detection, table_mm=(float(centre[0]), float(centre[1])))
+        where = (float(centre[0]), float(centre[1]))
+        zone = self.layout.zone_at(where) if self.layout is not None else None
+        return dataclasses.replace(detection, table_mm=where, zone=zone)
 
 
 def _matrix(value: object, name: str, shape: tuple[int, int], path: Path) -> np.ndarray:

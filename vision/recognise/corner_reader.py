@@ -88,14 +88,15 @@ class CornerReader:
         """Label probabilities for upright crops (n, READ_H, READ_W, 3) BGR uint8, with the pooled features and
         the face-or-back probability where the graph exports them; with the enrolled deck's matcher weighed in
         unless `enrolled` is False."""
-        face = np.zeros(0, np.float32) if "face" in self.outputs else None
         if len(crops) == 0:
-            return Reading(np.zeros((0, len(self.classes)), np.float32), np.zeros((0, 0), np.float32), face)
+            empty = {name: np.zeros(0, np.float32) for name in ("face", "card") if name in self.outputs}
+            probs = np.zeros((0, len(self.classes)), np.float32)
+            return Reading(probs, np.zeros((0, 0), np.float32), empty.get("face"), empty.get("card"))
         out = dict(zip(self.outputs, self.session.run(None, {self.input_name: bgr_blob(crops)}), strict=True))
         probs = card_probs(out["rank"], out["suit"]).astype(np.float32)
         if self._deck is not None and enrolled:
             probs = self._deck.read(crops, probs).astype(np.float32)
-        return Reading(probs, out.get("features"), out.get("face"))
+        return Reading(probs, out.get("features"), out.get("face"), out.get("card"))
 
     def read(self, frame: np.ndarray, frames: Sequence[CornerFrame]) -> Reading:
         return self.read_crops(self.crops(frame, frames))

@@ -6,14 +6,18 @@ file, and the others still run.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
 
 from vision.recognise.recogniser import UNKNOWN, CardDetection, Recogniser
+
+if TYPE_CHECKING:
+    from vision.recognise.calibration import TableCalibration
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff")
 COLOURS = {"known": (60, 200, 60), UNKNOWN: (0, 165, 255), "BACK": (230, 120, 40)}  # BGR
@@ -26,16 +30,20 @@ class DetectResult:
     height: int = 0
     detections: tuple[CardDetection, ...] = ()
     error: str | None = None
+    table_note: str | None = None  # why the cards have no table position, where a table layout was asked for
 
     def to_json(self) -> dict:
         if self.error is not None:
             return {"image": str(self.path), "error": self.error}
-        return {
+        out = {
             "image": str(self.path),
             "width": self.width,
             "height": self.height,
             "detections": [d.to_json() for d in self.detections],
         }
+        if self.table_note is not None:
+            out["table_note"] = self.table_note
+        return out
 
 
 def expand_paths(items: Sequence[str | Path]) -> list[Path]:
@@ -68,7 +76,15 @@ def read_image(path: Path) -> np.ndarray:
     return image
 
 
-def detect_files(paths: Iterable[Path], recogniser: Recogniser) -> Iterator[tuple[DetectResult, np.ndarray | None]]:
+# Where a picture's table lies: its calibration (None where it cannot be had) and a note saying why not
+TableSource = Callable[[np.ndarray], tuple["TableCalibration | None", str | None]]
+
+
+def detect_files(
+    paths: Iterable[Path], recogniser: Recogniser, table: TableSource | None = None
+) -> Iterator[tuple[DetectResult, np.ndarray | None]]:
+    """Each picture read and its cards found; with `table`, each card also placed on the table (mm and zone), from
+    that picture's own calibration (a mat's markers are found in every picture anew)."""
     for path in paths:
         try:
             image = read_image(path)
@@ -76,7 +92,12 @@ def detect_files(paths: Iterable[Path], recogniser: Recogniser) -> Iterator[tupl
             yield DetectResult(path, error=f"{path}: {err}"), None
             continue
         found = recogniser.recognise(image)
-        yield DetectResult(path, image.shape[1], image.shape[0], tuple(found)), image
+        note = None
+        if table is not None:
+            calibration, note = table(image)
+            if calibration is not None:
+                found = [calibration.place(d) for d in found]
+        yield DetectResult(path, image.shape[1], image.shape[0], tuple(found), table_note=note), image
 
 
 def annotate(image: np.ndarray, detections: Sequence[CardDetection]) -> np.ndarray:
@@ -111,8 +132,11 @@ def format_text(result: DetectResult) -> str:
     if result.error is not None:
         return f"{result.path}: error: {result.error.split(': ', 1)[-1]}"
     lines = [f"{result.path}: {len(result.detections)} cards ({result.width}x{result.height})"]
+    if result.table_note:
+        lines.append(f"  ({result.table_note})")
     for d in sorted(result.detections, key=lambda d: (d.box[1], d.box[0])):
         where = f" at {d.table_mm[0]:.0f},{d.table_mm[1]:.0f} mm" if d.table_mm else ""
+        where += f" in {d.zone}" if d.zone else ""
         maybe = ""
         if d.label == UNKNOWN and d.candidates:
             maybe = " (maybe " + ", ".join(f"{c} {p:.2f}" for c, p in d.candidates[:2]) + ")"

@@ -20,6 +20,7 @@ class Reading:
     probs: np.ndarray  # (n, classes) softmax, columns in `Reader.classes` order
     features: np.ndarray | None  # (n, d) pooled features when the graph exports them
     face: np.ndarray | None = None  # (n,) probability that each crop is a face's corner, where the graph says
+    card: np.ndarray | None = None  # (n,) probability that each crop is a card's corner at all, where the graph says
 
 
 def crops_blob(frame: np.ndarray, quads: Sequence[np.ndarray], size: int = CROP_PX) -> np.ndarray:

@@ -55,6 +55,7 @@ class CardDetection:
     indices: int = 0  # corner indices read for this card
     candidates: tuple[tuple[str, float], ...] = ()  # best labels with their probabilities, best first
     table_mm: tuple[float, float] | None = None  # centre on the table plane, when the table is calibrated
+    zone: str | None = None  # the table layout's zone that centre lies in, when a layout is given
     index_boxes: tuple[tuple[float, float, float, float], ...] = field(default=(), repr=False)
 
     def to_json(self) -> dict:
@@ -70,6 +71,8 @@ class CardDetection:
             out["candidates"] = [[label, round(float(p), 4)] for label, p in self.candidates]
         if self.table_mm is not None:
             out["table_mm"] = [round(float(v), 1) for v in self.table_mm]
+        if self.zone is not None:
+            out["zone"] = self.zone
         return out
 
 

@@ -25,6 +25,7 @@ from vision.recognise.crops import CORNER_INDEX
 from vision.recognise.finder import quad_bounds
 from vision.recognise.labels import BACK, JOKER, NONE, READER_CLASSES
 from vision.recognise.models import ThresholdFile, models_dir
+from vision.recognise.reader import Reading
 from vision.recognise.recogniser import UNKNOWN, CardDetection, group_probs
 
 if TYPE_CHECKING:
@@ -62,6 +63,9 @@ class RectifiedThresholds(ThresholdFile):
     calibration_lone: tuple[float, ...] = ()
     calibration_multi: tuple[float, ...] = ()
     calibration_blank: tuple[float, ...] = ()  # the same for a face read by no index (a JOKER or UNKNOWN by its face)
+    # A corner is read only if the reader's card head (where it has one) gives it at least this: the finder also
+    # fires on phones, tiles, dice, pips and blobs on the cloth, which became face-down cards (session 16)
+    min_card: float = 0.0
 
 
 def same_card(i: Corner, j: Corner) -> bool:
@@ -176,10 +180,21 @@ class RectifiedRecogniser:
     def recognise(self, frame: np.ndarray) -> list[CardDetection]:
         corners = self.find(frame)
         reading = self.reader.read(frame, [(c.point, c.a, c.b) for c in corners])
-        out = assemble_corners(corners, reading.probs, self.thresholds, reading.face)
+        out = assemble_read(corners, reading, self.thresholds)
         if self.calibration is not None:
             out = [self.calibration.place(d) for d in out]
         return out
+
+
+def assemble_read(corners: Sequence[Corner], reading: Reading, t: RectifiedThresholds) -> list[CardDetection]:
+    """The found corners (`corners`, as read in `reading`) that score at least `t.corner` and that the card head
+    calls a card's at least `t.min_card`, made into cards (`assemble_corners`)."""
+    keep = np.array([c.score >= t.corner for c in corners], bool)
+    if reading.card is not None and len(corners):
+        keep &= reading.card >= t.min_card
+    rows = np.flatnonzero(keep)
+    face = reading.face[rows] if reading.face is not None else None
+    return assemble_corners([corners[k] for k in rows], reading.probs[rows], t, face)
 
 
 def assemble_corners(

@@ -8,7 +8,10 @@ the picture as JSON (`MatLayout.to_dict`), which calibration reads back.
     tabletop mat --game loot-the-loop --paper a4 -o mat.pdf     (mat.pdf and mat.json)
 
 Zones are fractions of the sheet's printable area, so one game's layout fits every paper size. Markers are OpenCV's
-4x4 ArUco dictionary, four per sheet (ids 4k..4k+3 on sheet k), MARKER_MM wide, MARGIN_MM in from the corners.
+4x4 ArUco dictionary, six per sheet (ids 6k..6k+5 on sheet k: the four corners, MARGIN_MM in, then the middles of
+the top and bottom edges), MARKER_MM wide. Two in view calibrate the table (`vision.table.markers`); six let hands
+cover some and a camera that frames the mat tightly lose the corners (session 16: with four, a tight frame lost
+two in three views).
 """
 
 from __future__ import annotations
@@ -25,7 +28,8 @@ PAPERS: dict[str, tuple[float, float]] = {"a4": (297.0, 210.0), "letter": (279.4
 MARKER_MM = 30.0
 MARGIN_MM = 8.0
 ARUCO_DICTIONARY = cv2.aruco.DICT_4X4_50
-MAX_SHEETS = 12  # 48 marker ids: the dictionary holds 50
+MARKERS_PER_SHEET = 6
+MAX_SHEETS = 8  # 48 marker ids: the dictionary holds 50
 FORMATS = (".pdf", ".png")
 
 # A seat per player along the near and far edges, as LOOP and Bag-O-Loot seat up to four
@@ -79,6 +83,10 @@ class MatError(ValueError):
     """A mat request that cannot be drawn: an unknown game or paper, a bad sheet count or output name."""
 
 
+class LayoutError(ValueError):
+    """A layout file that cannot be used: unreadable, malformed, or naming a zone its game does not have."""
+
+
 @dataclass(frozen=True)
 class Zone:
     name: str
@@ -122,6 +130,84 @@ class MatLayout:
         }
 
 
+def zone_names(game: str) -> tuple[str, ...]:
+    """The places a game's engine and tracker know by name: the only names a layout may give its zones."""
+    return tuple(name for name, *_ in ZONES[game])
+
+
+def load_layout(path: str | Path) -> MatLayout:
+    """A table layout from JSON: a printed mat's (written beside it by `tabletop mat`) or one written by hand for
+    zones drawn on the table, in the same format. Only "game" and "zones" are required:
+
+        {"format": 1, "game": "loop",
+         "zones": [{"name": "seat 1", "box_mm": [x0, y0, x1, y1]}, ...],
+         "markers": [{"id": 0, "corners_mm": [[x, y], x4]}, ...]}     (optional: the mat's ArUco markers)
+
+    Every error names the file and the field, and what was expected."""
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text())
+    except FileNotFoundError as err:
+        raise LayoutError(f"{path}: layout file not found") from err
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise LayoutError(f"{path}: not a JSON layout file ({err})") from err
+    return layout_from_dict(data, str(path))
+
+
+def layout_from_dict(data: object, source: str = "layout") -> MatLayout:
+    if not isinstance(data, dict):
+        raise LayoutError(f"{source}: expected a JSON object with 'game' and 'zones'")
+    if data.get("format", 1) != 1:
+        raise LayoutError(f"{source}: 'format' {data.get('format')!r} is not one this version reads (expected 1)")
+    game = data.get("game")
+    if game not in ZONES:
+        raise LayoutError(f"{source}: 'game' {game!r} is not a game (expected one of {', '.join(ZONES)})")
+    zones_in = data.get("zones")
+    if not isinstance(zones_in, list) or not zones_in:
+        raise LayoutError(f"{source}: 'zones' must be a list of at least one {{'name', 'box_mm'}}")
+    known = zone_names(game)
+    zones = []
+    for k, item in enumerate(zones_in):
+        where = f"{source}: zones[{k}]"
+        if not isinstance(item, dict):
+            raise LayoutError(f"{where}: expected an object with 'name' and 'box_mm'")
+        name = item.get("name")
+        if name not in known:
+            raise LayoutError(f"{where}: unknown zone {name!r} for {game} (expected one of {', '.join(known)})")
+        box = _numbers(item.get("box_mm"), 4, f"{where}.box_mm")
+        if not (box[0] < box[2] and box[1] < box[3]):
+            raise LayoutError(f"{where}.box_mm: expected [x0, y0, x1, y1] with x0 < x1 and y0 < y1, got {box}")
+        zones.append(Zone(name, (box[0], box[1], box[2], box[3])))
+    markers = []
+    for k, item in enumerate(data.get("markers") or []):
+        where = f"{source}: markers[{k}]"
+        marker_id = item.get("id") if isinstance(item, dict) else None
+        top = MARKERS_PER_SHEET * MAX_SHEETS
+        if not isinstance(marker_id, int) or isinstance(marker_id, bool) or not 0 <= marker_id < top:
+            raise LayoutError(f"{where}.id: expected a whole number 0 to {top - 1}, got {marker_id!r}")
+        if any(m.id == marker_id for m in markers):
+            raise LayoutError(f"{where}.id: marker {marker_id} is listed twice")
+        corners = item.get("corners_mm")
+        if not isinstance(corners, list) or len(corners) != 4:
+            raise LayoutError(f"{where}.corners_mm: expected four [x, y] points (TL, TR, BR, BL)")
+        points = tuple(tuple(_numbers(c, 2, f"{where}.corners_mm")) for c in corners)
+        markers.append(Marker(marker_id, points))  # type: ignore[arg-type]
+    extent = [z.box_mm for z in zones] + [(*m.corners_mm[0], *m.corners_mm[2]) for m in markers]
+    size = data.get("size_mm") or [max(b[2] for b in extent), max(b[3] for b in extent)]
+    width, height = _numbers(size, 2, f"{source}: size_mm")
+    paper = data.get("paper", "custom")
+    return MatLayout(game, str(paper), int(data.get("sheets", 1)), (width, height), tuple(markers), tuple(zones))
+
+
+def _numbers(value: object, count: int, where: str) -> list[float]:
+    """`count` finite numbers, or a LayoutError naming `where`."""
+    ok = isinstance(value, list) and len(value) == count
+    ok = ok and all(isinstance(v, int | float) and not isinstance(v, bool) and np.isfinite(v) for v in value)  # type: ignore[union-attr]
+    if not ok:
+        raise LayoutError(f"{where}: expected {count} numbers, got {value!r}")
+    return [float(v) for v in value]  # type: ignore[union-attr]
+
+
 def mat_layout(game: str, paper: str = "a4", sheets: int = 1) -> MatLayout:
     """Where every marker and zone of a game's mat lies, in table millimetres. With several sheets, they lie side by
     side left to right and each zone spans all of them (a larger table, the same layout)."""
@@ -140,10 +226,12 @@ def mat_layout(game: str, paper: str = "a4", sheets: int = 1) -> MatLayout:
             (x + w - MARGIN_MM - MARKER_MM, MARGIN_MM),
             (x + w - MARGIN_MM - MARKER_MM, h - MARGIN_MM - MARKER_MM),
             (x + MARGIN_MM, h - MARGIN_MM - MARKER_MM),
+            (x + (w - MARKER_MM) / 2, MARGIN_MM),
+            (x + (w - MARKER_MM) / 2, h - MARGIN_MM - MARKER_MM),
         ]
         for j, (mx, my) in enumerate(places):
             corners = ((mx, my), (mx + MARKER_MM, my), (mx + MARKER_MM, my + MARKER_MM), (mx, my + MARKER_MM))
-            markers.append(Marker(4 * k + j, corners))
+            markers.append(Marker(MARKERS_PER_SHEET * k + j, corners))
     band = MARGIN_MM + MARKER_MM + 4.0  # zones keep clear of the markers' band at top and bottom
     area = (MARGIN_MM, band, sheets * w - MARGIN_MM, h - band)
     zones = tuple(

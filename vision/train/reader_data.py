@@ -29,7 +29,7 @@ import cv2
 import numpy as np
 from tqdm import tqdm
 
-from vision.recognise.corners import corner_crop, printed_corner
+from vision.recognise.corners import Corner, CornerFinder, corner_crop, printed_corner
 from vision.recognise.labels import RANK_CLASSES, SUIT_CLASSES
 from vision.recognise.samples import corner_label, jitter, seen_corners
 from vision.synth.deckdir import Deck, load_decks
@@ -42,6 +42,15 @@ NO_SUIT = -1  # the suit head is not taught on jokers and crops with no index
 ILLEGIBLE = -2  # rank of a crop whose index is in view but not legible (`vision.synth.legibility`): taught as "an
 # index, but no telling which", a flat belief over the index classes, so the reader learns to be unsure there
 UNKNOWN_FACE = 255  # the face head is not taught where the side is not known
+# `face` of a crop cut where the corner finder fired on no card's corner (a phone's, a tile's, a pip's, a blob on
+# the cloth): the reader's card head learns to say "no card" there, and its rank head "no index"
+NOT_A_CARD = 2
+# A found corner is no card's when every printed corner of every card, seen or hidden, lies further than this many
+# card widths from it (nearer, it may be a real corner the camera half hides: neither taught nor punished)
+FALSE_CORNER_CLEARANCE = 0.25
+# At most this many false corners a frame, the finder's surest first: a patterned cloth fires dozens of easy ones,
+# and it is the sure ones that become wrong cards
+FALSE_CORNERS_PER_FRAME = 12
 _WORKER: dict[str, object] = {}
 
 
@@ -50,8 +59,8 @@ class CropSet:
     x: np.ndarray  # (n, READ_H, READ_W, 3) uint8 BGR
     rank: np.ndarray  # (n,) int64, RANK_CLASSES order
     suit: np.ndarray  # (n,) int64, SUIT_CLASSES order or NO_SUIT
-    source: np.ndarray  # (n,) str: deck name (flat) or 'scene'
-    face: np.ndarray  # (n,) uint8: 1 where the corner is a face's (index or not), 0 a back's
+    source: np.ndarray  # (n,) str: deck name (flat), 'scene' or 'false corner'
+    face: np.ndarray  # (n,) uint8: 1 where the corner is a face's (index or not), 0 a back's, NOT_A_CARD no card's
 
     def save(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -305,11 +314,51 @@ def scene_crops(stem: Path, rng: np.random.Generator, decks: Mapping[str, Deck])
     return out
 
 
+def false_corners(found: Sequence[Corner], quads: np.ndarray) -> list[Corner]:
+    """The found corners that lie on no card's corner: every printed corner of every card (hidden ones too) is
+    further than FALSE_CORNER_CLEARANCE widths away, measured by the smaller of the two corners' widths."""
+    printed = [printed_corner(q, k) for q in np.asarray(quads, np.float32).reshape(-1, 4, 2) for k in range(4)]
+    if not printed:
+        return list(found)
+    points = np.array([p for p, _a, _b in printed], np.float32)
+    widths = np.array([float(np.linalg.norm(a)) for _p, a, _b in printed], np.float32)
+    out = []
+    for c in found:
+        scale = np.maximum(np.minimum(widths, max(c.width, 1.0)), 1.0)
+        if (np.linalg.norm(points - c.point, axis=1) / scale).min() > FALSE_CORNER_CLEARANCE:
+            out.append(c)
+    return out
+
+
+def false_corner_crops(stem: Path, finder: CornerFinder, min_score: float) -> list[tuple]:
+    """Crops cut, along the frame the finder found, at the corners it finds in a rendered frame on no card: what
+    the card head must learn to turn away (the finder fires on phones, tiles, dice, a pip's tip, blobs on the cloth;
+    on 100 validation frames, 62 of 77 wrong face-down reports lay on no card at all, session 16)."""
+    image = cv2.imread(str(stem.with_suffix(".jpg")), cv2.IMREAD_COLOR)
+    if image is None:
+        return []
+    g = SceneGeometry.load(stem.with_suffix(".npz"))
+    none = RANK_CLASSES.index("none")
+    return [
+        (corner_crop(image, c.point, c.a, c.b), none, NO_SUIT, "false corner", NOT_A_CARD)
+        for c in sorted(false_corners(finder.find(image, min_score), g.quads), key=lambda c: -c.score)[
+            :FALSE_CORNERS_PER_FRAME
+        ]
+    ]
+
+
 # ------------------------------------------------------------------------------------------------------ driver
 
 
-def _init(deck_dirs: Sequence[str], split: str, bg_scenes: Sequence[str], finder_errors: str | None = None) -> None:
+def _init(
+    deck_dirs: Sequence[str],
+    split: str,
+    bg_scenes: Sequence[str],
+    finder_errors: str | None = None,
+    finder: tuple[str, float] | None = None,
+) -> None:
     _WORKER["finder_errors"] = np.load(finder_errors) if finder_errors else None
+    _WORKER["finder"] = (CornerFinder(Path(finder[0]), threads=1), finder[1]) if finder else None
     folders = [load_decks(folder) for folder in deck_dirs]
     _WORKER["decks"] = [d for loaded in folders for d in decks_of_split(loaded, split)]
     _WORKER["decks_by_name"] = {d.path.name: d for loaded in folders for d in loaded}
@@ -326,6 +375,9 @@ def _flat_job(args: tuple[int, int, int, bool, bool]) -> list[tuple]:
 
 def _scene_job(args: tuple[int, str]) -> list[tuple]:
     seed, stem = args
+    if _WORKER.get("finder") is not None:
+        finder, min_score = _WORKER["finder"]  # type: ignore[misc]
+        return false_corner_crops(Path(stem), finder, min_score)
     rng = np.random.default_rng([seed, int(Path(stem).name.replace("_", ""))])
     return scene_crops(Path(stem), rng, _WORKER["decks_by_name"])  # type: ignore[arg-type]
 
@@ -341,17 +393,25 @@ def build(
     fanned: bool = False,
     camera_model: bool = True,
     finder_errors: Path | None = None,
+    false_corner_finder: tuple[Path, float] | None = None,
 ) -> CropSet:
     """Flat crops of every deck of the split in equal shares, plus the crops of the given stored scenes, each cut
-    along a frame drawn from `finder_errors` (a `finder_errors` table) when given."""
+    along a frame drawn from `finder_errors` (a `finder_errors` table) when given. With `false_corner_finder`
+    (a corner finder's graph and its score floor) the scenes give the finder's false corners instead."""
     bg = [str(s.with_suffix(".jpg")) for s in scenes[:40]]
     chunk = 200
-    jobs = [(seed, i, chunk, fanned, camera_model) for i in range(max(1, n_flat // chunk))]
+    jobs = [(seed, i, chunk, fanned, camera_model) for i in range(max(1, n_flat // chunk) if n_flat > 0 else 0)]
     rows: list[tuple] = []
     with Pool(
         workers,
         initializer=_init,
-        initargs=([str(d) for d in deck_dirs], split, bg, str(finder_errors) if finder_errors else None),
+        initargs=(
+            [str(d) for d in deck_dirs],
+            split,
+            bg,
+            str(finder_errors) if finder_errors else None,
+            (str(false_corner_finder[0]), false_corner_finder[1]) if false_corner_finder else None,
+        ),
     ) as pool:
         for part in tqdm(pool.imap_unordered(_flat_job, jobs), total=len(jobs), desc="flat crops", unit="chunk"):
             rows += part
@@ -371,6 +431,16 @@ def build(
     )
     crops.save(out)
     return crops
+
+
+def false_corner_source() -> tuple[Path, float]:
+    """The shipped corner finder and the lowest score the tuner may choose for it: every corner the runtime could
+    read is a candidate."""
+    from vision.recognise.models import models_dir
+    from vision.recognise.rectified import CORNERS_FILE
+    from vision.train.tune_rectified import FLOOR
+
+    return models_dir() / CORNERS_FILE, FLOOR
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -396,6 +466,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         default=None,
         help="cut crops along frames erred as in this table (python -m vision.train.finder_errors), not a wobble",
     )
+    parser.add_argument(
+        "--false-corners",
+        action="store_true",
+        help="crop the scenes at the corners the shipped finder finds on no card (NOT_A_CARD), not at the cards'",
+    )
     args = parser.parse_args(argv)
     if args.finder_errors is not None and not args.finder_errors.is_file():
         parser.error(
@@ -413,6 +488,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         args.fanned,
         args.camera == "scene",
         args.finder_errors,
+        false_corner_source() if args.false_corners else None,
     )
     ranks = np.bincount(crops.rank[crops.rank >= 0], minlength=len(RANK_CLASSES))
     by_rank = dict(zip(RANK_CLASSES, ranks.tolist(), strict=True)) | {"illegible": int((crops.rank == ILLEGIBLE).sum())}

@@ -24,10 +24,11 @@ from torch.nn import functional as F
 
 from vision.recognise.corners import READ_H, READ_W
 from vision.recognise.labels import RANK_CLASSES, SUIT_CLASSES
-from vision.train.reader_data import ILLEGIBLE, NO_SUIT, UNKNOWN_FACE, CropSet
+from vision.train.reader_data import ILLEGIBLE, NO_SUIT, NOT_A_CARD, CropSet
 
 INDEX_RANKS = [i for i, name in enumerate(RANK_CLASSES) if name != "none"]  # what an illegible index may be
 ILLEGIBLE_WEIGHT = 0.3  # a flat belief is a weak lesson: it must not outweigh the crops that can be read
+CARD_WEIGHT = 0.5  # the card head's loss beside the others (as the face head's)
 FEATURES = 128
 WIDE_CHANNELS = 160
 ARCHS = {"small": FEATURES, "wide": 2 * WIDE_CHANNELS}  # trunk -> feature length
@@ -45,7 +46,7 @@ def block(cin: int, cout: int, stride: int = 1) -> nn.Sequential:
 
 
 class CornerReader(nn.Module):
-    """60 x 40 crop -> (rank logits, suit logits, features). Global pooling: the index may sit left or right.
+    """60 x 40 crop -> (rank, suit, face, card logits). Global pooling: the index may sit left or right.
 
     Two trunks, chosen by `arch` and kept in the checkpoint:
     - "small" (issue 18's first reader, 0.29 M parameters): a stride-2 first layer and average pooling;
@@ -85,6 +86,8 @@ class CornerReader(nn.Module):
         self.rank = nn.Linear(self.n_features, len(RANK_CLASSES))
         self.suit = nn.Linear(self.n_features, len(SUIT_CLASSES))
         self.face = nn.Linear(self.n_features, 1)  # a face's corner (any, indexed or not) against a back's
+        # a card's corner (either side) against anything else the finder fires on (session 16)
+        self.card = nn.Linear(self.n_features, 1)
 
     def features(self, x: torch.Tensor) -> torch.Tensor:
         t = self.trunk(x)
@@ -92,24 +95,26 @@ class CornerReader(nn.Module):
             return F.adaptive_avg_pool2d(t, 1).flatten(1)
         return torch.cat([F.adaptive_avg_pool2d(t, 1).flatten(1), F.adaptive_max_pool2d(t, 1).flatten(1)], 1)
 
-    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
         f = self.features(x)
-        return self.rank(f), self.suit(f), self.face(f)[:, 0]
+        return self.rank(f), self.suit(f), self.face(f)[:, 0], self.card(f)[:, 0]
 
 
 class Exported(nn.Module):
     """What ONNX Runtime runs: probabilities from the rank and suit heads, the pooled features (kept in the graph so
     a later enrolment design may use them; the matcher of enrolled decks does not), and the probability that the
-    corner is a face's: a face with no index to read (a joker printing none, a blurred index) is not a back."""
+    corner is a face's: a face with no index to read (a joker printing none, a blurred index) is not a back; and the
+    probability that it is a card's corner at all (`card`), not a phone's, a tile's or a pip's."""
 
     def __init__(self, net: CornerReader) -> None:
         super().__init__()
         self.net = net
 
-    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, ...]:
         f = self.net.features(x)
         face = torch.sigmoid(self.net.face(f)[:, 0])
-        return F.softmax(self.net.rank(f), 1), F.softmax(self.net.suit(f), 1), f, face
+        card = torch.sigmoid(self.net.card(f)[:, 0])
+        return F.softmax(self.net.rank(f), 1), F.softmax(self.net.suit(f), 1), f, face, card
 
 
 def to_tensor(x: np.ndarray) -> torch.Tensor:
@@ -165,18 +170,25 @@ def soften(x: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
 
 
 def evaluate(model: CornerReader, data: CropSet, batch: int = 512) -> dict[str, float]:
-    """Top-1 of the card (rank and suit both right; rank alone for jokers and none) on held-out crops that can be
-    read, and the mean top probability the reader gives the crops whose index cannot (lower is more honest)."""
+    """Top-1 of the card (rank and suit both right; rank alone for jokers and none) on held-out crops of cards that
+    can be read, the mean top probability the reader gives the crops whose index cannot (lower is more honest),
+    and the card head's share of cards' corners kept and of false corners turned away."""
     model.eval()
     right, total, index_right, index_total, face_right, face_total = 0, 0, 0, 0, 0, 0
+    card_right, card_total, false_right, false_total = 0, 0, 0, 0
     unsure_sum, unsure_n = 0.0, 0
     with torch.no_grad():
         for i in range(0, len(data.rank), batch):
-            rank_logits, suit_logits, face_logits = model(to_tensor(data.x[i : i + batch]))
+            rank_logits, suit_logits, face_logits, card_logits = model(to_tensor(data.x[i : i + batch]))
             face, true_face = (face_logits > 0).numpy(), data.face[i : i + batch]
-            known = true_face != UNKNOWN_FACE
-            face_right += int((face[known] == true_face[known].astype(bool)).sum())
-            face_total += int(known.sum())
+            sided = (true_face == 0) | (true_face == 1)
+            face_right += int((face[sided] == true_face[sided].astype(bool)).sum())
+            face_total += int(sided.sum())
+            card, no_card = (card_logits > 0).numpy(), true_face == NOT_A_CARD
+            card_right += int(card[sided].sum())
+            card_total += int(sided.sum())
+            false_right += int((~card[no_card]).sum())
+            false_total += int(no_card.sum())
             rank = rank_logits.argmax(1).numpy()
             suit = suit_logits.argmax(1).numpy()
             true_rank, true_suit = data.rank[i : i + batch], data.suit[i : i + batch]
@@ -186,8 +198,9 @@ def evaluate(model: CornerReader, data: CropSet, batch: int = 512) -> dict[str, 
                 top = top_rank * F.softmax(suit_logits[illegible], 1).max(1).values
                 unsure_sum += float(top.sum())
                 unsure_n += int(illegible.sum())
-            rank, suit = rank[~illegible], suit[~illegible]
-            true_rank, true_suit = true_rank[~illegible], true_suit[~illegible]
+            card_crop = ~illegible & ~no_card  # a card's corner that can be read
+            rank, suit = rank[card_crop], suit[card_crop]
+            true_rank, true_suit = true_rank[card_crop], true_suit[card_crop]
             ok = (rank == true_rank) & ((true_suit == NO_SUIT) | (suit == true_suit))
             right += int(ok.sum())
             total += len(ok)
@@ -199,6 +212,9 @@ def evaluate(model: CornerReader, data: CropSet, batch: int = 512) -> dict[str, 
         "top1": right / max(total, 1),
         "index_top1": index_right / max(index_total, 1),
         "face_acc": face_right / max(face_total, 1),
+        "card_kept": card_right / max(card_total, 1),  # cards' corners the card head keeps
+        "false_dropped": false_right / max(false_total, 1),  # false corners it turns away
+        "false_n": false_total,
         "n": total,
         "illegible_belief": unsure_sum / max(unsure_n, 1),
         "illegible_n": unsure_n,
@@ -217,6 +233,34 @@ def rank_loss(rank_logits: torch.Tensor, suit_logits: torch.Tensor, rank: torch.
         per_crop = per_crop.clone()
         per_crop[illegible] = ILLEGIBLE_WEIGHT * (flat_rank + flat_suit)
     return per_crop.mean()
+
+
+def side_loss(face_logits: torch.Tensor, card_logits: torch.Tensor, face: torch.Tensor) -> torch.Tensor:
+    """The face head on crops whose side is known (a face's or a back's corner), the card head on those and on
+    false corners (NOT_A_CARD); crops of unknown side teach neither."""
+    loss = face_logits.new_zeros(())
+    sided = (face == 0) | (face == 1)
+    if sided.any():
+        loss = loss + 0.5 * F.binary_cross_entropy_with_logits(face_logits[sided], face[sided].float())
+    known = sided | (face == NOT_A_CARD)
+    if known.any():
+        target = (face[known] != NOT_A_CARD).float()
+        loss = loss + CARD_WEIGHT * F.binary_cross_entropy_with_logits(card_logits[known], target)
+    return loss
+
+
+def resume(model: CornerReader, opt: torch.optim.Optimizer, saved: dict) -> bool:
+    """Loads a checkpoint into the model and optimiser. A checkpoint from before a head was added (the card head,
+    session 16) loads into the trunk and the heads it has; the new head starts fresh, and so does the optimiser
+    (its state no longer matches the parameters). Returns whether the optimiser's state was kept."""
+    missing, unexpected = model.load_state_dict(saved["model"], strict=False)
+    if unexpected or any(not k.startswith("card.") for k in missing):
+        raise ValueError(f"checkpoint does not fit the {model.arch} reader: missing {missing}, unexpected {unexpected}")
+    if missing:
+        print(f"new heads start fresh: {', '.join(missing)}; the optimiser restarts")
+        return False
+    opt.load_state_dict(saved["opt"])
+    return True
 
 
 def train(
@@ -244,8 +288,7 @@ def train(
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=5e-4)
     state = {"step": 0, "seconds": 0.0, "budget_s": minutes * 60}
     if saved:
-        model.load_state_dict(saved["model"])
-        opt.load_state_dict(saved["opt"])
+        resume(model, opt, saved)
         state = saved["state"]
         state["budget_s"] = max(state["budget_s"], minutes * 60)
     rng = np.random.default_rng(seed + state["step"])
@@ -262,12 +305,9 @@ def train(
         idx = rng.integers(0, len(sets.rank), batch)
         x = to_tensor(sets.x[idx])
         x = augment(soften(x, gen) if soft else x, gen)
-        rank_logits, suit_logits, face_logits = model(x)
+        rank_logits, suit_logits, face_logits, card_logits = model(x)
         loss = rank_loss(rank_logits, suit_logits, torch.from_numpy(sets.rank[idx]))
-        face = face_target[idx]
-        known = face != UNKNOWN_FACE
-        if known.any():
-            loss = loss + 0.5 * F.binary_cross_entropy_with_logits(face_logits[known], face[known].float())
+        loss = loss + side_loss(face_logits, card_logits, face_target[idx])
         has_suit = suit_target[idx] != NO_SUIT
         if has_suit.any():
             loss = loss + F.cross_entropy(suit_logits[has_suit], suit_target[idx][has_suit], label_smoothing=0.05)
@@ -293,6 +333,9 @@ def train(
     log.close()
 
 
+OUTPUTS = ("rank", "suit", "features", "face", "card")  # the graph's outputs, in order (`Exported.forward`)
+
+
 def export(run: Path, onnx_path: Path) -> None:
     saved = torch.load(run / "last.pt", weights_only=False)
     net = CornerReader(saved.get("arch", "small"))
@@ -303,8 +346,8 @@ def export(run: Path, onnx_path: Path) -> None:
         torch.zeros(4, 3, READ_H, READ_W),
         str(onnx_path),
         input_names=["crops"],
-        output_names=["rank", "suit", "features", "face"],
-        dynamic_axes={"crops": {0: "n"}, "rank": {0: "n"}, "suit": {0: "n"}, "features": {0: "n"}, "face": {0: "n"}},
+        output_names=list(OUTPUTS),
+        dynamic_axes={name: {0: "n"} for name in ("crops", *OUTPUTS)},
         opset_version=17,
         dynamo=False,
     )

@@ -37,11 +37,12 @@ from vision.recognise.bench import (
 )
 from vision.recognise.corners import Corner
 from vision.recognise.models import models_dir
+from vision.recognise.reader import Reading
 from vision.recognise.rectified import (
     RECTIFIED_THRESHOLDS_FILE,
     RectifiedRecogniser,
     RectifiedThresholds,
-    assemble_corners,
+    assemble_read,
 )
 
 FLOOR = 0.15  # the lowest corner score in the grid
@@ -57,23 +58,23 @@ LABEL_GRID = {"joker": (0.0, 0.8, 0.95, 1.01), "lone_up": (0.0, 0.3, 0.5, 0.7)}
 DOWN_GRID = {"lone_down": (0.3, 0.45, 0.6, 0.8, 1.01), "face_up": (0.3, 0.5, 0.7, 0.85, 1.01)}
 
 
+# how sure the card head must be that a corner is a card's (0: every corner is read, as before it existed)
+CARD_GRID = {"min_card": (0.0, 0.1, 0.2, 0.35, 0.5, 0.65, 0.8)}
+
+
 @dataclass
 class Cached:
     corners: list[Corner]
-    probs: np.ndarray  # their readings, in order
-    face: np.ndarray | None  # and the face head's, where the reader has one
+    reading: Reading  # theirs, in order: probabilities, and the face and card heads' where the reader has them
 
 
 def read_all(recogniser: RectifiedRecogniser, frame: np.ndarray) -> Cached:
     corners = recogniser.finder.find(frame, FLOOR)
-    reading = recogniser.reader.read(frame, [(c.point, c.a, c.b) for c in corners])
-    return Cached(corners, reading.probs, reading.face)
+    return Cached(corners, recogniser.reader.read(frame, [(c.point, c.a, c.b) for c in corners]))
 
 
 def replay(cached: Cached, t: RectifiedThresholds) -> list:
-    keep = [k for k, c in enumerate(cached.corners) if c.score >= t.corner]
-    face = cached.face[keep] if cached.face is not None else None
-    return assemble_corners([cached.corners[k] for k in keep], cached.probs[keep], t, face)
+    return assemble_read(cached.corners, cached.reading, t)
 
 
 def scores(scenes: Sequence, cache: Sequence[Cached], t: RectifiedThresholds) -> list[SceneScore]:
@@ -92,6 +93,12 @@ def min_pr(side: str) -> Callable[[dict], tuple[float, ...]]:
         return min(s["precision"] or 0, recall or 0), recall or 0
 
     return key
+
+
+def both_sides(summary: dict) -> tuple[float, ...]:
+    """The mean of the face-up and face-down keys: a corner turned away is lost to both sides."""
+    up, down = min_pr("face_up")(summary), min_pr("face_down")(summary)
+    return ((up[0] + down[0]) / 2, up[1] + down[1])
 
 
 def least_calibration_error(summary: dict) -> tuple[float, ...]:
@@ -167,9 +174,12 @@ def tune(recogniser: RectifiedRecogniser, scenes: Sequence) -> tuple[RectifiedTh
     chosen, up = best_of(UP_GRID, start, scenes, cache, min_pr("face_up"))
     chosen, up = best_of(LABEL_GRID, chosen, scenes, cache, min_pr("face_up"))
     down_grid = DOWN_GRID
-    if any(c.face is None for c in cache):  # a reader with no face head: its cut-off is written as off, not a guess
+    if any(c.reading.face is None for c in cache):  # a reader with no face head: its cut-off is written as off
         down_grid = {**DOWN_GRID, "face_up": (1.01,)}
     chosen, down = best_of(down_grid, chosen, scenes, cache, min_pr("face_down"))
+    if all(c.reading.card is not None for c in cache):  # then which corners are cards', and backs again given that
+        chosen, _ = best_of(CARD_GRID, chosen, scenes, cache, both_sides)
+        chosen, down = best_of(down_grid, chosen, scenes, cache, min_pr("face_down"))
     chosen = fit_calibration(scenes, cache, chosen)
     fitted = summarise(scores(scenes, cache, chosen))
     return chosen, {

@@ -1,0 +1,277 @@
+"""How exactly a printed mat calibrates the table: `tabletop bench table` (issue 20).
+
+Each view is the mat (as `tabletop mat` prints it) seen by a pinhole camera placed at a known tilt (0-45 degrees
+from straight down), distance and turn, rendered with the camera's faults (defocus, noise, uneven light, JPEG) and,
+in some views, hands over one or two markers. The camera's own homography is known exactly, so the plane the
+markers give (`vision.table.markers`) is scored in millimetres on the table:
+- point error: table points on a grid over the whole mat, seen through the true camera and mapped back through the
+  fitted plane;
+- corner error: the mat's four corners, the points furthest from the markers' evidence;
+- zones: card centres drawn at random inside the game's zones, mapped the same way: the share given the right zone
+  (geometry only: the card's true outline, so this is the calibration's share of the zone figure, not the card
+  recogniser's);
+- time: finding the markers and fitting the plane, per 1280 x 720 frame.
+A view where too few markers are found counts as a failure, in its own column.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.table.markers import MIN_MARKERS, find_markers, fit_plane
+from vision.table.mat import MatLayout, mat_layout, render_mat
+
+FRAME = (1280, 720)
+FOCAL_PX = 1100.0  # a webcam's ~60 degrees across 1280 px
+MAT_PX_PER_MM = 4.0  # the rendered mat's resolution before the camera sees it
+TILT_BINS = ((0, 15), (15, 30), (30, 46))
+SPAN_BINS = ((0.35, 0.55), (0.55, 0.75), (0.75, 0.95))  # the mat's width across the frame (straight down)
+GRID_STEP_MM = 10.0
+
+
+def camera_homography(
+    layout: MatLayout,
+    tilt_deg: float,
+    span: float,
+    yaw_deg: float = 0.0,
+    shift: tuple[float, float] = (0.0, 0.0),
+    focal: float = FOCAL_PX,
+    size: tuple[int, int] = FRAME,
+) -> np.ndarray:
+    """Table mm -> frame pixels for a pinhole camera aimed at the mat's centre (moved by `shift` mm), tilted by
+    `tilt_deg` towards the mat's near edge, turned by `yaw_deg`, at the distance where the mat's width spans `span`
+    of the frame's width when seen straight down. The table's axes: x across the sheet, y down it, z into it."""
+    w_mm, h_mm = layout.size_mm
+    distance = focal * w_mm / (span * size[0])
+    target = np.array([w_mm / 2 + shift[0], h_mm / 2 + shift[1], 0.0])
+    t = np.deg2rad(tilt_deg)
+    centre = target + distance * np.array([0.0, np.sin(t), -np.cos(t)])
+    forward = (target - centre) / np.linalg.norm(target - centre)
+    right = np.array([1.0, 0.0, 0.0])
+    down = np.cross(forward, right)
+    y = np.deg2rad(yaw_deg)
+    right, down = np.cos(y) * right + np.sin(y) * down, -np.sin(y) * right + np.cos(y) * down
+    rotation = np.stack([right, down, forward])
+    k = np.array([[focal, 0, size[0] / 2], [0, focal, size[1] / 2], [0, 0, 1.0]])
+    return k @ np.column_stack([rotation[:, 0], rotation[:, 1], -rotation @ centre])
+
+
+def map_points(h: np.ndarray, points: np.ndarray) -> np.ndarray:
+    return cv2.perspectiveTransform(np.asarray(points, np.float64).reshape(-1, 1, 2), h).reshape(-1, 2)
+
+
+SKIN = ((90, 140), (120, 170), (170, 230))  # BGR ranges of the hands' colour
+
+
+def render_view(
+    mat: np.ndarray,
+    table_to_frame: np.ndarray,
+    rng: np.random.Generator,
+    hands: int = 0,
+    layout: MatLayout | None = None,
+) -> np.ndarray:
+    """The mat picture (`render_mat` at MAT_PX_PER_MM, grey) on a table, as the camera sees it, with its faults;
+    `hands` skin-coloured blobs laid over that many markers (needs `layout`)."""
+    scale = np.diag([1 / MAT_PX_PER_MM, 1 / MAT_PX_PER_MM, 1.0])
+    to_frame = table_to_frame @ scale
+    table = np.empty((FRAME[1], FRAME[0], 3), np.uint8)
+    table[:] = rng.integers(40, 140, 3)
+    table = cv2.add(table, rng.normal(0, 6, table.shape).astype(np.int8), dtype=cv2.CV_8U)
+    warped = cv2.warpPerspective(mat, to_frame, FRAME, flags=cv2.INTER_AREA)
+    inside = cv2.warpPerspective(np.full(mat.shape[:2], 255, np.uint8), to_frame, FRAME, flags=cv2.INTER_NEAREST)
+    view = np.where(inside[..., None] > 0, warped, table)
+    covered: set[int] = set()
+    if hands and layout is not None:
+        for k in rng.choice(len(layout.markers), min(hands, len(layout.markers)), replace=False):
+            marker = layout.markers[int(k)]
+            covered.add(marker.id)
+            corners = map_points(table_to_frame, np.array(marker.corners_mm))
+            centre = corners.mean(axis=0) + rng.normal(0, 4, 2)
+            radius = float(np.linalg.norm(corners[0] - corners[2])) * rng.uniform(0.45, 0.8)
+            axes = (int(radius * rng.uniform(0.8, 1.6)), int(radius))
+            colour = tuple(int(rng.integers(lo, hi)) for lo, hi in SKIN)
+            cv2.ellipse(view, (int(centre[0]), int(centre[1])), axes, float(rng.uniform(0, 180)), 0, 360, colour, -1)
+    light = np.linspace(rng.uniform(0.7, 1.0), rng.uniform(0.9, 1.15), FRAME[0])[None, :, None]
+    view = np.clip(view * light, 0, 255).astype(np.uint8)
+    sigma = rng.uniform(0.0, 1.2)
+    if sigma > 0.3:
+        view = cv2.GaussianBlur(view, (0, 0), sigma)
+    view = cv2.add(view, rng.normal(0, 3, view.shape).astype(np.int8), dtype=cv2.CV_8U)
+    ok, jpeg = cv2.imencode(".jpg", view, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(70, 95))])
+    return (cv2.imdecode(jpeg, cv2.IMREAD_COLOR) if ok else view), covered
+
+
+def markers_in_view(layout: MatLayout, table_to_frame: np.ndarray, covered: set[int]) -> int:
+    """Markers wholly inside the frame and not under a hand: those a detector could find."""
+    inside = 0
+    for m in layout.markers:
+        corners = map_points(table_to_frame, np.array(m.corners_mm))
+        inside += m.id not in covered and bool(np.all((corners >= 0) & (corners < np.array(FRAME))))
+    return inside
+
+
+@dataclass
+class ViewResult:
+    tilt: float
+    span: float
+    hands: int
+    in_view: int  # markers wholly in the frame and uncovered
+    found: bool
+    markers: int
+    point_errors: np.ndarray  # mm, over the grid
+    corner_errors: np.ndarray  # mm, the mat's four corners
+    zones_right: int
+    zones_total: int
+    seconds: float
+
+
+CARD_INSET_MM = 16.0  # a card laid in a zone: its centre at least a quarter of a card's width inside the outline
+
+
+def zone_samples(layout: MatLayout, rng: np.random.Generator, per_zone: int) -> tuple[np.ndarray, list[str]]:
+    """Card centres as players lay cards in zones: anywhere at least CARD_INSET_MM inside the outline (within the
+    middle half of a zone too small for that)."""
+    points, names = [], []
+    for zone in layout.zones:
+        x0, y0, x1, y1 = zone.box_mm
+        dx, dy = min(CARD_INSET_MM, (x1 - x0) / 4), min(CARD_INSET_MM, (y1 - y0) / 4)
+        x0, y0, x1, y1 = x0 + dx, y0 + dy, x1 - dx, y1 - dy
+        for _ in range(per_zone):
+            points.append((rng.uniform(x0, x1), rng.uniform(y0, y1)))
+            names.append(zone.name)
+    return np.array(points), names
+
+
+def score_view(layout: MatLayout, frame: np.ndarray, table_to_frame: np.ndarray, rng: np.random.Generator) -> tuple:
+    """(found markers, fit or None, seconds) for one frame, and the errors of that fit."""
+    start = time.perf_counter()
+    sightings = find_markers(frame)
+    fit = fit_plane(sightings, layout)
+    seconds = time.perf_counter() - start
+    w, h = layout.size_mm
+    xs, ys = np.meshgrid(np.arange(0, w + 1e-6, GRID_STEP_MM), np.arange(0, h + 1e-6, GRID_STEP_MM))
+    grid = np.column_stack([xs.ravel(), ys.ravel()])
+    corners = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float64)
+    centres, names = zone_samples(layout, rng, 20)
+    if fit is None:
+        return len(sightings), None, seconds, None, None, 0, len(names)
+
+    def error(points: np.ndarray) -> np.ndarray:
+        return np.linalg.norm(map_points(fit.homography, map_points(table_to_frame, points)) - points, axis=1)
+
+    back = map_points(fit.homography, map_points(table_to_frame, centres))
+    right = sum(layout.zone_at((float(x), float(y))) == n for (x, y), n in zip(back, names, strict=True))
+    return len(sightings), fit, seconds, error(grid), error(corners), int(right), len(names)
+
+
+def run_table_bench(
+    game: str = "loot-the-loop",
+    paper: str = "a4",
+    views: int = 180,
+    seed: int = 0,
+    progress: Callable[[int, int], None] | None = None,
+) -> dict:
+    layout = mat_layout(game, paper)
+    mat = cv2.cvtColor(np.array(render_mat(layout, dpi=round(MAT_PX_PER_MM * 25.4))), cv2.COLOR_RGB2BGR)
+    mat = cv2.resize(mat, (round(layout.size_mm[0] * MAT_PX_PER_MM), round(layout.size_mm[1] * MAT_PX_PER_MM)))
+    rng = np.random.default_rng(seed)
+    results = []
+    for i in range(views):
+        tilt = float(rng.uniform(0, 45))
+        span = float(rng.uniform(0.35, 0.95))
+        hands = int(rng.choice([0, 0, 1, 2]))
+        h = camera_homography(layout, tilt, span, float(rng.uniform(-20, 20)), tuple(rng.normal(0, 10, 2)))
+        frame, covered = render_view(mat, h, rng, hands, layout)
+        markers, fit, seconds, grid, corners, right, total = score_view(layout, frame, h, rng)
+        empty = np.zeros(0)
+        grid = grid if grid is not None else empty
+        corners = corners if corners is not None else empty
+        in_view = markers_in_view(layout, h, covered)
+        results.append(
+            ViewResult(tilt, span, hands, in_view, fit is not None, markers, grid, corners, right, total, seconds)
+        )
+        if progress:
+            progress(i + 1, views)
+    return summarise(results, game, paper, seed)
+
+
+def _stats(views: Sequence[ViewResult]) -> dict:
+    found = [v for v in views if v.found]
+    findable = [v for v in views if v.in_view >= MIN_MARKERS]
+    points = np.concatenate([v.point_errors for v in found]) if found else np.zeros(0)
+    corners = np.concatenate([v.corner_errors for v in found]) if found else np.zeros(0)
+
+    def q(a: np.ndarray, p: float) -> float | None:
+        return round(float(np.percentile(a, p)), 2) if len(a) else None
+
+    return {
+        "views": len(views),
+        "calibrated": len(found),
+        "findable": len(findable),  # views with MIN_MARKERS markers wholly in the frame and uncovered
+        "calibrated_findable": sum(v.found for v in findable),
+        "point_error_mm": {"median": q(points, 50), "p95": q(points, 95), "max": q(points, 100)},
+        "corner_error_mm": {"median": q(corners, 50), "p95": q(corners, 95), "max": q(corners, 100)},
+        # card centres given their zone: over every view (a view that could not be calibrated gives none), and over
+        # the calibrated ones
+        "zone_right": sum(v.zones_right for v in found) / max(1, sum(v.zones_total for v in views)),
+        "zone_right_calibrated": sum(v.zones_right for v in found) / max(1, sum(v.zones_total for v in found)),
+    }
+
+
+def summarise(results: Sequence[ViewResult], game: str, paper: str, seed: int) -> dict:
+    times = np.array([v.seconds for v in results]) * 1000
+    return {
+        "data": {
+            "game": game,
+            "paper": paper,
+            "views": len(results),
+            "seed": seed,
+            "frame": list(FRAME),
+            "tilt_deg": [0, 45],
+            "span": list(SPAN_BINS[0][:1] + SPAN_BINS[-1][1:]),
+            "hands": "0 (half the views), 1 or 2 markers covered",
+            "min_markers": MIN_MARKERS,
+        },
+        "all": _stats(results),
+        "by_tilt": {f"{lo}-{hi} deg": _stats([v for v in results if lo <= v.tilt < hi]) for lo, hi in TILT_BINS},
+        "by_span": {
+            f"{lo:.0%}-{hi:.0%} of the frame": _stats([v for v in results if lo <= v.span < hi]) for lo, hi in SPAN_BINS
+        },
+        "by_hands": {f"{n} markers covered": _stats([v for v in results if v.hands == n]) for n in (0, 1, 2)},
+        "time_ms": {"median": round(float(np.median(times)), 2), "p95": round(float(np.percentile(times, 95)), 2)},
+    }
+
+
+def format_table(result: dict) -> str:
+    d = result["data"]
+    lines = [
+        f"Table calibration from the {d['game']} mat ({d['paper']}), {d['views']} rendered views (seed {d['seed']}), "
+        f"tilt 0-45 deg, the mat {d['span'][0]:.0%}-{d['span'][1]:.0%} of the frame wide, {d['hands']}",
+        "fitted: views calibrated (of all; of those with 2 markers wholly in view and uncovered); zone: card centres "
+        "given the right zone (of all views; of the calibrated ones)",
+        f"{'views':24s} {'n':>4s} {'fitted':>7s} {'findable':>9s} {'point mm med/p95':>17s} "
+        f"{'corner mm med/p95':>18s} {'zone':>8s} {'calibrated':>10s}",
+    ]
+
+    def row(name: str, s: dict) -> str:
+        p, c = s["point_error_mm"], s["corner_error_mm"]
+        findable = s["calibrated_findable"] / max(1, s["findable"])
+        zones = f"{s['zone_right']:8.2%} {s['zone_right_calibrated']:10.2%}"
+        return (f"{name:24s} {s['views']:4d} {s['calibrated'] / max(1, s['views']):7.1%} {findable:9.1%} "
+                f"{_pair(p):>17s} {_pair(c):>18s} {zones}")  # fmt: skip
+
+    lines.append(row("all", result["all"]))
+    for group in ("by_tilt", "by_span", "by_hands"):
+        lines += [row(name, s) for name, s in result[group].items()]
+    t = result["time_ms"]
+    lines.append(f"finding the markers and fitting the plane: median {t['median']:.1f} ms, p95 {t['p95']:.1f} ms")
+    return "\n".join(lines)
+
+
+def _pair(s: dict) -> str:
+    return "-" if s["median"] is None else f"{s['median']:.2f} / {s['p95']:.2f}"
