@@ -19,6 +19,7 @@ from typing import Any
 
 from companion_ui.cli_base import EXIT_USAGE, CliError
 from companion_ui.cli_cards import add_card_commands
+from companion_ui.cli_table import add_table_commands
 
 
 def parse_option(text: str) -> tuple[str, Any]:
@@ -84,17 +85,6 @@ def load_saved(path: str, game: str, what: str = "--resume file") -> Any:
 
 
 # ----- tabletop games --------------------------------------------------------------------------------------------
-def cmd_mat(args: argparse.Namespace) -> int:
-    from vision.table.mat import MatError, mat_layout, write_mat
-
-    try:
-        picture, meta = write_mat(mat_layout(args.game, args.paper, args.sheets), Path(args.out), args.dpi)
-    except MatError as err:
-        raise CliError(str(err)) from err
-    print(f"wrote {picture} (print at 100%, no scaling) and its layout {meta}")
-    return 0
-
-
 def cmd_games(args: argparse.Namespace) -> int:
     from games import GAMES
 
@@ -663,18 +653,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("games", help="list the games, their player counts, options and seat policies")
     p.set_defaults(func=cmd_games)
 
-    p = sub.add_parser(
-        "mat",
-        help="print a play mat: ArUco markers and the game's zones, so the camera reads table positions",
-        description="Writes a play mat (PDF pages at the paper's true size, or one PNG) and its layout as JSON "
-        "beside it. Print at 100%% (no 'fit to page'); several sheets lie side by side, left to right.",
-    )
-    p.add_argument("--game", required=True, help="loot-the-loop, loop, bag-o-loot, loot-roll or the-loop")
-    p.add_argument("--paper", default="a4", help="a4, letter or a3 (landscape); default a4")
-    p.add_argument("--sheets", type=int, default=1, help="sheets side by side for a larger table (default 1)")
-    p.add_argument("--dpi", type=int, default=150, help="resolution of the picture (default 150)")
-    p.add_argument("-o", "--out", default="mat.pdf", help="mat.pdf or mat.png (default mat.pdf)")
-    p.set_defaults(func=cmd_mat)
+    add_table_commands(sub)
 
     p = sub.add_parser(
         "play",

@@ -29,8 +29,9 @@ def make_recogniser(args: argparse.Namespace, calibrate: bool = True) -> Any:
     from vision.recognise.models import ModelError
 
     try:
-        calibration = load_calibration(args.calibration) if args.calibration and calibrate else None
-        deck = load_deck_head(args.deck) if args.deck else None
+        given = getattr(args, "calibration", None)
+        calibration = load_calibration(given) if given and calibrate else None
+        deck = load_deck_head(args.deck) if getattr(args, "deck", None) else None
         models = Path(args.models) if args.models else None
         return load_recogniser(models, getattr(args, "recogniser", "auto"), deck, calibration)
     except (CalibrationError, EnrolError, ModelError) as err:

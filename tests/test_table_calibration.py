@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from companion_ui.cli import main
-from vision.recognise.calibration import TableCalibration
+from vision.recognise.calibration import TableCalibration, load_calibration
 from vision.recognise.recogniser import CardDetection
 from vision.table.bench import MAT_PX_PER_MM, camera_homography, format_table, map_points, run_table_bench
 from vision.table.markers import MatTracker, find_markers, fit_plane
@@ -189,3 +189,55 @@ def test_tabletop_bench_table_prints_the_table_and_writes_its_json(tmp_path, cap
     assert json.loads(out.read_text())["data"]["paper"] == "a3"
     assert main(["bench", "table", "--paper", "a5"]) == 2
     assert "unknown paper size" in capsys.readouterr().err
+
+
+def test_calibrate_writes_a_calibration_from_four_points_or_a_mat_that_detect_reads(tmp_path, capsys):
+    h = camera_homography(LAYOUT, 25, 0.6)
+    cv2.imwrite(str(tmp_path / "seen.png"), view(h))
+    # four points: the mat's corners as seen, and where they lie
+    mm = np.array([[0, 0], [297, 0], [297, 210], [0, 210]], np.float64)
+    px = map_points(h, mm)
+    points = " ".join(f"{x:.2f},{y:.2f}" for x, y in px)
+    out = tmp_path / "four.json"
+    assert main(["calibrate", "--points", points, "--mm", "0,0 297,0 297,210 0,210", "-o", str(out)]) == 0
+    four = load_calibration(out)
+    assert np.allclose(four.to_table(px), mm, atol=0.05)
+    # the mat's markers in a picture
+    _, meta = write_mat(LAYOUT, tmp_path / "mat.png", dpi=30)
+    assert main(["calibrate", str(tmp_path / "seen.png"), "--layout", str(meta), "-o", str(tmp_path / "m.json")]) == 0
+    assert error_mm(load_calibration(tmp_path / "m.json"), h) < 1.0
+    capsys.readouterr()
+    # bad requests name what is wrong, and write nothing
+    for argv, message in [
+        (["--points", "1,2 3,4"], "expected four points"),
+        (["--points", points], "--points needs --mm"),
+        (["--cards", "--points", points], "calibrate from one of"),
+        (["--cards"], "give the picture"),
+        ([str(tmp_path / "seen.png"), "--cards"], "0 cards seen well enough to measure the table by, 3 needed"),
+        ([str(tmp_path / "seen.png"), "--cards", "--card-mm", "63by88"], "expected WIDTHxHEIGHT"),
+        (["--points", "0,0 1,1 2,2 3,3", "--mm", "0,0 1,0 1,1 0,1"], "must span an area"),
+    ]:
+        assert main(["calibrate", *argv, "-o", str(tmp_path / "bad.json")]) == 2
+        assert message in capsys.readouterr().err
+    assert not (tmp_path / "bad.json").exists()
+
+
+def test_the_plane_from_card_outlines_is_within_a_millimetre_or_two_from_three_cards():
+    from vision.table.from_cards import CardPlaneError, card_rectangle, plane_from_cards
+
+    rng = np.random.default_rng(4)
+    h = camera_homography(mat_layout("loop", "a3"), 35, 0.7, yaw_deg=12)
+    quads = []
+    for centre, turn in (((100, 80), 0.3), ((300, 200), 2.0), ((220, 90), -1.0), ((80, 230), 0.9)):
+        c, s = np.cos(turn), np.sin(turn)
+        outline = (card_rectangle() - [31.5, 44]) @ np.array([[c, -s], [s, c]]).T + centre
+        quads.append(map_points(h, outline) + rng.normal(0, 0.7, (4, 2)))
+    plane = plane_from_cards(quads)
+    # distances on the table come out right wherever the table's origin was put
+    far = np.array([[20.0, 20.0], [400.0, 280.0]])
+    seen = plane.homography
+    mapped = map_points(seen, map_points(h, far))
+    assert abs(np.linalg.norm(mapped[1] - mapped[0]) - np.linalg.norm(far[1] - far[0])) < 3.0
+    assert plane.cards == 4 and plane.error_mm < 1.5
+    with pytest.raises(CardPlaneError, match="no card outlines"):
+        plane_from_cards([])
