@@ -270,7 +270,35 @@ def bench_table(args: argparse.Namespace) -> int:
     with tqdm(total=views, desc="views", unit="view", disable=args.quiet, leave=False) as bar:
         result = run_table_bench(game, args.paper, views, args.seed or 0, lambda i, n: bar.update(i - bar.n))
     print(format_table(result))
+    if args.zone_scenes:
+        result["zones"] = zone_bench(args, game if args.game else "loot-roll")
     return _write_bench(args, result, "table")
+
+
+def zone_bench(args: argparse.Namespace, game: str) -> dict:
+    """Cards of the first held-out deck laid in the game's zones on an A3 mat, read and placed end to end."""
+    from tqdm import tqdm
+
+    from vision.recognise.bench import test_decks
+    from vision.recognise.models import ModelError
+    from vision.synth.deckdir import DeckError
+    from vision.table.bench import format_zones, run_zone_bench
+
+    try:
+        decks = test_decks(Path(args.decks))
+    except (DeckError, FileNotFoundError) as err:
+        raise CliError(f"--decks {args.decks}: {err} (tabletop synth decks makes them; --zone-scenes 0 skips)") from err
+    if not decks:
+        raise CliError(f"--decks {args.decks}: no held-out deck there (tabletop synth decks; --zone-scenes 0 skips)")
+    models = Path(args.models) if args.models else None
+    with tqdm(total=args.zone_scenes, desc="zones", unit="scene", disable=args.quiet, leave=False) as bar:
+        try:
+            zones = run_zone_bench(decks[0], game, "a3", args.zone_scenes, 100 + (args.seed or 0), models,
+                                   lambda i, n: bar.update(i - bar.n))  # fmt: skip
+        except ModelError as err:
+            raise CliError(str(err)) from err
+    print(format_zones(zones))
+    return zones
 
 
 def _write_bench(args: argparse.Namespace, result: object, name: str) -> int:
@@ -848,6 +876,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--game", help="table: whose mat (default loot-the-loop)")
     p.add_argument("--paper", default="a4", help="table: the mat's paper (a4, letter, a3)")
     p.add_argument("--views", type=int, help="table: camera views of the mat to render (default 300)")
+    p.add_argument(
+        "--zone-scenes",
+        type=int,
+        default=40,
+        help="table: scenes of a held-out deck's cards laid in the zones, read end to end (default 40; 0 skips)",
+    )
     p.add_argument(
         "--videos",
         help="tracker: folder of rendered games (default out/tracker_bench, made if missing); companion: measure the "

@@ -184,7 +184,8 @@ def test_the_table_bench_reports_errors_by_tilt_distance_and_cover():
 
 def test_tabletop_bench_table_prints_the_table_and_writes_its_json(tmp_path, capsys):
     out = tmp_path / "table.json"
-    assert main(["bench", "table", "--views", "3", "--paper", "a3", "--json", str(out), "--quiet"]) == 0
+    argv = ["bench", "table", "--views", "3", "--paper", "a3", "--json", str(out), "--quiet", "--zone-scenes", "0"]
+    assert main(argv) == 0
     assert "finding the markers and fitting the plane" in capsys.readouterr().out
     assert json.loads(out.read_text())["data"]["paper"] == "a3"
     assert main(["bench", "table", "--paper", "a5"]) == 2
@@ -241,3 +242,15 @@ def test_the_plane_from_card_outlines_is_within_a_millimetre_or_two_from_three_c
     assert plane.cards == 4 and plane.error_mm < 1.5
     with pytest.raises(CardPlaneError, match="no card outlines"):
         plane_from_cards([])
+
+
+def test_cards_laid_in_a_mats_zones_are_read_and_placed_in_them_end_to_end(tmp_path):
+    from vision.synth.export import write_procedural_deck
+    from vision.table.bench import format_zones, run_zone_bench
+
+    deck = write_procedural_deck(tmp_path / "deck")
+    result = run_zone_bench(deck.path, "loop", "a3", scenes=2, seed=5)
+    assert result["cards"] >= 5 and result["calibrated_scenes"] == 2
+    # the cards' true outlines, placed through the markers, land in their zones: the geometry is exact
+    assert result["zone_right_true_outlines_with_mat"] == 1.0
+    assert 0.0 <= result["zone_right_with_mat"] <= 1.0 and "with the mat" in format_zones(result)

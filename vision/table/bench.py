@@ -19,6 +19,8 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -130,17 +132,25 @@ class ViewResult:
     seconds: float
 
 
-CARD_INSET_MM = 16.0  # a card laid in a zone: its centre at least a quarter of a card's width inside the outline
+CARD_HALF_MM = (31.5, 44.0)  # half a poker card: a card laid in a zone lies inside its outline where it fits
+
+
+def card_centre_range(box: tuple[float, float, float, float]) -> tuple[float, float, float, float]:
+    """Where players lay a card's centre in a zone: anywhere the whole card stays inside the outline; in a zone
+    narrower than a card, within the middle tenth of it on that axis."""
+    x0, y0, x1, y1 = box
+    out = []
+    for lo, hi, half in ((x0, x1, CARD_HALF_MM[0]), (y0, y1, CARD_HALF_MM[1])):
+        margin = half if hi - lo > 2 * half else (hi - lo) * 0.45
+        out.append((lo + margin, hi - margin))
+    return out[0][0], out[1][0], out[0][1], out[1][1]
 
 
 def zone_samples(layout: MatLayout, rng: np.random.Generator, per_zone: int) -> tuple[np.ndarray, list[str]]:
-    """Card centres as players lay cards in zones: anywhere at least CARD_INSET_MM inside the outline (within the
-    middle half of a zone too small for that)."""
+    """Card centres as players lay cards in zones (`card_centre_range`)."""
     points, names = [], []
     for zone in layout.zones:
-        x0, y0, x1, y1 = zone.box_mm
-        dx, dy = min(CARD_INSET_MM, (x1 - x0) / 4), min(CARD_INSET_MM, (y1 - y0) / 4)
-        x0, y0, x1, y1 = x0 + dx, y0 + dy, x1 - dx, y1 - dy
+        x0, y0, x1, y1 = card_centre_range(zone.box_mm)
         for _ in range(per_zone):
             points.append((rng.uniform(x0, x1), rng.uniform(y0, y1)))
             names.append(zone.name)
@@ -275,3 +285,175 @@ def format_table(result: dict) -> str:
 
 def _pair(s: dict) -> str:
     return "-" if s["median"] is None else f"{s['median']:.2f} / {s['p95']:.2f}"
+
+
+# ----- zones, end to end: cards laid in a mat's zones, rendered, read and placed -----------------------------------
+ZONE_PAD_MM = 150.0  # plain table around the mat's texture, so the renderer's mirrored border never shows a marker
+
+
+@dataclass
+class ZoneScene:
+    frame: np.ndarray
+    centres_mm: np.ndarray  # (n, 2) the cards' centres on the mat
+    zones: list[str]  # the zone each card was laid in
+    quads: np.ndarray  # (n, 4, 2) the cards' true outlines in the frame
+    zone_quads: dict[str, np.ndarray]  # each zone's outline in the frame: zones drawn on the page, for no mat
+    face_up: list[bool]
+    codes: list[str]
+
+
+def mat_texture(layout: MatLayout) -> Any:
+    """The printed mat as a table texture (the renderer's table runs y away from the player, a sheet's y down it,
+    hence the flip), with plain table around it."""
+    from vision.synth.backgrounds import TableTexture
+
+    mat = cv2.cvtColor(np.array(render_mat(layout, dpi=round(MAT_PX_PER_MM * 25.4))), cv2.COLOR_RGB2BGR)
+    mat = cv2.resize(mat, (round(layout.size_mm[0] * MAT_PX_PER_MM), round(layout.size_mm[1] * MAT_PX_PER_MM)))
+    pad = round(ZONE_PAD_MM * MAT_PX_PER_MM)
+    padded = cv2.copyMakeBorder(np.flipud(mat), pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=(70, 95, 120))
+    return TableTexture(padded, padded.shape[1] / MAT_PX_PER_MM, grey=False)
+
+
+def mat_to_table(layout: MatLayout, points: np.ndarray) -> np.ndarray:
+    """Mat millimetres (y down the sheet) to the renderer's table millimetres (origin at the mat's centre, y away)."""
+    w, h = layout.size_mm
+    p = np.asarray(points, np.float64).reshape(-1, 2)
+    return np.column_stack([p[:, 0] - w / 2, h / 2 - p[:, 1]])
+
+
+def zone_scene(layout: MatLayout, deck: Any, texture: Any, seed: int) -> ZoneScene:
+    """One or two cards in each zone (laid inside its outline where they fit, turned a little, mostly face up),
+    under a camera that frames the mat at 50-85% of its width, tilted 0-35 degrees, turned up to 30."""
+    from vision.synth.backgrounds import BackgroundSpec
+    from vision.synth.camera import CARD_H_MM, CARD_W_MM, Camera
+    from vision.synth.effects import random_effects
+    from vision.synth.scene import CardSpec, fixed_spec, render_scene
+
+    rng = np.random.default_rng(seed)
+    hfov = float(rng.uniform(55, 75))
+    span = float(rng.uniform(0.5, 0.85))
+    height = layout.size_mm[0] / span / (2 * np.tan(np.deg2rad(hfov) / 2))
+    camera = Camera(height, float(rng.uniform(0, 35)), float(rng.uniform(-30, 30)), hfov)
+    codes = [str(c) for c in rng.permutation(np.array([c for c in deck.codes if c != "BACK" and "JOKER" not in c]))]
+    specs, centres, names = [], [], []
+    for zone in layout.zones:
+        x0, y0, x1, y1 = card_centre_range(zone.box_mm)
+        for _ in range(int(rng.integers(1, 3))):
+            centre = np.array([rng.uniform(x0, x1), rng.uniform(y0, y1)])
+            if any(np.linalg.norm(centre - c) < 0.6 * CARD_W_MM for c in centres):
+                continue  # players spread a zone's cards; a pile is read as its top card
+            table = mat_to_table(layout, centre)[0]
+            code = codes[len(specs)]
+            specs.append(CardSpec(code, bool(rng.random() < 0.85), table[0], table[1], float(rng.normal(0, 8)), False))
+            centres.append(centre)
+            names.append(zone.name)
+    effects = random_effects(rng)
+    effects = type(effects)(**{**effects.__dict__, "motion": (0.0, 0.0)})  # a still table: the camera is waited on
+    background = BackgroundSpec("photo", 0, seed, 0.0, (0.0, 0.0), 1.0, (1.0, 1.0, 1.0))
+    spec = fixed_spec(specs, camera, background=background, effects=effects, seed=seed)
+    scene = render_scene(spec, [deck], [texture])
+    to_frame = camera.table_to_image()
+    quads = []
+    for card in specs:
+        c, s = np.cos(np.deg2rad(card.rotation_deg)), np.sin(np.deg2rad(card.rotation_deg))
+        local = np.array([[-1, 1], [1, 1], [1, -1], [-1, -1]], np.float64) * [CARD_W_MM / 2, CARD_H_MM / 2]
+        quads.append(map_points(to_frame, local @ np.array([[c, s], [-s, c]]) + [card.x_mm, card.y_mm]))
+    zone_quads = {}
+    for zone in layout.zones:
+        x0, y0, x1, y1 = zone.box_mm
+        corners = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float64)
+        zone_quads[zone.name] = map_points(to_frame, mat_to_table(layout, corners))
+    return ZoneScene(
+        scene.image, np.array(centres), names, np.array(quads), zone_quads, [c.face_up for c in specs],
+        [c.code for c in specs],
+    )  # fmt: skip
+
+
+def inside(quad: np.ndarray, point: np.ndarray) -> bool:
+    return cv2.pointPolygonTest(np.asarray(quad, np.float32), (float(point[0]), float(point[1])), False) >= 0
+
+
+def drawn_zone(zone_quads: dict[str, np.ndarray], point: np.ndarray) -> str | None:
+    """The zone drawn on the page (an outline in frame pixels) that a frame point lies in."""
+    return next((name for name, quad in zone_quads.items() if inside(quad, point)), None)
+
+
+def run_zone_bench(
+    deck_path: Any,
+    game: str = "loot-roll",
+    paper: str = "a3",
+    scenes: int = 40,
+    seed: int = 100,
+    models: Any = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> dict:
+    """Cards of one deck laid in a game's zones on its mat, rendered; each card the recogniser reports on a card is
+    placed by the mat's markers (`MatTracker`) and, for the figure without a mat, by the zones' outlines as drawn on
+    the page (the frame's own pixels: no calibration). Reported: cards, the share reported, and of those the share
+    given the zone they lie in; the same for the cards' true outlines (what the geometry alone allows)."""
+    from vision.recognise.load import load_recogniser
+    from vision.synth.components import load_component
+    from vision.table.markers import MatTracker
+
+    layout = mat_layout(game, paper)
+    deck = load_component(deck_path)
+    texture = mat_texture(layout)
+    recogniser = load_recogniser(models, "rectified")
+    counts = dict.fromkeys(("cards", "reported", "mat_right", "drawn_right", "true_mat_right", "calibrated"), 0)
+    scene_ms = []
+    for i in range(scenes):
+        scene = zone_scene(layout, deck, texture, seed + i)
+        start = time.perf_counter()
+        tracker = MatTracker(layout)
+        tracker.update(scene.frame)
+        detections = recogniser.recognise(scene.frame)
+        if tracker.calibration is not None:
+            detections = [tracker.calibration.place(d) for d in detections]
+        scene_ms.append((time.perf_counter() - start) * 1000)
+        counts["calibrated"] += tracker.calibration is not None
+        for quad, zone in zip(scene.quads, scene.zones, strict=True):
+            counts["cards"] += 1
+            on = [d for d in detections if inside(quad, d.quad.mean(axis=0))]
+            if tracker.calibration is not None:
+                true_centre = tracker.calibration.to_table(quad).mean(axis=0)
+                counts["true_mat_right"] += layout.zone_at((float(true_centre[0]), float(true_centre[1]))) == zone
+            if not on:
+                continue
+            best = max(on, key=lambda d: d.confidence)
+            counts["reported"] += 1
+            counts["mat_right"] += best.zone == zone
+            counts["drawn_right"] += drawn_zone(scene.zone_quads, best.quad.mean(axis=0)) == zone
+        if progress:
+            progress(i + 1, scenes)
+    n, reported = counts["cards"], max(1, counts["reported"])
+    return {
+        "data": {"game": game, "paper": paper, "deck": str(deck_path), "scenes": scenes, "seed": seed},
+        "cards": n,
+        "calibrated_scenes": counts["calibrated"],
+        "reported": counts["reported"] / max(1, n),
+        "zone_right_with_mat": counts["mat_right"] / reported,
+        "zone_right_drawn_on_page": counts["drawn_right"] / reported,
+        "zone_right_true_outlines_with_mat": counts["true_mat_right"] / max(1, n),
+        "time_ms": {
+            "median": round(float(np.median(scene_ms)), 1),
+            "p95": round(float(np.percentile(scene_ms, 95)), 1),
+        },
+    }
+
+
+def format_zones(result: dict) -> str:
+    d = result["data"]
+    return "\n".join(
+        [
+            f"Zones, end to end: {result['cards']} cards of {Path(d['deck']).name} laid in the {d['game']} mat's zones "
+            f"({d['paper']}), {d['scenes']} rendered scenes (seed {d['seed']}); {result['calibrated_scenes']} scenes "
+            "calibrated by the markers",
+            f"  cards the recogniser reports (on the card): {result['reported']:.1%}",
+            f"  ... in the right zone, with the mat: {result['zone_right_with_mat']:.2%}; with the zones drawn on the "
+            f"page instead (no calibration): {result['zone_right_drawn_on_page']:.2%}",
+            f"  the cards' true outlines placed by the mat: {result['zone_right_true_outlines_with_mat']:.2%} in the "
+            "right zone (the geometry's share)",
+            f"  markers, recogniser and placing: median {result['time_ms']['median']:.1f} ms, p95 "
+            f"{result['time_ms']['p95']:.1f} ms a frame",
+        ]
+    )

@@ -40,8 +40,8 @@ def _apply(h: np.ndarray, points: np.ndarray) -> np.ndarray:
 
 def _shape_residuals(h: np.ndarray, quads: np.ndarray, size: tuple[float, float]) -> np.ndarray:
     """Each outline, mapped by h, against the card: its four sides and two diagonals, mm."""
-    w, l = size
-    want = np.array([w, l, w, l, np.hypot(w, l), np.hypot(w, l)])
+    w, length = size
+    want = np.array([w, length, w, length, np.hypot(w, length), np.hypot(w, length)])
     out = []
     for quad in quads:
         m = _apply(h, quad)
@@ -52,8 +52,8 @@ def _shape_residuals(h: np.ndarray, quads: np.ndarray, size: tuple[float, float]
 
 
 def card_rectangle(size: tuple[float, float] = POKER_MM) -> np.ndarray:
-    w, l = size
-    return np.array([[0, 0], [w, 0], [w, l], [0, l]], np.float64)
+    w, length = size
+    return np.array([[0, 0], [w, 0], [w, length], [0, length]], np.float64)
 
 
 def plane_from_cards(quads: Sequence[np.ndarray], size: tuple[float, float] = POKER_MM) -> CardPlane:
