@@ -143,3 +143,17 @@ def test_an_illegible_crop_is_taught_a_flat_belief_over_the_index_classes() -> N
     # a legible crop is taught its own class as before
     ace = torch.tensor([0])
     assert rank_loss(sure, suit, ace) < rank_loss(flat, suit, ace)
+
+
+def test_crop_files_join_into_one_and_cutting_needs_decks(tmp_path: Path) -> None:
+    from vision.train.reader_data import NOT_A_CARD, main
+
+    x = np.zeros((2, READ_H, READ_W, 3), np.uint8)
+    for name, face in (("a", 1), ("b", NOT_A_CARD)):
+        CropSet(x, np.array([0, 1]), np.array([0, -1]), np.array(["s", "s"]), np.array([face] * 2, np.uint8)).save(
+            tmp_path / f"{name}.npz"
+        )
+    main([str(tmp_path / "j.npz"), "--join", str(tmp_path / "a.npz"), str(tmp_path / "b.npz")])
+    assert CropSet.load(tmp_path / "j.npz").face.tolist() == [1, 1, NOT_A_CARD, NOT_A_CARD]
+    with pytest.raises(SystemExit):
+        main([str(tmp_path / "k.npz")])

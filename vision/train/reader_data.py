@@ -446,7 +446,7 @@ def false_corner_source() -> tuple[Path, float]:
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out", type=Path)
-    parser.add_argument("--decks", type=Path, nargs="+", required=True)
+    parser.add_argument("--decks", type=Path, nargs="+", help="deck directories, or folders of them (needed to cut)")
     parser.add_argument("--split", default="train", choices=("train", "val", "test"))
     parser.add_argument("--n", type=int, default=100000, help="flat-card crops")
     parser.add_argument("--scenes", type=Path, nargs="*", default=[], help="folders of stored scenes to crop too")
@@ -467,11 +467,21 @@ def main(argv: Sequence[str] | None = None) -> None:
         help="cut crops along frames erred as in this table (python -m vision.train.finder_errors), not a wobble",
     )
     parser.add_argument(
+        "--join", type=Path, nargs="+", help="write OUT as these crop files joined (nothing is rendered or cut)"
+    )
+    parser.add_argument(
         "--false-corners",
         action="store_true",
         help="crop the scenes at the corners the shipped finder finds on no card (NOT_A_CARD), not at the cards'",
     )
     args = parser.parse_args(argv)
+    if args.join:
+        joined = CropSet.concat([CropSet.load(p) for p in args.join])
+        joined.save(args.out)
+        print(f"{len(joined.rank)} crops -> {args.out}")
+        return
+    if not args.decks:
+        parser.error("--decks is needed to cut crops (only --join works without)")
     if args.finder_errors is not None and not args.finder_errors.is_file():
         parser.error(
             f"--finder-errors {args.finder_errors}: no such file (python -m vision.train.finder_errors makes it)"
