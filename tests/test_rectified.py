@@ -299,6 +299,21 @@ def test_a_back_on_a_face_up_card_or_on_a_stronger_back_is_not_another_card():
     assert [(c.label, c.face_up) for c in backs] == [("BACK", False)]
 
 
+def test_a_back_under_a_face_up_card_is_reported_where_its_corners_show_beyond_it():
+    t = RectifiedThresholds(lone_down=0.5)
+    blank = one_hot(NONE)[None]
+    face = card_corners(rect(100, 100), score=0.9)  # a face-up card read by its two index corners
+    under = card_corners(rect(130, 150), score=0.9)  # a face-down card beneath it: its centre under the face
+    corners = [face[0], face[2], under[1], under[2], under[3]]  # the back's top-left is hidden
+    probs = np.vstack([one_hot("QH")[None], one_hot("QH")[None], blank, blank, blank])
+    cards = assemble_corners(corners, probs, t)
+    assert sorted((c.label, c.face_up) for c in cards) == [("BACK", False), ("QH", True)]
+    # corners found on the face itself (its pips, its art) make no back, though they group like one
+    pips = [Corner("up", 0.9, c.point * 0.3 + rect(100, 100).mean(axis=0) * 0.7, c.a * 0.3, c.b * 0.3) for c in face]
+    cards = assemble_corners([face[0], face[2], *pips[:2]], np.vstack([probs[:2], blank, blank]), t)
+    assert [(c.label, c.face_up) for c in cards] == [("QH", True)]
+
+
 def test_corners_the_card_head_calls_no_cards_are_not_read_and_a_reader_without_one_reads_them_all():
     from vision.recognise.reader import Reading
 

@@ -214,6 +214,7 @@ def assemble_corners(
     by_label: dict[str, list[tuple[list[Corner], list[int]]]] = {}
     backs: list[CardDetection] = []
     plain_faces: list[CardDetection] = []
+    seen: dict[int, np.ndarray] = {}  # id() of a back -> the points of the corners it was seen by
     for members in group_corners(corners):
         group = [corners[k] for k in members]
         readable = [k for k in members if probs[k, none] < t.none_reject]
@@ -230,6 +231,7 @@ def assemble_corners(
         else:
             quad = card_outline(group)
             backs.append(CardDetection(BACK, False, score, quad, quad_bounds(quad)))
+            seen[id(backs[-1])] = np.array([c.point for c in group])
     out: list[CardDetection] = []
     for parts in by_label.values():
         readable = [r for _, rows in parts for r in rows]
@@ -253,8 +255,8 @@ def assemble_corners(
                 index_boxes=tuple(quad_bounds(corners[r].region_quad()) for r in readable),
             )
         )
-    faces = out + distinct_backs(plain_faces, out)
-    return faces + distinct_backs(backs, faces)
+    faces = out + distinct_backs(plain_faces, out)  # a face's plain corners beside its read ones: by its centre
+    return faces + distinct_backs(backs, faces, seen)
 
 
 def calibrated(ranked: np.ndarray, curve: Sequence[float]) -> np.ndarray:
@@ -282,16 +284,32 @@ def indexless_face(
     return CardDetection(label, True, belief, quad, quad_bounds(quad), candidates=((label, belief),))
 
 
-def distinct_backs(backs: Sequence[CardDetection], faces: Sequence[CardDetection]) -> list[CardDetection]:
+ON_FACE_MARGIN = 0.1  # a face-up card's outline grown by this share when asking whether a corner lies on it
+
+
+def distinct_backs(
+    backs: Sequence[CardDetection], faces: Sequence[CardDetection], seen: dict[int, np.ndarray] | None = None
+) -> list[CardDetection]:
     """Cards that are neither part of a face-up card nor the same card seen again (face-down cards, or faces with no
-    index): one whose centre lies on a face-up card is that card's plain corners, and one whose centre lies on a
-    stronger one is the same card (its corners' edges were too short to join them)."""
+    index). One every corner of which lies on a face-up card (`seen`: the points of the corners it was found by;
+    without them, its centre) is that card's plain corners, or pips and art on its face; a card lying under a
+    face-up one shows its corners beyond it (session 16: a face-up card on a face-down pile had hidden the pile).
+    One whose centre lies on a stronger one is the same card (its corners' edges were too short to join them)."""
     kept: list[CardDetection] = []
     for back in sorted(backs, key=lambda b: -b.confidence):
         centre = back.quad.mean(axis=0)
-        if not any(inside(centre, other.quad) for other in (*faces, *kept)):
+        points = seen.get(id(back)) if seen else None
+        points = centre[None] if points is None else points
+        if any(all(inside(p, grown(face.quad, ON_FACE_MARGIN)) for p in points) for face in faces):
+            continue
+        if not any(inside(centre, other.quad) for other in kept):
             kept.append(back)
     return kept
+
+
+def grown(quad: np.ndarray, share: float) -> np.ndarray:
+    centre = quad.mean(axis=0)
+    return centre + (quad - centre) * (1 + share)
 
 
 def inside(point: np.ndarray, quad: np.ndarray) -> bool:
