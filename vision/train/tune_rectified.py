@@ -170,16 +170,20 @@ def tune(recogniser: RectifiedRecogniser, scenes: Sequence) -> tuple[RectifiedTh
         for s in tqdm(scenes, desc="read", unit="scene")
     ]
     # first the temperature, for calibration: the cut-offs compare its beliefs
-    start, ece = best_of({"temperature": TEMPERATURES}, RectifiedThresholds(), scenes, cache, least_calibration_error)
-    chosen, up = best_of(UP_GRID, start, scenes, cache, min_pr("face_up"))
+    chosen, ece = best_of({"temperature": TEMPERATURES}, RectifiedThresholds(), scenes, cache, least_calibration_error)
+    card_head = all(c.reading.card is not None for c in cache)
+    if card_head:  # which corners are cards' at all decides what both sides' cut-offs see: first, and again last
+        chosen, _ = best_of(CARD_GRID, chosen, scenes, cache, both_sides)
+    chosen, up = best_of(UP_GRID, chosen, scenes, cache, min_pr("face_up"))
     chosen, up = best_of(LABEL_GRID, chosen, scenes, cache, min_pr("face_up"))
     down_grid = DOWN_GRID
     if any(c.reading.face is None for c in cache):  # a reader with no face head: its cut-off is written as off
         down_grid = {**DOWN_GRID, "face_up": (1.01,)}
     chosen, down = best_of(down_grid, chosen, scenes, cache, min_pr("face_down"))
-    if all(c.reading.card is not None for c in cache):  # then which corners are cards', and backs again given that
+    if card_head:
         chosen, _ = best_of(CARD_GRID, chosen, scenes, cache, both_sides)
         chosen, down = best_of(down_grid, chosen, scenes, cache, min_pr("face_down"))
+        up = min_pr("face_up")(summarise(scores(scenes, cache, chosen)))[0]
     chosen = fit_calibration(scenes, cache, chosen)
     fitted = summarise(scores(scenes, cache, chosen))
     return chosen, {
