@@ -425,10 +425,15 @@ MIN_GAIN = 0.02
 
 
 def test_a_rectified_enrolment_writes_a_head_that_detect_reads_and_that_reads_the_deck_better(deck, tmp_path, capsys):
+    from vision.recognise.enrol import enrolment_scenes
     from vision.recognise.enrol_rectified import (
         RectifiedDeckHead,
         load_deck_head,
+        reader_labels,
+        scene_corner_crops,
+        top1,
     )
+    from vision.recognise.labels import NONE
     from vision.recognise.load import load_recogniser
     from vision.recognise.rectified import RectifiedRecogniser
 
@@ -438,7 +443,7 @@ def test_a_rectified_enrolment_writes_a_head_that_detect_reads_and_that_reads_th
     assert "for the rectified recogniser" in said and f"from {ENROL_SCENES} scenes" in said and "held-out" in said
     assert "index corners: top-left, bottom-right" in said
     enrolled = load_deck_head(head)
-    assert isinstance(enrolled, RectifiedDeckHead) and enrolled.index_corners == (0, 2) and enrolled.weight >= 0
+    assert isinstance(enrolled, RectifiedDeckHead) and enrolled.index_corners == (0, 2) and enrolled.weight > 0
     picture = tmp_path / "row.png"
     cv2.imwrite(str(picture), _scene(deck, ROW, 3).image)
     assert main(["detect", str(picture), "--json", "--deck", str(head)]) == 0
@@ -446,23 +451,6 @@ def test_a_rectified_enrolment_writes_a_head_that_detect_reads_and_that_reads_th
     assert labels & {"AS", "10H", "QD", "7C", "KS", "2H"}
     recogniser = load_recogniser(deck=enrolled)
     assert isinstance(recogniser, RectifiedRecogniser) and recogniser.deck is enrolled
-
-
-@pytest.mark.xfail(
-    strict=True,
-    reason="session 16's reader reads gnome-plastic about as well alone as with its enrolled pictures matched: "
-    "enrolled from 40 scenes no matcher weight clears the sign test, from 80 one does and fresh index crops read "
-    "88.5% -> 87.4%; matching the deck's own pictures no longer adds what it did to session 15's reader (+4.9 points)",
-)
-def test_a_rectified_enrolment_reads_the_deck_better_on_fresh_scenes(deck, tmp_path):
-    from vision.recognise.enrol import enrolment_scenes
-    from vision.recognise.enrol_rectified import load_deck_head, reader_labels, scene_corner_crops, top1
-    from vision.recognise.labels import NONE
-    from vision.recognise.load import load_recogniser
-
-    head = tmp_path / "plastic.npz"
-    assert main(["enrol", str(deck.path), "--scenes", str(ENROL_SCENES), "--out", str(head)]) == 0
-    recogniser = load_recogniser(deck=load_deck_head(head))
     # fresh scenes of the deck (another seed than enrolment's), cut as enrolment cuts them: their indices read better
     rows = []
     for i, scene in enrolment_scenes(deck, 8, seed=77):

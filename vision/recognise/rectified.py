@@ -66,6 +66,10 @@ class RectifiedThresholds(ThresholdFile):
     # A corner is read only if the reader's card head (where it has one) gives it at least this: the finder also
     # fires on phones, tiles, dice, pips and blobs on the cloth, which became face-down cards (session 16)
     min_card: float = 0.0
+    # A face-down card whose centre lies under a face-up card is reported when its corners show beyond it (True), or
+    # taken for the face's own plain corners, as before session 16 (False). On, the bench reads backs far better
+    # (test: face down 47 -> 62%); the tracker turns it off (`tracker.replay.make_recognise`)
+    backs_under_faces: bool = False
 
 
 def same_card(i: Corner, j: Corner) -> bool:
@@ -256,7 +260,7 @@ def assemble_corners(
             )
         )
     faces = out + distinct_backs(plain_faces, out)  # a face's plain corners beside its read ones: by its centre
-    return faces + distinct_backs(backs, faces, seen)
+    return faces + distinct_backs(backs, faces, seen if t.backs_under_faces else None)
 
 
 def calibrated(ranked: np.ndarray, curve: Sequence[float]) -> np.ndarray:
@@ -294,13 +298,17 @@ def distinct_backs(
     index). One every corner of which lies on a face-up card (`seen`: the points of the corners it was found by;
     without them, its centre) is that card's plain corners, or pips and art on its face; a card lying under a
     face-up one shows its corners beyond it (session 16: a face-up card on a face-down pile had hidden the pile).
-    One whose centre lies on a stronger one is the same card (its corners' edges were too short to join them)."""
+    Without `seen`, one whose centre lies on a face-up card is dropped (the rule before session 16). One whose centre
+    lies on a stronger one is the same card (its corners' edges were too short to join them)."""
     kept: list[CardDetection] = []
     for back in sorted(backs, key=lambda b: -b.confidence):
         centre = back.quad.mean(axis=0)
         points = seen.get(id(back)) if seen else None
-        points = centre[None] if points is None else points
-        if any(all(inside(p, grown(face.quad, ON_FACE_MARGIN)) for p in points) for face in faces):
+        if points is None:  # by its centre, on the face's own outline
+            on_face = any(inside(centre, face.quad) for face in faces)
+        else:  # by every corner it was seen by, on the face's outline grown a little (its corners lie on its edge)
+            on_face = any(all(inside(p, grown(face.quad, ON_FACE_MARGIN)) for p in points) for face in faces)
+        if on_face:
             continue
         if not any(inside(centre, other.quad) for other in kept):
             kept.append(back)

@@ -57,7 +57,11 @@ TEMPERATURES = (1.0, 1.5, 2.0, 3.0, 4.0, 6.0)  # chosen first, for calibration: 
 # then, given those, how sure a JOKER and a card read by one corner only must be (1.01: a blank face is no joker)
 LABEL_GRID = {"joker": (0.0, 0.8, 0.95, 1.01), "lone_up": (0.0, 0.3, 0.5, 0.7)}
 # face_up 1.01: a face-or-back head, where the reader has one, is not listened to
-DOWN_GRID = {"lone_down": (0.3, 0.45, 0.6, 0.8, 1.01), "face_up": (0.3, 0.5, 0.7, 0.85, 1.01)}
+DOWN_GRID = {
+    "lone_down": (0.3, 0.45, 0.6, 0.8, 1.01),
+    "face_up": (0.3, 0.5, 0.7, 0.85, 1.01),
+    "backs_under_faces": (False, True),
+}
 
 
 # how sure the card head must be that a corner is a card's (0: every corner is read, as before it existed)
