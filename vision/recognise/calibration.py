@@ -51,14 +51,19 @@ def _matrix(value: object, name: str, shape: tuple[int, int], path: Path) -> np.
     return array
 
 
+def read_json(path: Path, what: str, error: type[ValueError]) -> object:
+    """A JSON file's content, or `error` naming the file and why it cannot be read (`what`: "calibration", ...)."""
+    try:
+        return json.loads(path.read_text())
+    except FileNotFoundError as err:
+        raise error(f"{path}: {what} file not found") from err
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise error(f"{path}: not a JSON {what} file ({err})") from err
+
+
 def load_calibration(path: str | Path) -> TableCalibration:
     path = Path(path)
-    try:
-        data = json.loads(path.read_text())
-    except FileNotFoundError as err:
-        raise CalibrationError(f"{path}: calibration file not found") from err
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise CalibrationError(f"{path}: not a JSON calibration file ({err})") from err
+    data = read_json(path, "calibration", CalibrationError)
     if not isinstance(data, dict):
         raise CalibrationError(f"{path}: expected a JSON object with 'homography' or 'image_points' + 'table_mm'")
     if "homography" in data:

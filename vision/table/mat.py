@@ -24,6 +24,8 @@ import cv2
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
+from vision.recognise.calibration import read_json
+
 PAPERS: dict[str, tuple[float, float]] = {"a4": (297.0, 210.0), "letter": (279.4, 215.9), "a3": (420.0, 297.0)}
 MARKER_MM = 30.0
 MARGIN_MM = 8.0
@@ -145,13 +147,7 @@ def load_layout(path: str | Path) -> MatLayout:
 
     Every error names the file and the field, and what was expected."""
     path = Path(path)
-    try:
-        data = json.loads(path.read_text())
-    except FileNotFoundError as err:
-        raise LayoutError(f"{path}: layout file not found") from err
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise LayoutError(f"{path}: not a JSON layout file ({err})") from err
-    return layout_from_dict(data, str(path))
+    return layout_from_dict(read_json(path, "layout", LayoutError), str(path))
 
 
 def layout_from_dict(data: object, source: str = "layout") -> MatLayout:
