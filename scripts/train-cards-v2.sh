@@ -6,10 +6,11 @@
 #   1. flat crops seen through the scene renderer's camera, and scene crops (READER_MINUTES_1, 60 min);
 #   2. the same with fans and cascades over some crops (to READER_MINUTES_2, 80 min);
 #   3. crops cut along frames erred as the trained corner finder errs (vision.train.finder_errors) (to 125 min);
-#   4. the same with the finder's false corners (on no card) beside them, which teach its card head (to 215 min).
+#   4. only with READER_MINUTES_4 set (e.g. 215): the same with the finder's false corners (on no card) beside them,
+#      which teach a card head: session 16's candidate (models/candidates/s16-reader7), not the shipped reader.
 # Every crop is labelled with its index's legibility (vision.synth.legibility): smeared indices teach "unsure".
-# About 5 hours in all here: finder 45 min, reader 215 min, data about 40 min, thresholds 5 min (over the issue's
-# 4 hours: see models/cards-corners.md, "Compute").
+# About 3.5 hours in all here: finder 45 min, reader 125 min, data about 40 min, thresholds 5 min (the candidate's
+# fourth stage adds 90 minutes, over the issue's 4 hours: see models/cards-corners.md, "Session 16").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 T=.venv-train/bin/python
@@ -19,7 +20,7 @@ CORNER_MINUTES=${CORNER_MINUTES:-45}
 READER_MINUTES_1=${READER_MINUTES_1:-60}
 READER_MINUTES_2=${READER_MINUTES_2:-80}
 READER_MINUTES_3=${READER_MINUTES_3:-125}
-READER_MINUTES_4=${READER_MINUTES_4:-215}
+READER_MINUTES_4=${READER_MINUTES_4:-0}
 
 # deck designs: Debian's decks (split by family) and procedural decks (split by font family)
 [ -d "$OUT/decks" ] || .venv/bin/tabletop synth decks --out "$OUT/decks"
@@ -62,13 +63,6 @@ crops val-l.npz --decks "$OUT/decks" "$OUT/procdecks" --split val --n 8000 --sce
 crops debian-train-l.npz --decks "$OUT/decks" --split train --n 50000 --scenes "$OUT/corner_scenes/train" \
   --max-scenes 3000 --seed 30 "${E[@]}"
 crops proc-train-l.npz --decks "$OUT/procdecks" --split train --n 90000 --seed 31 "${E[@]}"
-# (session 16) where the trained finder fires on no card: phones, tiles, pips, the cloth's pattern; the validation
-# file joins them to val-l's crops
-crops false-train.npz --decks "$OUT/decks" --split train --n 0 --false-corners \
-  --scenes "$OUT/corner_scenes/train" "$OUT/corner_scenes/proc-train" --max-scenes 8000
-crops false-val.npz --decks "$OUT/decks" --split val --n 0 --false-corners --scenes "$OUT/corner_scenes/val" \
-  --max-scenes 200
-[ -f "$C/val-n.npz" ] || $R -m vision.train.reader_data "$C/val-n.npz" --join "$C/val-l.npz" "$C/false-val.npz"
 
 # the reader, in three stages on one run, then its 8-bit graph and the thresholds
 RUN="$OUT/runs/reader5"
@@ -79,8 +73,17 @@ $T -m vision.train.reader_net train --data "$C/debian-train.npz" "$C/proc-train.
   --minutes "$READER_MINUTES_2"
 $T -m vision.train.reader_net train --data "$C/debian-train-l.npz" "$C/proc-train-l.npz" "$C/debian-train-b.npz" \
   "$C/proc-train-b.npz" --val "$C/val-l.npz" --out "$RUN" --minutes "$READER_MINUTES_3"
-$T -m vision.train.reader_net train --data "$C/debian-train-l.npz" "$C/proc-train-l.npz" "$C/false-train.npz" \
-  --val "$C/val-n.npz" --out "$RUN" --minutes "$READER_MINUTES_4"
+if [ "$READER_MINUTES_4" != 0 ]; then
+  # (session 16) where the trained finder fires on no card: phones, tiles, pips, the cloth's pattern; the validation
+  # file joins them to val-l's crops
+  crops false-train.npz --decks "$OUT/decks" --split train --n 0 --false-corners \
+    --scenes "$OUT/corner_scenes/train" "$OUT/corner_scenes/proc-train" --max-scenes 8000
+  crops false-val.npz --decks "$OUT/decks" --split val --n 0 --false-corners --scenes "$OUT/corner_scenes/val" \
+    --max-scenes 200
+  [ -f "$C/val-n.npz" ] || $R -m vision.train.reader_data "$C/val-n.npz" --join "$C/val-l.npz" "$C/false-val.npz"
+  $T -m vision.train.reader_net train --data "$C/debian-train-l.npz" "$C/proc-train-l.npz" "$C/false-train.npz" \
+    --val "$C/val-n.npz" --out "$RUN" --minutes "$READER_MINUTES_4"
+fi
 $T -m vision.train.reader_net export --run "$RUN" --onnx models/cards-corner-reader.float.onnx
 # the runtime reads with the 8-bit graph, calibrated on validation crops (2.7x as fast, the same top-1)
 $T -m vision.train.quantise corner-reader --float models/cards-corner-reader.float.onnx --crops "$C/val-l.npz" \
