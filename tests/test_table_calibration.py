@@ -14,7 +14,8 @@ import pytest
 from companion_ui.cli import main
 from vision.recognise.calibration import TableCalibration, load_calibration
 from vision.recognise.recogniser import CardDetection
-from vision.table.bench import MAT_PX_PER_MM, camera_homography, format_table, map_points, run_table_bench
+from vision.synth.camera import apply_homography
+from vision.table.bench import MAT_PX_PER_MM, camera_homography, format_table, run_table_bench
 from vision.table.markers import MatTracker, find_markers, fit_plane
 from vision.table.mat import LayoutError, layout_from_dict, load_layout, mat_layout, render_mat, write_mat
 
@@ -33,7 +34,7 @@ def view(table_to_frame: np.ndarray, cover: tuple[int, ...] = ()) -> np.ndarray:
     frame = cv2.warpPerspective(mat_picture(), to_frame, (1280, 720), borderValue=(90, 100, 110))
     for marker in LAYOUT.markers:
         if marker.id in cover:
-            corners = map_points(table_to_frame, np.array(marker.corners_mm)).astype(np.int32)
+            corners = apply_homography(table_to_frame, np.array(marker.corners_mm)).astype(np.int32)
             cv2.fillConvexPoly(frame, cv2.convexHull(corners), (120, 150, 200))
     return frame
 
@@ -42,7 +43,7 @@ def error_mm(calibration: TableCalibration, table_to_frame: np.ndarray) -> float
     """The largest error over a grid of the whole mat, table mm."""
     xs, ys = np.meshgrid(np.linspace(0, LAYOUT.size_mm[0], 12), np.linspace(0, LAYOUT.size_mm[1], 9))
     grid = np.column_stack([xs.ravel(), ys.ravel()])
-    return float(np.linalg.norm(calibration.to_table(map_points(table_to_frame, grid)) - grid, axis=1).max())
+    return float(np.linalg.norm(calibration.to_table(apply_homography(table_to_frame, grid)) - grid, axis=1).max())
 
 
 def test_the_markers_in_view_give_the_table_plane_to_a_fraction_of_a_millimetre_at_any_tilt():
@@ -94,11 +95,13 @@ def test_a_card_is_placed_in_millimetres_and_in_the_zone_it_lies_in():
     x0, y0, x1, y1 = deck.box_mm
     centre = np.array([(x0 + x1) / 2, (y0 + y1) / 2])
     card_mm = centre + np.array([[-31.5, -44], [31.5, -44], [31.5, 44], [-31.5, 44]])
-    quad = map_points(h, card_mm).astype(np.float32)
+    quad = apply_homography(h, card_mm).astype(np.float32)
     card = tracker.calibration.place(CardDetection("7S", True, 0.9, quad, (0, 0, 1, 1)))
     assert card.zone == "deck" and np.allclose(card.table_mm, centre, atol=1.0)
     assert card.to_json()["zone"] == "deck"
-    outside = tracker.calibration.place(CardDetection("7S", True, 0.9, map_points(h, card_mm - [0, 120]), (0, 0, 1, 1)))
+    outside = tracker.calibration.place(
+        CardDetection("7S", True, 0.9, apply_homography(h, card_mm - [0, 120]), (0, 0, 1, 1))
+    )
     assert outside.zone is None and "zone" not in outside.to_json()
 
 
@@ -197,7 +200,7 @@ def test_calibrate_writes_a_calibration_from_four_points_or_a_mat_that_detect_re
     cv2.imwrite(str(tmp_path / "seen.png"), view(h))
     # four points: the mat's corners as seen, and where they lie
     mm = np.array([[0, 0], [297, 0], [297, 210], [0, 210]], np.float64)
-    px = map_points(h, mm)
+    px = apply_homography(h, mm)
     points = " ".join(f"{x:.2f},{y:.2f}" for x, y in px)
     out = tmp_path / "four.json"
     assert main(["calibrate", "--points", points, "--mm", "0,0 297,0 297,210 0,210", "-o", str(out)]) == 0
@@ -232,12 +235,12 @@ def test_the_plane_from_card_outlines_is_within_a_millimetre_or_two_from_three_c
     for centre, turn in (((100, 80), 0.3), ((300, 200), 2.0), ((220, 90), -1.0), ((80, 230), 0.9)):
         c, s = np.cos(turn), np.sin(turn)
         outline = (card_rectangle() - [31.5, 44]) @ np.array([[c, -s], [s, c]]).T + centre
-        quads.append(map_points(h, outline) + rng.normal(0, 0.7, (4, 2)))
+        quads.append(apply_homography(h, outline) + rng.normal(0, 0.7, (4, 2)))
     plane = plane_from_cards(quads)
     # distances on the table come out right wherever the table's origin was put
     far = np.array([[20.0, 20.0], [400.0, 280.0]])
     seen = plane.homography
-    mapped = map_points(seen, map_points(h, far))
+    mapped = apply_homography(seen, apply_homography(h, far))
     assert abs(np.linalg.norm(mapped[1] - mapped[0]) - np.linalg.norm(far[1] - far[0])) < 3.0
     assert plane.cards == 4 and plane.error_mm < 1.5
     with pytest.raises(CardPlaneError, match="no card outlines"):

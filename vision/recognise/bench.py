@@ -29,6 +29,7 @@ import numpy as np
 
 from vision.recognise.labels import BACK, CARD_CLASSES
 from vision.recognise.recogniser import UNKNOWN, CardDetection, Recogniser
+from vision.recognise.rectified import grown, inside
 from vision.synth.legibility import is_legible
 
 BACK_MIN_VISIBLE = 0.3
@@ -112,9 +113,7 @@ def render_scenes(
 
 
 def _inside(point: np.ndarray, quad: np.ndarray, margin: float = 0.1) -> bool:
-    centre = quad.mean(axis=0)
-    grown = centre + (quad - centre) * (1 + margin)
-    return cv2.pointPolygonTest(grown.astype(np.float32), (float(point[0]), float(point[1])), False) >= 0
+    return inside(point, grown(quad, margin))
 
 
 def _points(det: CardDetection) -> list[np.ndarray]:

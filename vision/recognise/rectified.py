@@ -218,7 +218,7 @@ def assemble_corners(
     by_label: dict[str, list[tuple[list[Corner], list[int]]]] = {}
     backs: list[CardDetection] = []
     plain_faces: list[CardDetection] = []
-    seen: dict[int, np.ndarray] = {}  # id() of a back -> the points of the corners it was seen by
+    seen: list[np.ndarray] = []  # each back's corner points, in the order of `backs`
     for members in group_corners(corners):
         group = [corners[k] for k in members]
         readable = [k for k in members if probs[k, none] < t.none_reject]
@@ -235,7 +235,7 @@ def assemble_corners(
         else:
             quad = card_outline(group)
             backs.append(CardDetection(BACK, False, score, quad, quad_bounds(quad)))
-            seen[id(backs[-1])] = np.array([c.point for c in group])
+            seen.append(np.array([c.point for c in group]))
     out: list[CardDetection] = []
     for parts in by_label.values():
         readable = [r for _, rows in parts for r in rows]
@@ -292,18 +292,19 @@ ON_FACE_MARGIN = 0.1  # a face-up card's outline grown by this share when asking
 
 
 def distinct_backs(
-    backs: Sequence[CardDetection], faces: Sequence[CardDetection], seen: dict[int, np.ndarray] | None = None
+    backs: Sequence[CardDetection], faces: Sequence[CardDetection], seen: Sequence[np.ndarray] | None = None
 ) -> list[CardDetection]:
     """Cards that are neither part of a face-up card nor the same card seen again (face-down cards, or faces with no
-    index). One every corner of which lies on a face-up card (`seen`: the points of the corners it was found by;
-    without them, its centre) is that card's plain corners, or pips and art on its face; a card lying under a
-    face-up one shows its corners beyond it (session 16: a face-up card on a face-down pile had hidden the pile).
-    Without `seen`, one whose centre lies on a face-up card is dropped (the rule before session 16). One whose centre
-    lies on a stronger one is the same card (its corners' edges were too short to join them)."""
+    index). One every corner of which lies on a face-up card (`seen`: the points of the corners each was found by,
+    in the order of `backs`; without them, its centre) is that card's plain corners, or pips and art on its face; a
+    card lying under a face-up one shows its corners beyond it (session 16: a face-up card on a face-down pile had
+    hidden the pile). Without `seen`, one whose centre lies on a face-up card is dropped (the rule before session
+    16). One whose centre lies on a stronger one is the same card (its corners' edges were too short to join them)."""
     kept: list[CardDetection] = []
-    for back in sorted(backs, key=lambda b: -b.confidence):
+    for k in sorted(range(len(backs)), key=lambda k: -backs[k].confidence):
+        back = backs[k]
         centre = back.quad.mean(axis=0)
-        points = seen.get(id(back)) if seen else None
+        points = seen[k] if seen is not None else None
         if points is None:  # by its centre, on the face's own outline
             on_face = any(inside(centre, face.quad) for face in faces)
         else:  # by every corner it was seen by, on the face's outline grown a little (its corners lie on its edge)

@@ -25,6 +25,8 @@ from typing import Any
 import cv2
 import numpy as np
 
+from vision.recognise.rectified import inside
+from vision.synth.camera import apply_homography
 from vision.table.markers import MIN_MARKERS, find_markers, fit_plane
 from vision.table.mat import MatLayout, mat_layout, render_mat
 
@@ -63,10 +65,6 @@ def camera_homography(
     return k @ np.column_stack([rotation[:, 0], rotation[:, 1], -rotation @ centre])
 
 
-def map_points(h: np.ndarray, points: np.ndarray) -> np.ndarray:
-    return cv2.perspectiveTransform(np.asarray(points, np.float64).reshape(-1, 1, 2), h).reshape(-1, 2)
-
-
 SKIN = ((90, 140), (120, 170), (170, 230))  # BGR ranges of the hands' colour
 
 
@@ -92,7 +90,7 @@ def render_view(
         for k in rng.choice(len(layout.markers), min(hands, len(layout.markers)), replace=False):
             marker = layout.markers[int(k)]
             covered.add(marker.id)
-            corners = map_points(table_to_frame, np.array(marker.corners_mm))
+            corners = apply_homography(table_to_frame, np.array(marker.corners_mm))
             centre = corners.mean(axis=0) + rng.normal(0, 4, 2)
             radius = float(np.linalg.norm(corners[0] - corners[2])) * rng.uniform(0.45, 0.8)
             axes = (int(radius * rng.uniform(0.8, 1.6)), int(radius))
@@ -112,7 +110,7 @@ def markers_in_view(layout: MatLayout, table_to_frame: np.ndarray, covered: set[
     """Markers wholly inside the frame and not under a hand: those a detector could find."""
     inside = 0
     for m in layout.markers:
-        corners = map_points(table_to_frame, np.array(m.corners_mm))
+        corners = apply_homography(table_to_frame, np.array(m.corners_mm))
         inside += m.id not in covered and bool(np.all((corners >= 0) & (corners < np.array(FRAME))))
     return inside
 
@@ -172,9 +170,11 @@ def score_view(layout: MatLayout, frame: np.ndarray, table_to_frame: np.ndarray,
         return len(sightings), None, seconds, None, None, 0, len(names)
 
     def error(points: np.ndarray) -> np.ndarray:
-        return np.linalg.norm(map_points(fit.homography, map_points(table_to_frame, points)) - points, axis=1)
+        return np.linalg.norm(
+            apply_homography(fit.homography, apply_homography(table_to_frame, points)) - points, axis=1
+        )
 
-    back = map_points(fit.homography, map_points(table_to_frame, centres))
+    back = apply_homography(fit.homography, apply_homography(table_to_frame, centres))
     right = sum(layout.zone_at((float(x), float(y))) == n for (x, y), n in zip(back, names, strict=True))
     return len(sightings), fit, seconds, error(grid), error(corners), int(right), len(names)
 
@@ -325,7 +325,7 @@ def zone_scene(layout: MatLayout, deck: Any, texture: Any, seed: int) -> ZoneSce
     """One or two cards in each zone (laid inside its outline where they fit, turned a little, mostly face up),
     under a camera that frames the mat at 50-85% of its width, tilted 0-35 degrees, turned up to 30."""
     from vision.synth.backgrounds import BackgroundSpec
-    from vision.synth.camera import CARD_H_MM, CARD_W_MM, Camera
+    from vision.synth.camera import CARD_W_MM, Camera, card_to_table
     from vision.synth.effects import random_effects
     from vision.synth.scene import CardSpec, fixed_spec, render_scene
 
@@ -353,29 +353,22 @@ def zone_scene(layout: MatLayout, deck: Any, texture: Any, seed: int) -> ZoneSce
     spec = fixed_spec(specs, camera, background=background, effects=effects, seed=seed)
     scene = render_scene(spec, [deck], [texture])
     to_frame = camera.table_to_image()
-    quads = []
-    for card in specs:
-        c, s = np.cos(np.deg2rad(card.rotation_deg)), np.sin(np.deg2rad(card.rotation_deg))
-        local = np.array([[-1, 1], [1, 1], [1, -1], [-1, -1]], np.float64) * [CARD_W_MM / 2, CARD_H_MM / 2]
-        quads.append(map_points(to_frame, local @ np.array([[c, s], [-s, c]]) + [card.x_mm, card.y_mm]))
+    printed = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float64)  # a card's picture, TL, TR, BR, BL
+    quads = [apply_homography(to_frame @ card_to_table(c.x_mm, c.y_mm, c.rotation_deg, 1, 1), printed) for c in specs]
     zone_quads = {}
     for zone in layout.zones:
         x0, y0, x1, y1 = zone.box_mm
         corners = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float64)
-        zone_quads[zone.name] = map_points(to_frame, mat_to_table(layout, corners))
+        zone_quads[zone.name] = apply_homography(to_frame, mat_to_table(layout, corners))
     return ZoneScene(
         scene.image, np.array(centres), names, np.array(quads), zone_quads, [c.face_up for c in specs],
         [c.code for c in specs],
     )  # fmt: skip
 
 
-def inside(quad: np.ndarray, point: np.ndarray) -> bool:
-    return cv2.pointPolygonTest(np.asarray(quad, np.float32), (float(point[0]), float(point[1])), False) >= 0
-
-
 def drawn_zone(zone_quads: dict[str, np.ndarray], point: np.ndarray) -> str | None:
     """The zone drawn on the page (an outline in frame pixels) that a frame point lies in."""
-    return next((name for name, quad in zone_quads.items() if inside(quad, point)), None)
+    return next((name for name, quad in zone_quads.items() if inside(point, quad)), None)
 
 
 def run_zone_bench(
@@ -413,7 +406,7 @@ def run_zone_bench(
         counts["calibrated"] += tracker.calibration is not None
         for quad, zone in zip(scene.quads, scene.zones, strict=True):
             counts["cards"] += 1
-            on = [d for d in detections if inside(quad, d.quad.mean(axis=0))]
+            on = [d for d in detections if inside(d.quad.mean(axis=0), quad)]
             if tracker.calibration is not None:
                 true_centre = tracker.calibration.to_table(quad).mean(axis=0)
                 counts["true_mat_right"] += layout.zone_at((float(true_centre[0]), float(true_centre[1]))) == zone

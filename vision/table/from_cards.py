@@ -18,6 +18,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from vision.synth.camera import apply_homography
+
 POKER_MM = (63.0, 88.0)  # a standard card's width and height
 MAX_STEPS = 60
 
@@ -33,18 +35,13 @@ class CardPlane:
     error_mm: float  # root mean square misfit of the outlines' sides and diagonals, mm
 
 
-def _apply(h: np.ndarray, points: np.ndarray) -> np.ndarray:
-    p = np.column_stack([points, np.ones(len(points))]) @ h.T
-    return p[:, :2] / p[:, 2:3]
-
-
 def _shape_residuals(h: np.ndarray, quads: np.ndarray, size: tuple[float, float]) -> np.ndarray:
     """Each outline, mapped by h, against the card: its four sides and two diagonals, mm."""
     w, length = size
     want = np.array([w, length, w, length, np.hypot(w, length), np.hypot(w, length)])
     out = []
     for quad in quads:
-        m = _apply(h, quad)
+        m = apply_homography(h, quad)
         sides = np.linalg.norm(np.roll(m, -1, axis=0) - m, axis=1)
         diagonals = [np.linalg.norm(m[2] - m[0]), np.linalg.norm(m[3] - m[1])]
         out.append(np.concatenate([sides, diagonals]) - want)
@@ -90,7 +87,7 @@ def plane_from_cards(quads: Sequence[np.ndarray], size: tuple[float, float] = PO
             damping *= 4
     h = np.append(params, 1.0).reshape(3, 3)
     # the fit is free to slide and turn the table: put the largest card back at the origin, square to the axes
-    mapped = _apply(h, first)
+    mapped = apply_homography(h, first)
     rigid = _rigid(mapped, card_rectangle(size))
     h = rigid @ h
     return CardPlane(h / h[2, 2], len(q), float(np.sqrt(np.mean(r**2))))

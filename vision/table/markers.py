@@ -22,6 +22,7 @@ import cv2
 import numpy as np
 
 from vision.recognise.calibration import TableCalibration
+from vision.synth.camera import apply_homography
 from vision.table.mat import ARUCO_DICTIONARY, MatLayout
 
 MIN_MARKERS = 2  # markers in view to fit the plane
@@ -77,7 +78,7 @@ def fit_plane(sightings: Sequence[Sighting], layout: MatLayout, min_markers: int
     h, _ = cv2.findHomography(image, table, 0)  # least squares on the inliers
     if h is None:
         return None
-    mapped = cv2.perspectiveTransform(image.reshape(-1, 1, 2).astype(np.float64), h).reshape(-1, 2)
+    mapped = apply_homography(h, image)
     error = float(np.sqrt(np.mean(np.sum((mapped - table) ** 2, axis=1))))
     return PlaneFit(h, tuple(s.id for s, k in zip(known, keep, strict=True) if k), error)
 
@@ -89,8 +90,7 @@ def displacement_px(homography: np.ndarray, sightings: Sequence[Sighting], layou
     known = [s for s in sightings if s.id in printed]
     if not known:
         return None
-    table = np.concatenate([printed[s.id] for s in known]).reshape(-1, 1, 2)
-    expected = cv2.perspectiveTransform(table, np.linalg.inv(homography)).reshape(-1, 2)
+    expected = apply_homography(np.linalg.inv(homography), np.concatenate([printed[s.id] for s in known]))
     seen = np.concatenate([s.corners for s in known]).astype(np.float64)
     return float(np.linalg.norm(expected - seen, axis=1).mean())
 
