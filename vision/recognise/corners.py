@@ -87,13 +87,27 @@ def reading_map(point: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
 def corner_crop(image: np.ndarray, point: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """The corner's reading region resampled upright to READ_H x READ_W. A corner whose edges turn the other way
     (a card's top-right or bottom-left) is mirrored back, so a four-index deck's other indices read upright too,
-    with the corner at the crop's top right. A big card is shrunk by area first, never read through aliasing."""
+    with the corner at the crop's top right."""
     m = reading_map(point, a, b).astype(np.float64)
     x0, y0, x1, y1 = CROP_BOX
     per_px = np.array([(x1 - x0) / READ_W, (y1 - y0) / READ_H])  # card-width units per crop pixel
-    shrink = float(np.linalg.norm(m[:, 0]) * per_px[0])  # frame pixels per crop pixel
+    # crop pixel (u, v) -> card units (x0 + (u + 0.5) * per_px, ...) -> frame
+    to_units = np.array([[per_px[0], 0, x0 + per_px[0] / 2], [0, per_px[1], y0 + per_px[1] / 2]])
+    to_frame = np.column_stack([m[:, :2] @ to_units[:, :2], m[:, :2] @ to_units[:, 2] + m[:, 2]])
+    crop = warp_area(image, to_frame, (READ_W, READ_H))
+    return crop if handedness(a, b) > 0 else crop[:, ::-1].copy()
+
+
+def warp_area(image: np.ndarray, to_frame: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """The image resampled along `to_frame` (2x3, output pixel -> frame pixel) into a `size` (w, h) patch. Where
+    one output pixel spans more than 1.5 frame pixels, the region is shrunk by area first, never read through
+    aliasing."""
+    m = np.asarray(to_frame, np.float64).copy()
+    shrink = float(np.linalg.norm(m[:, 0]))  # frame pixels per output pixel
     if shrink > 1.5:
-        corners = reading_region(point, a, b)
+        w, h = size
+        edges = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float64) - 0.5  # the output's outer pixel edges
+        corners = edges @ m[:, :2].T + m[:, 2]
         lo = np.maximum(np.floor(corners.min(axis=0)) - 2, 0).astype(int)
         hi = np.minimum(np.ceil(corners.max(axis=0)) + 2, [image.shape[1], image.shape[0]]).astype(int)
         if (hi - lo).min() >= 2:
@@ -101,18 +115,9 @@ def corner_crop(image: np.ndarray, point: np.ndarray, a: np.ndarray, b: np.ndarr
             image = cv2.resize(image[lo[1] : hi[1], lo[0] : hi[0]], None, fx=k, fy=k, interpolation=cv2.INTER_AREA)
             m = m * k
             m[:, 2] -= lo * k
-    # crop pixel (u, v) -> card units (x0 + (u + 0.5) * per_px, ...) -> frame
-    to_units = np.array([[per_px[0], 0, x0 + per_px[0] / 2], [0, per_px[1], y0 + per_px[1] / 2]])
-    full = m[:, :2] @ to_units[:, :2]
-    shift = m[:, :2] @ to_units[:, 2] + m[:, 2]
-    crop = cv2.warpAffine(
-        image,
-        np.column_stack([full, shift]),
-        (READ_W, READ_H),
-        flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
-        borderMode=cv2.BORDER_REPLICATE,
+    return cv2.warpAffine(
+        image, m, size, flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE
     )
-    return crop if handedness(a, b) > 0 else crop[:, ::-1].copy()
 
 
 def frame_scale(shape: Sequence[int], max_side: int = MAX_SIDE) -> float:

@@ -1,0 +1,219 @@
+"""The corner refiner: a small CNN that reads a grey patch around a found corner (`corner_refiner.refiner_patch`)
+and says where the card's edges, its size and its corner really are (`corner_refiner.frame_targets`).
+
+Trained on `refiner_data` patches. Every batch is also turned by a random number of quarter turns (patch and
+targets together), so a guess that was reversed or swapped is as common a lesson as a small correction.
+
+    python -m vision.train.refiner_net train --data out/refiner/train --val out/refiner/val --out out/runs/refiner \
+        --minutes 60
+    python -m vision.train.refiner_net export --run out/runs/refiner --onnx models/cards-corner-refiner.onnx
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+from vision.recognise.corner_refiner import N_OUT, PATCH, patch_blob
+from vision.train.corner_net import conv_bn
+from vision.train.refiner_data import PatchSet
+
+GROSS_DEG = 30.0  # an edge off by more than this cuts a crop no reader can read (the stage bench's rule)
+OFFSET_WEIGHT = 5.0  # the point's offset is in card widths: a typical error is a few hundredths
+
+
+class Refiner(nn.Module):
+    """48 x 48 grey patch -> N_OUT numbers. No global pooling: where the edges run is the whole answer."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.trunk = nn.Sequential(
+            conv_bn(1, 16, stride=2),  # 24
+            conv_bn(16, 32, stride=2),  # 12
+            conv_bn(32, 32),
+            conv_bn(32, 64, stride=2),  # 6
+            conv_bn(64, 64),
+            conv_bn(64, 96, stride=2),  # 3
+        )
+        self.head = nn.Sequential(nn.Flatten(), nn.Linear(96 * 3 * 3, 128), nn.ReLU(inplace=True), nn.Linear(128, N_OUT))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.head(self.trunk(x))
+
+
+def quarter_turn(vectors: np.ndarray, k: int) -> np.ndarray:
+    """(..., 2) patch-frame vectors after np.rot90(patch, k): each quarter turn maps (x, y) to (y, -x)."""
+    v = np.asarray(vectors)
+    for _ in range(k % 4):
+        v = np.stack([v[..., 1], -v[..., 0]], axis=-1)
+    return v
+
+
+def turned_batch(x: np.ndarray, y: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Each patch (and its targets) turned by its own random number of quarter turns."""
+    x, y = x.copy(), y.copy()
+    ks = rng.integers(0, 4, len(x))
+    for k in range(1, 4):
+        rows = np.flatnonzero(ks == k)
+        if not len(rows):
+            continue
+        x[rows] = np.rot90(x[rows], k, axes=(1, 2))
+        for cols in ((0, 1), (2, 3), (6, 7)):
+            y[np.ix_(rows, cols)] = quarter_turn(y[np.ix_(rows, cols)], k)
+    return x, y
+
+
+def loss_of(pred: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+    directions = F.mse_loss(pred[:, :4], target[:, :4])
+    lengths = F.smooth_l1_loss(pred[:, 4:6], target[:, 4:6], beta=0.1)
+    offset = F.smooth_l1_loss(pred[:, 6:], target[:, 6:], beta=0.05)
+    return directions + lengths + OFFSET_WEIGHT * offset
+
+
+def angles(u: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """Degrees between rows of u and v (each (n, 2))."""
+    cos = (u * v).sum(1) / np.maximum(np.linalg.norm(u, axis=1) * np.linalg.norm(v, axis=1), 1e-9)
+    return np.degrees(np.arccos(np.clip(cos, -1, 1)))
+
+
+def frame_errors(pred: np.ndarray, target: np.ndarray) -> dict[str, float]:
+    """How far `pred` (N_OUT numbers a row) is from `target`: the stage bench's terms."""
+    turn_a, turn_b = angles(pred[:, 0:2], target[:, 0:2]), angles(pred[:, 2:4], target[:, 2:4])
+    worst = np.maximum(turn_a, turn_b)
+    return {
+        "median_turn_deg": round(float(np.median(np.concatenate([turn_a, turn_b]))), 3),
+        "p90_turn_deg": round(float(np.percentile(worst, 90)), 3),
+        "gross": round(float(np.mean(worst > GROSS_DEG)), 4),
+        "median_length_error": round(float(np.median(np.abs(pred[:, 4] - target[:, 4]))), 4),
+        "median_point_error": round(float(np.median(np.linalg.norm(pred[:, 6:] - target[:, 6:], axis=1))), 4),
+    }
+
+
+def predict(model: Refiner, patches: np.ndarray, batch: int = 1024) -> np.ndarray:
+    model.eval()
+    out = []
+    with torch.no_grad():
+        for i in range(0, len(patches), batch):
+            out.append(model(torch.from_numpy(patch_blob(patches[i : i + batch]))).numpy())
+    model.train()
+    return np.concatenate(out) if out else np.zeros((0, N_OUT), np.float32)
+
+
+def evaluate(model: Refiner, held: PatchSet) -> dict[str, float]:
+    """On the finder's own frames only (the runtime's case), the refiner's errors beside the finder's."""
+    own = held.found == 1
+    refined = frame_errors(predict(model, held.x[own]), held.y[own])
+    finder = frame_errors(held.finder[own], held.y[own])
+    return {f"refined_{k}": v for k, v in refined.items()} | {f"finder_{k}": v for k, v in finder.items()}
+
+
+def load_folder(folder: Path) -> PatchSet:
+    files = sorted(folder.glob("shard-*.npz"))
+    files = [f for f in files if not f.name.endswith(".tmp.npz")]
+    if not files:
+        raise SystemExit(f"{folder}: no shards (run python -m vision.train.refiner_data first)")
+    return PatchSet.concat([PatchSet.load(f) for f in files])
+
+
+def train(data: Path, val: Path | None, run: Path, minutes: float, batch: int, lr: float, seed: int, threads: int) -> None:
+    """Cosine schedule over a time budget, resumable from run/last.pt; validation every few minutes into the curve."""
+    torch.set_num_threads(threads)
+    torch.manual_seed(seed)
+    sets = load_folder(data)
+    held = load_folder(val) if val else None
+    print(f"{len(sets.y)} training patches; {len(held.y) if held else 0} validation", flush=True)
+    run.mkdir(parents=True, exist_ok=True)
+    saved = torch.load(run / "last.pt", weights_only=False) if (run / "last.pt").exists() else None
+    model = Refiner()
+    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
+    state = {"step": 0, "seconds": 0.0, "budget_s": minutes * 60}
+    if saved:
+        model.load_state_dict(saved["model"])
+        opt.load_state_dict(saved["opt"])
+        state = saved["state"]
+        state["budget_s"] = max(state["budget_s"], minutes * 60)
+    rng = np.random.default_rng(seed + state["step"])
+    log = (run / "curve.jsonl").open("a")
+    last_eval = time.time()
+    running = 0.0
+    while state["seconds"] < state["budget_s"]:
+        t0 = time.time()
+        frac = state["seconds"] / state["budget_s"]
+        for group in opt.param_groups:
+            group["lr"] = lr * min(1.0, (state["step"] + 1) / 300) * 0.5 * (1 + math.cos(math.pi * frac))
+        idx = rng.integers(0, len(sets.y), batch)
+        x, y = turned_batch(sets.x[idx], sets.y[idx], rng)
+        x = patch_blob(x) + rng.normal(0, 0.05, (len(x), 1, PATCH, PATCH)).astype(np.float32)
+        loss = loss_of(model(torch.from_numpy(x)), torch.from_numpy(y))
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        state["step"] += 1
+        state["seconds"] += time.time() - t0
+        running = 0.98 * running + 0.02 * float(loss.detach()) if state["step"] > 1 else float(loss.detach())
+        finished = state["seconds"] >= state["budget_s"]
+        if time.time() - last_eval > 240 or finished:
+            row = {"step": state["step"], "minutes": round(state["seconds"] / 60, 2), "patches": state["step"] * batch}
+            row["loss"] = round(running, 4)
+            if held is not None:
+                row |= evaluate(model, held)
+            log.write(json.dumps(row) + "\n")
+            log.flush()
+            print(row, flush=True)
+            torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "state": state}, run / "tmp.pt")
+            (run / "tmp.pt").replace(run / "last.pt")
+            last_eval = time.time()
+    log.close()
+
+
+def export(run: Path, onnx_path: Path) -> None:
+    saved = torch.load(run / "last.pt", weights_only=False)
+    model = Refiner()
+    model.load_state_dict(saved["model"])
+    model.eval()
+    torch.onnx.export(
+        model,
+        torch.zeros(4, 1, PATCH, PATCH),
+        str(onnx_path),
+        input_names=["patches"],
+        output_names=["frame"],
+        dynamic_axes={"patches": {0: "n"}, "frame": {0: "n"}},
+        opset_version=17,
+        dynamo=False,
+    )
+    print(f"wrote {onnx_path}")
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    t = sub.add_parser("train")
+    t.add_argument("--data", type=Path, required=True, help="a folder of refiner_data shards")
+    t.add_argument("--val", type=Path)
+    t.add_argument("--out", type=Path, required=True)
+    t.add_argument("--minutes", type=float, default=60)
+    t.add_argument("--batch", type=int, default=256)
+    t.add_argument("--lr", type=float, default=3e-3)
+    t.add_argument("--seed", type=int, default=0)
+    t.add_argument("--threads", type=int, default=1)
+    e = sub.add_parser("export")
+    e.add_argument("--run", type=Path, required=True)
+    e.add_argument("--onnx", type=Path, required=True)
+    args = parser.parse_args(argv)
+    if args.command == "train":
+        train(args.data, args.val, args.out, args.minutes, args.batch, args.lr, args.seed, args.threads)
+    else:
+        export(args.run, args.onnx)
+
+
+if __name__ == "__main__":
+    main()
