@@ -460,9 +460,12 @@ def _run_options(args: argparse.Namespace, **kw: Any) -> dict[str, Any]:
         raise CliError(f"--port must be 1-65535, got {args.port}")
     if args.duration is not None and args.duration <= 0:
         raise CliError(f"--duration must be positive, got {args.duration}")
+    table_dir = Path(args.table_dir) if args.table_dir else None
+    if table_dir is not None and table_dir.exists() and not table_dir.is_dir():
+        raise CliError(f"--table-dir {table_dir}: not a folder")
     return dict(
         host=args.host, port=args.port, speech=not args.no_speech, rate=args.rate, voice=args.voice,
-        exit_at_end=args.exit_at_end, duration=args.duration, **kw,
+        exit_at_end=args.exit_at_end, duration=args.duration, table_dir=table_dir, **kw,
     )  # fmt: skip
 
 
@@ -508,6 +511,12 @@ def _server_args(p: argparse.ArgumentParser) -> None:
     _speech_args(p)
     p.add_argument("--exit-at-end", action="store_true", help="stop when the recording ends (scripts, tests)")
     p.add_argument("--duration", type=float, help="stop after this many seconds")
+    p.add_argument(
+        "--table-dir",
+        metavar="DIR",
+        help="where the table set up on the page (four corners, zones) is kept and read back "
+        "(default ~/.config/tabletop-companion/table)",
+    )
 
 
 # ----- tabletop synth --------------------------------------------------------------------------------------------

@@ -23,6 +23,7 @@ import cv2
 import numpy as np
 
 from companion_ui.session import TrackedSession
+from companion_ui.table_setup import TableSetup
 
 RETRY_S = 2.0
 JPEG_EVERY_S = 0.1  # the page's video: ten pictures a second is plenty, and JPEG costs CPU
@@ -182,6 +183,8 @@ class LiveLoop:
         self.processed = 0
         self.costs: deque[float] = deque(maxlen=10_000)
         self.jpeg: bytes = b""
+        self.image: np.ndarray | None = None  # the newest camera picture, as read (the page's table setup clicks on it)
+        self.table: TableSetup | None = None  # the table's calibration and zones, set up on the page
         self.jpeg_version = 0
         self._jpeg_at = 0.0
         self._last_index = 0
@@ -245,6 +248,7 @@ class LiveLoop:
         for move in moves:
             session.announce(f"The camera {move}: the table is read in its new place.", "info", speak=False)
         self._last_index = frame.index
+        self.image = frame.image
         self.processed += 1
         session.on_events(events)
         self.costs.append(time.perf_counter() - t0)
@@ -273,13 +277,19 @@ class LiveLoop:
         to_camera = self.tracker.to_camera  # the tracker reads in the first view; the camera may have moved since
         for quad, _ in zones:
             cv2.polylines(picture, [np.round(to_camera(quad)).astype(np.int32)], True, (255, 200, 0), 1, cv2.LINE_AA)
+        table = self.table
+        if table is not None:
+            draw_table_zones(picture, table)
         for s in reads:
-            quad = np.round(to_camera(s.quad)).astype(np.int32)
+            camera_quad = to_camera(s.quad)
+            quad = np.round(camera_quad).astype(np.int32)
             label, p = max(s.probs.items(), key=lambda kv: kv[1]) if s.probs else ("?", 0.0)
             colour = (60, 220, 60) if p >= 0.8 else (0, 200, 255)
             cv2.polylines(picture, [quad], True, colour, 2, cv2.LINE_AA)
             x, y = quad[:, 0].min(), quad[:, 1].min()
             text = f"{label} {p:.0%}" if s.face_up else "back"
+            zone = table.zone_of(camera_quad) if table is not None else None
+            text += f" @ {zone}" if zone else ""
             cv2.putText(picture, text, (int(x), max(int(y) - 6, 14)), cv2.FONT_HERSHEY_SIMPLEX, 0.6, colour, 2)
         h, w = picture.shape[:2]
         if w > PREVIEW_WIDTH:
@@ -288,6 +298,23 @@ class LiveLoop:
         if ok:
             self.jpeg = data.tobytes()
             self.jpeg_version += 1
+
+
+def draw_table_zones(picture: np.ndarray, table: TableSetup) -> None:
+    """The zones set up on the page, outlined and named where the camera sees them."""
+    calibration = table.calibration
+    if calibration is None or calibration.layout is None:
+        return
+    to_camera = np.linalg.inv(calibration.homography)
+    for zone in calibration.layout.zones:
+        x0, y0, x1, y1 = zone.box_mm
+        box = np.array([[[x0, y0], [x1, y0], [x1, y1], [x0, y1]]], np.float64)
+        quad = cv2.perspectiveTransform(box, to_camera)[0]
+        if not np.isfinite(quad).all() or np.abs(quad).max() > 1e5:
+            continue  # a zone beyond the horizon
+        cv2.polylines(picture, [np.round(quad).astype(np.int32)], True, (255, 120, 0), 2, cv2.LINE_AA)
+        x, y = quad.min(axis=0)
+        cv2.putText(picture, zone.name, (int(x) + 4, int(y) + 20), cv2.FONT_HERSHEY_SIMPLEX, 0.6, (255, 120, 0), 2)
 
 
 def demo_clip() -> Path:

@@ -44,6 +44,7 @@ class RunOptions:
     exit_at_end: bool = False
     duration: float | None = None
     realtime: bool = True
+    table_dir: Path | None = None  # where the page's table setup is kept (default: table_setup.default_folder())
 
 
 @dataclass
@@ -78,18 +79,24 @@ def build(opts: RunOptions, notice: Callable[[str], None] = print) -> Companion:
         watching = False
     session: Session
     live = None
+    table = None
     if watching:
         from companion_ui.live import FrameSource, LiveLoop
+        from companion_ui.table_setup import TableSetup, default_folder
 
         tracked = new_tracked(speaker, _echo, opts.save, opts.resume)
         camera = None if opts.video is not None else (opts.camera or 0)
         source = FrameSource(camera=camera, video=opts.video, realtime=opts.realtime, loop=opts.loop, notice=notice)
         live = LiveLoop(source, tracked)
+        table = live.table = TableSetup.open(opts.game, opts.table_dir or default_folder())
+        for note in table.notes:
+            notice(note)
         session = tracked
     else:
         session = new_manual(opts.game, opts.players, opts.seed, opts.options, speaker, opts.save, opts.resume, _echo)
     closing = threading.Event()
-    return Companion(session, speaker, live, create_app(session, live, closing.is_set, opts.token), closing)
+    app = create_app(session, live, closing.is_set, opts.token, table)
+    return Companion(session, speaker, live, app, closing)
 
 
 def _echo(text: str) -> None:

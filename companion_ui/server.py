@@ -27,7 +27,10 @@ from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from companion_ui.access import BodyLimit, TokenGate
+from companion_ui.replies import REFUSED, Taken
 from companion_ui.session import Refused, Session
+from companion_ui.table_routes import table_router
+from companion_ui.table_setup import TableSetup
 from games import GameError
 
 STATIC = Path(__file__).parent / "static"
@@ -44,23 +47,10 @@ class Correction(BaseModel):
     step: int | None = Field(default=None, ge=0)  # answering a "please check" about this earlier step
 
 
-class Taken(BaseModel):
-    ok: bool = True
-
-
-class Refusal(BaseModel):
-    """What a refused entry is answered with: the rules' (or the session's) reason, for the page to show."""
-
-    ok: bool = False
-    error: str
-
-
 class SpeechState(Taken):
     speech: dict[str, Any]
 
 
-# Every entry is taken or refused with a reason; the schema says so (the API is fuzzed against it)
-REFUSED: dict[int | str, dict[str, Any]] = {400: {"model": Refusal, "description": "refused, with the reason"}}
 NO_VIDEO: dict[int | str, dict[str, Any]] = {404: {"description": "this session has no camera or recording"}}
 
 
@@ -71,16 +61,23 @@ class SpeechSettings(BaseModel):
 
 
 def create_app(
-    session: Session, live: Any = None, stopping: Callable[[], bool] = lambda: False, token: str | None = None
+    session: Session,
+    live: Any = None,
+    stopping: Callable[[], bool] = lambda: False,
+    token: str | None = None,
+    table: TableSetup | None = None,
 ) -> FastAPI:
     """The page's app. `stopping` turns true when the server begins to shut down: the streams that never end by
     themselves (the push socket, the MJPEG video) end then, so Ctrl-C stops the server at once whatever is open.
-    With a `token` (served to the network) every route needs it (`access.TokenGate`)."""
+    With a `token` (served to the network) every route needs it (`access.TokenGate`). With a `table` setup, the
+    page can calibrate the table and draw its zones (`table_routes`)."""
     app = FastAPI(title="Tabletop Companion", docs_url=None, redoc_url=None)
     app.add_middleware(BodyLimit)
     if token:
         app.add_middleware(TokenGate, token=token)  # added last, so it runs first: no token, nothing read
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    if table is not None:
+        app.include_router(table_router(table, live))
 
     @app.exception_handler(StarletteHTTPException)
     async def plain_error(_request: Any, err: StarletteHTTPException) -> JSONResponse:

@@ -19,6 +19,7 @@ import httpx
 import pytest
 
 from tests.servers import ROOT, TABLETOP, free_port
+from vision.table.mat import load_layout
 
 SHOTS = ROOT / "out" / "screenshots"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -210,5 +211,73 @@ def test_an_open_page_reconnects_to_a_restarted_server_and_shows_the_game_it_car
         page.wait_for_function("Number(document.body.dataset.moves) === 1", timeout=10_000)
         page.click("#actions button.action")
         page.wait_for_function("Number(document.body.dataset.moves) === 2", timeout=10_000)
+    finally:
+        stop(proc)
+
+
+def test_the_table_is_set_up_on_the_page_by_four_corners_and_dragged_zones(browser, tmp_path):
+    folder = tmp_path / "table"
+    proc, url = start(["demo", "--once", "--no-speech", "--table-dir", str(folder)], tmp_path)
+    try:
+        page = browser.new_page(viewport={"width": 1280, "height": 1000})
+        page.goto(url)
+        page.wait_for_function("document.getElementById('video').naturalWidth > 0", timeout=30_000)
+        page.click("#table-setup summary")
+        page.wait_for_function("document.getElementById('table-canvas').width > 640", timeout=20_000)
+        width, height = page.evaluate(
+            "[document.getElementById('table-canvas').width, document.getElementById('table-canvas').height]"
+        )
+        box = page.locator("#table-canvas").bounding_box()
+
+        def click(points: list[tuple[float, float]]) -> None:
+            for x, y in points:
+                page.mouse.click(box["x"] + x * box["width"] / width, box["y"] + y * box["height"] / height)
+
+        corners = [
+            (0.3 * width, 0.3 * height),
+            (0.7 * width, 0.3 * height),
+            (0.75 * width, 0.8 * height),
+            (0.25 * width, 0.8 * height),
+        ]
+        click(corners[::-1])  # the wrong way round: refused with the reason, nothing kept
+        page.click("#table-set")
+        page.wait_for_selector("#error:not([hidden])", timeout=10_000)
+        assert "clockwise" in page.text_content("#error")
+        assert not (folder / "table-calibration.json").exists()
+        page.click("#table-restart")
+        click(corners)
+        page.fill("#table-w", "420")
+        page.fill("#table-h", "297")
+        page.click("#table-set")
+        page.wait_for_selector("#zone-tools:not([hidden])", timeout=10_000)
+        page.wait_for_function("document.getElementById('table-canvas').width <= 900", timeout=10_000)
+        status = httpx.get(url + "/api/table").json()
+        assert status["calibrated"] and status["size_mm"] == [420, 297]
+        view = status["view"]
+        box = page.locator("#table-canvas").bounding_box()
+        width = page.evaluate("document.getElementById('table-canvas').width")
+        scale = box["width"] / width  # page px per view px
+
+        def at(x_mm: float, y_mm: float) -> tuple[float, float]:
+            return (box["x"] + (x_mm - view["x0"]) / view["mm_per_px"] * scale,
+                    box["y"] + (y_mm - view["y0"]) / view["mm_per_px"] * scale)  # fmt: skip
+
+        page.select_option("#zone-name", "deck")
+        page.mouse.move(*at(10, 10))
+        page.mouse.down()
+        page.mouse.move(*at(100, 150), steps=5)
+        page.mouse.move(*at(150, 280), steps=5)
+        page.mouse.up()
+        assert page.locator("#zone-list li").count() == 1
+        page.click("#zones-save")
+        page.wait_for_function("document.getElementById('table-files').textContent.includes('table-layout.json')",
+                               timeout=10_000)  # fmt: skip
+        zones = httpx.get(url + "/api/table").json()["zones"]
+        assert [z["name"] for z in zones] == ["deck"]
+        x0, y0, x1, y1 = zones[0]["box_mm"]
+        assert abs(x0 - 10) < 5 and abs(y0 - 10) < 5 and abs(x1 - 150) < 5 and abs(y1 - 280) < 5
+        layout = load_layout(folder / "table-layout.json")
+        assert layout.zone_at((80, 140)) == "deck"
+        page.screenshot(path=str(SHOTS / "table-setup.png"), full_page=True)
     finally:
         stop(proc)

@@ -65,7 +65,7 @@ function render(s) {
   $("undo").textContent = s.mode === "camera" ? "Nothing happened" : "Undo";
   $("actions-title").hidden = s.mode !== "camera";
   renderViewer(s);
-  if (s.video && $("video-box").hidden) { $("video-box").hidden = false; $("video").src = "/video.mjpg"; }
+  if (s.video && $("video-box").hidden) { $("video-box").hidden = false; $("video").src = "/video.mjpg"; showTableSetup(); }
   $("headline").textContent = s.panel.headline;
   $("table").replaceChildren(...s.panel.sections.map(renderSection));
   $("scores").querySelector("tbody").replaceChildren(...s.scores.map((r) =>
@@ -178,6 +178,242 @@ $("viewer").addEventListener("change", (e) => {
   if (viewer) url.searchParams.set("viewer", viewer); else url.searchParams.delete("viewer");
   history.replaceState(null, "", url);
   if (socket) { socket.onclose = null; socket.close(); }
-  connect();
+  // ----- table setup: four corners clicked on the camera's picture, then zones dragged out on the table from above
+const tableSetup = { mode: "", status: null, image: null, points: [], zones: [], drag: null };
+
+async function showTableSetup() {
+  const reply = await fetch("/api/table");
+  if (!reply.ok) return;  // a session without a camera: nothing to set up on
+  $("table-setup").hidden = false;
+  tableSetup.status = await reply.json();
+  $("zone-name").replaceChildren(...tableSetup.status.zone_names.map((n) => el("option", { value: n, text: n })));
+  if (tableSetup.status.size_mm) { $("table-w").value = tableSetup.status.size_mm[0]; $("table-h").value = tableSetup.status.size_mm[1]; }
+  showFiles();
+}
+
+function showFiles() {
+  const s = tableSetup.status;
+  const files = [s.files.calibration, s.files.layout].filter(Boolean);
+  $("table-files").textContent = files.length ? `Kept in ${files.join(" and ")} (tabletop detect --calibration FILE --layout FILE reads them).` : "";
+}
+
+async function loadTable(mode) {
+  const reply = await fetch("/api/table");
+  if (!reply.ok) return;
+  tableSetup.status = await reply.json();
+  showFiles();
+  tableSetup.mode = mode || (tableSetup.status.calibrated ? "zones" : "points");
+  tableSetup.points = [];
+  tableSetup.zones = tableSetup.status.zones.map((z) => ({ name: z.name, box_mm: z.box_mm }));
+  const zoning = tableSetup.mode === "zones";
+  $("zone-tools").hidden = !zoning;
+  $("table-set").disabled = true;
+  $("table-step").textContent = zoning
+    ? "The table from above. Pick a zone, then drag its rectangle out on the picture; Save zones when done."
+    : "Click four corners of something of known size lying on the table (a sheet of paper, the board) in order: top left, top right, bottom right, bottom left. Give its size, then Set the table.";
+  const image = new Image();
+  image.onload = () => { tableSetup.image = image; const c = $("table-canvas"); c.width = image.naturalWidth; c.height = image.naturalHeight; drawTable(); };
+  image.onerror = () => showError(zoning ? "The table is not set yet." : "No camera picture yet: try again in a moment.");
+  image.src = zoning ? `/api/table/view.jpg?plain=1&t=${Date.now()}` : `/api/table/camera.jpg?t=${Date.now()}`;
+  renderZoneList();
+}
+
+function canvasPoint(e) {
+  const c = $("table-canvas");
+  const box = c.getBoundingClientRect();
+  return [(e.clientX - box.left) * c.width / box.width, (e.clientY - box.top) * c.height / box.height];
+}
+
+function toView(mm) { const v = tableSetup.status.view; return [(mm[0] - v.x0) / v.mm_per_px, (mm[1] - v.y0) / v.mm_per_px]; }
+function toMm(px) { const v = tableSetup.status.view; return [v.x0 + px[0] * v.mm_per_px, v.y0 + px[1] * v.mm_per_px]; }
+
+function drawTable() {
+  const c = $("table-canvas"), g = c.getContext("2d");
+  if (!tableSetup.image) return;
+  g.drawImage(tableSetup.image, 0, 0);
+  g.lineWidth = Math.max(2, c.width / 400);
+  g.font = `${Math.max(14, c.width / 50)}px sans-serif`;
+  if (tableSetup.mode === "points") {
+    g.strokeStyle = g.fillStyle = "#f2c14e";
+    g.beginPath();
+    tableSetup.points.forEach((p, i) => (i ? g.lineTo(...p) : g.moveTo(...p)));
+    if (tableSetup.points.length === 4) g.closePath();
+    g.stroke();
+    tableSetup.points.forEach((p, i) => { g.beginPath(); g.arc(p[0], p[1], g.lineWidth * 3, 0, 7); g.fill(); g.fillText(String(i + 1), p[0] + 8, p[1] - 8); });
+    return;
+  }
+  g.strokeStyle = g.fillStyle = "#00c8ff";
+  for (const z of tableSetup.zones) {
+    const a = toView(z.box_mm.slice(0, 2)), b = toView(z.box_mm.slice(2));
+    g.strokeRect(a[0], a[1], b[0] - a[0], b[1] - a[1]);
+    g.fillText(z.name, a[0] + 6, a[1] + 20);
+  }
+  if (tableSetup.drag && tableSetup.drag.to) {
+    const [a, b] = [tableSetup.drag.from, tableSetup.drag.to];
+    g.setLineDash([6, 4]); g.strokeRect(a[0], a[1], b[0] - a[0], b[1] - a[1]); g.setLineDash([]);
+  }
+}
+
+function renderZoneList() {
+  $("zone-list").replaceChildren(...tableSetup.zones.map((z, i) => el("li", {},
+    `${z.name}: ${z.box_mm.map((v) => Math.round(v)).join(", ")} mm `,
+    el("button", { class: "secondary", onclick: () => { tableSetup.zones.splice(i, 1); renderZoneList(); drawTable(); }, text: "remove" }))));
+}
+
+$("table-setup").addEventListener("toggle", () => { if ($("table-setup").open) loadTable(); });
+$("table-restart").addEventListener("click", () => loadTable("points"));
+$("table-canvas").addEventListener("pointerdown", (e) => {
+  const p = canvasPoint(e);
+  if (tableSetup.mode === "points") {
+    if (tableSetup.points.length >= 4) tableSetup.points = [];
+    tableSetup.points.push(p);
+    $("table-set").disabled = tableSetup.points.length !== 4;
+  } else if (tableSetup.mode === "zones") {
+    tableSetup.drag = { from: p, to: null };
+    $("table-canvas").setPointerCapture(e.pointerId);
+  }
+  drawTable();
+});
+$("table-canvas").addEventListener("pointermove", (e) => { if (tableSetup.drag) { tableSetup.drag.to = canvasPoint(e); drawTable(); } });
+$("table-canvas").addEventListener("pointerup", (e) => {
+  const drag = tableSetup.drag;
+  tableSetup.drag = null;
+  if (!drag) return;
+  const to = canvasPoint(e);
+  if (Math.abs(to[0] - drag.from[0]) < 5 || Math.abs(to[1] - drag.from[1]) < 5) { drawTable(); return; }
+  const a = toMm([Math.min(drag.from[0], to[0]), Math.min(drag.from[1], to[1])]);
+  const b = toMm([Math.max(drag.from[0], to[0]), Math.max(drag.from[1], to[1])]);
+  const name = $("zone-name").value;
+  tableSetup.zones = tableSetup.zones.filter((z) => z.name !== name);  // a zone drawn again replaces the old one
+  tableSetup.zones.push({ name, box_mm: [...a, ...b].map((v) => Math.round(v * 10) / 10) });
+  renderZoneList();
+  drawTable();
+});
+$("table-set").addEventListener("click", async () => {
+  const points = tableSetup.points.map((p) => p.map((v) => Math.round(v * 10) / 10));
+  if (await post("/api/table/points", { points, width_mm: Number($("table-w").value), height_mm: Number($("table-h").value) })) loadTable("zones");
+});
+$("zones-save").addEventListener("click", async () => {
+  if (await post("/api/table/zones", { zones: tableSetup.zones })) loadTable("zones");
+});
+connect();
+});
+// ----- table setup: four corners clicked on the camera's picture, then zones dragged out on the table from above
+const tableSetup = { mode: "", status: null, image: null, points: [], zones: [], drag: null };
+
+async function showTableSetup() {
+  const reply = await fetch("/api/table");
+  if (!reply.ok) return;  // a session without a camera: nothing to set up on
+  $("table-setup").hidden = false;
+  tableSetup.status = await reply.json();
+  $("zone-name").replaceChildren(...tableSetup.status.zone_names.map((n) => el("option", { value: n, text: n })));
+  if (tableSetup.status.size_mm) { $("table-w").value = tableSetup.status.size_mm[0]; $("table-h").value = tableSetup.status.size_mm[1]; }
+  showFiles();
+}
+
+function showFiles() {
+  const s = tableSetup.status;
+  const files = [s.files.calibration, s.files.layout].filter(Boolean);
+  $("table-files").textContent = files.length ? `Kept in ${files.join(" and ")} (tabletop detect --calibration FILE --layout FILE reads them).` : "";
+}
+
+async function loadTable(mode) {
+  const reply = await fetch("/api/table");
+  if (!reply.ok) return;
+  tableSetup.status = await reply.json();
+  showFiles();
+  tableSetup.mode = mode || (tableSetup.status.calibrated ? "zones" : "points");
+  tableSetup.points = [];
+  tableSetup.zones = tableSetup.status.zones.map((z) => ({ name: z.name, box_mm: z.box_mm }));
+  const zoning = tableSetup.mode === "zones";
+  $("zone-tools").hidden = !zoning;
+  $("table-set").disabled = true;
+  $("table-step").textContent = zoning
+    ? "The table from above. Pick a zone, then drag its rectangle out on the picture; Save zones when done."
+    : "Click four corners of something of known size lying on the table (a sheet of paper, the board) in order: top left, top right, bottom right, bottom left. Give its size, then Set the table.";
+  const image = new Image();
+  image.onload = () => { tableSetup.image = image; const c = $("table-canvas"); c.width = image.naturalWidth; c.height = image.naturalHeight; drawTable(); };
+  image.onerror = () => showError(zoning ? "The table is not set yet." : "No camera picture yet: try again in a moment.");
+  image.src = zoning ? `/api/table/view.jpg?plain=1&t=${Date.now()}` : `/api/table/camera.jpg?t=${Date.now()}`;
+  renderZoneList();
+}
+
+function canvasPoint(e) {
+  const c = $("table-canvas");
+  const box = c.getBoundingClientRect();
+  return [(e.clientX - box.left) * c.width / box.width, (e.clientY - box.top) * c.height / box.height];
+}
+
+function toView(mm) { const v = tableSetup.status.view; return [(mm[0] - v.x0) / v.mm_per_px, (mm[1] - v.y0) / v.mm_per_px]; }
+function toMm(px) { const v = tableSetup.status.view; return [v.x0 + px[0] * v.mm_per_px, v.y0 + px[1] * v.mm_per_px]; }
+
+function drawTable() {
+  const c = $("table-canvas"), g = c.getContext("2d");
+  if (!tableSetup.image) return;
+  g.drawImage(tableSetup.image, 0, 0);
+  g.lineWidth = Math.max(2, c.width / 400);
+  g.font = `${Math.max(14, c.width / 50)}px sans-serif`;
+  if (tableSetup.mode === "points") {
+    g.strokeStyle = g.fillStyle = "#f2c14e";
+    g.beginPath();
+    tableSetup.points.forEach((p, i) => (i ? g.lineTo(...p) : g.moveTo(...p)));
+    if (tableSetup.points.length === 4) g.closePath();
+    g.stroke();
+    tableSetup.points.forEach((p, i) => { g.beginPath(); g.arc(p[0], p[1], g.lineWidth * 3, 0, 7); g.fill(); g.fillText(String(i + 1), p[0] + 8, p[1] - 8); });
+    return;
+  }
+  g.strokeStyle = g.fillStyle = "#00c8ff";
+  for (const z of tableSetup.zones) {
+    const a = toView(z.box_mm.slice(0, 2)), b = toView(z.box_mm.slice(2));
+    g.strokeRect(a[0], a[1], b[0] - a[0], b[1] - a[1]);
+    g.fillText(z.name, a[0] + 6, a[1] + 20);
+  }
+  if (tableSetup.drag && tableSetup.drag.to) {
+    const [a, b] = [tableSetup.drag.from, tableSetup.drag.to];
+    g.setLineDash([6, 4]); g.strokeRect(a[0], a[1], b[0] - a[0], b[1] - a[1]); g.setLineDash([]);
+  }
+}
+
+function renderZoneList() {
+  $("zone-list").replaceChildren(...tableSetup.zones.map((z, i) => el("li", {},
+    `${z.name}: ${z.box_mm.map((v) => Math.round(v)).join(", ")} mm `,
+    el("button", { class: "secondary", onclick: () => { tableSetup.zones.splice(i, 1); renderZoneList(); drawTable(); }, text: "remove" }))));
+}
+
+$("table-setup").addEventListener("toggle", () => { if ($("table-setup").open) loadTable(); });
+$("table-restart").addEventListener("click", () => loadTable("points"));
+$("table-canvas").addEventListener("pointerdown", (e) => {
+  const p = canvasPoint(e);
+  if (tableSetup.mode === "points") {
+    if (tableSetup.points.length >= 4) tableSetup.points = [];
+    tableSetup.points.push(p);
+    $("table-set").disabled = tableSetup.points.length !== 4;
+  } else if (tableSetup.mode === "zones") {
+    tableSetup.drag = { from: p, to: null };
+    $("table-canvas").setPointerCapture(e.pointerId);
+  }
+  drawTable();
+});
+$("table-canvas").addEventListener("pointermove", (e) => { if (tableSetup.drag) { tableSetup.drag.to = canvasPoint(e); drawTable(); } });
+$("table-canvas").addEventListener("pointerup", (e) => {
+  const drag = tableSetup.drag;
+  tableSetup.drag = null;
+  if (!drag) return;
+  const to = canvasPoint(e);
+  if (Math.abs(to[0] - drag.from[0]) < 5 || Math.abs(to[1] - drag.from[1]) < 5) { drawTable(); return; }
+  const a = toMm([Math.min(drag.from[0], to[0]), Math.min(drag.from[1], to[1])]);
+  const b = toMm([Math.max(drag.from[0], to[0]), Math.max(drag.from[1], to[1])]);
+  const name = $("zone-name").value;
+  tableSetup.zones = tableSetup.zones.filter((z) => z.name !== name);  // a zone drawn again replaces the old one
+  tableSetup.zones.push({ name, box_mm: [...a, ...b].map((v) => Math.round(v * 10) / 10) });
+  renderZoneList();
+  drawTable();
+});
+$("table-set").addEventListener("click", async () => {
+  const points = tableSetup.points.map((p) => p.map((v) => Math.round(v * 10) / 10));
+  if (await post("/api/table/points", { points, width_mm: Number($("table-w").value), height_mm: Number($("table-h").value) })) loadTable("zones");
+});
+$("zones-save").addEventListener("click", async () => {
+  if (await post("/api/table/zones", { zones: tableSetup.zones })) loadTable("zones");
 });
 connect();

@@ -88,7 +88,10 @@ def frame_targets(
         [
             la / max(float(np.linalg.norm(la)), 1e-6),
             lb / max(float(np.linalg.norm(lb)), 1e-6),
-            [np.log(max(float(np.linalg.norm(ta)), 1e-3) / width), np.log(max(float(np.linalg.norm(tb)), 1e-3) / width)],
+            [
+                np.log(max(float(np.linalg.norm(ta)), 1e-3) / width),
+                np.log(max(float(np.linalg.norm(tb)), 1e-3) / width),
+            ],
             local(tp - point) / width,
         ]
     ).astype(np.float32)
@@ -97,7 +100,8 @@ def frame_targets(
 def refined_frame(
     point: np.ndarray, a: np.ndarray, b: np.ndarray, out: np.ndarray, move_point: bool = True
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The corner frame the refiner's output `out` (N_OUT numbers, `frame_targets`' terms) says, back in frame pixels."""
+    """The corner frame the refiner's output `out` (N_OUT numbers, in `frame_targets`' terms) says, in frame
+    pixels."""
     x, y = patch_axes(a, b)
     width = patch_width(a)
     out = np.asarray(out, np.float64)

@@ -20,6 +20,7 @@ import numpy as np
 
 from vision.recognise.calibration import TableCalibration
 from vision.recognise.corner_reader import CornerFrame, CornerReader
+from vision.recognise.corner_refiner import CornerRefiner
 from vision.recognise.corners import Corner, CornerFinder, handedness, printed_corner
 from vision.recognise.crops import CORNER_INDEX
 from vision.recognise.finder import quad_bounds
@@ -33,6 +34,7 @@ if TYPE_CHECKING:
 
 CORNERS_FILE = "cards-corners.onnx"
 CORNER_READER_FILE = "cards-corner-reader.onnx"
+CORNER_REFINER_FILE = "cards-corner-refiner.onnx"  # optional: without it, corners are read along the finder's edges
 RECTIFIED_THRESHOLDS_FILE = "cards-corners-thresholds.json"
 SAME_CARD = 0.18  # two corners are one card's when each lies this many card widths from where the other puts one
 WIDTH_RATIO = 1.35  # ...and their cards' widths agree within this ratio
@@ -70,6 +72,11 @@ class RectifiedThresholds(ThresholdFile):
     # taken for the face's own plain corners, as before session 16 (False). On, the bench reads backs far better
     # (test: face down 47 -> 62%); the tracker turns it off (`tracker.replay.make_recognise`)
     backs_under_faces: bool = False
+    # Each found corner's edges (and its point) measured again by the corner refiner, where the models have one: the
+    # finder's edges cost the reader 14 points (session 13); the refiner's patch sees one corner at 40 px per card
+    # width (session 17)
+    refine_edges: bool = True
+    refine_point: bool = True
 
 
 def same_card(i: Corner, j: Corner) -> bool:
@@ -154,6 +161,8 @@ class RectifiedRecogniser:
         root = models or models_dir()
         self.finder = CornerFinder(root / CORNERS_FILE, threads)
         self.reader = CornerReader(root / CORNER_READER_FILE, threads, deck)
+        refiner = root / CORNER_REFINER_FILE
+        self.refiner = CornerRefiner(refiner, threads) if refiner.is_file() else None
         self.calibration = calibration
         self.thresholds = thresholds or RectifiedThresholds.load(root / RECTIFIED_THRESHOLDS_FILE)
 
@@ -170,8 +179,14 @@ class RectifiedRecogniser:
     def classes(self) -> tuple[str, ...]:
         return READER_CLASSES
 
-    def find(self, frame: np.ndarray) -> list[Corner]:
-        return self.finder.find(frame, self.thresholds.corner)
+    def find(self, frame: np.ndarray, min_score: float | None = None) -> list[Corner]:
+        """The corners the finder scores at least `min_score` (default: the `corner` cut-off), their edges measured
+        again by the refiner where there is one."""
+        t = self.thresholds
+        corners = self.finder.find(frame, t.corner if min_score is None else min_score)
+        if self.refiner is not None and t.refine_edges:
+            corners = self.refiner.refine(frame, corners, move_point=bool(t.refine_point))
+        return corners
 
     def read_regions(self, frame: np.ndarray, quads: Sequence[np.ndarray]) -> list[dict[str, float]]:
         """Label probabilities for index regions the caller chose (the tracker knows where a covered card's index

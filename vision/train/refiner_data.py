@@ -111,9 +111,7 @@ def cut_shard(stems: Sequence[Path], finder: CornerFinder, min_score: float, see
         empty = np.zeros((0, N_OUT), np.float32)
         return PatchSet(np.zeros((0, PATCH, PATCH), np.uint8), empty, empty, np.zeros(0, np.uint8), np.zeros(0))
     x, y, base, found, width = zip(*rows, strict=True)
-    return PatchSet(
-        np.stack(x), np.stack(y), np.stack(base), np.array(found, np.uint8), np.array(width, np.float32)
-    )
+    return PatchSet(np.stack(x), np.stack(y), np.stack(base), np.array(found, np.uint8), np.array(width, np.float32))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -35,6 +35,7 @@ from vision.recognise.bench import (
     summarise,
     test_decks,
 )
+from vision.recognise.bench_stages import stage_bench
 from vision.recognise.corners import Corner
 from vision.recognise.models import models_dir
 from vision.recognise.reader import Reading
@@ -75,7 +76,7 @@ class Cached:
 
 
 def read_all(recogniser: RectifiedRecogniser, frame: np.ndarray) -> Cached:
-    corners = recogniser.finder.find(frame, FLOOR)
+    corners = recogniser.find(frame, FLOOR)
     return Cached(corners, recogniser.reader.read(frame, [(c.point, c.a, c.b) for c in corners]))
 
 
@@ -200,16 +201,28 @@ def tune(recogniser: RectifiedRecogniser, scenes: Sequence) -> tuple[RectifiedTh
     }
 
 
-def check_line(folder: Path, scenes: Sequence) -> str:
-    """One models folder's recogniser on the scenes, as the tuner's choices are judged."""
-    s = summarise(run_recogniser(RectifiedRecogniser(folder), scenes)[0])
+def check_line(folder: Path, scenes: Sequence, stages: bool = False) -> str:
+    """One models folder's recogniser on the scenes, as the tuner's choices are judged; with `stages`, also the
+    stage bench's corner frames and readings (`bench_stages.stage_bench`)."""
+    recogniser = RectifiedRecogniser(folder)
+    s = summarise(run_recogniser(recogniser, scenes)[0])
     up, down = s["face_up"], s["face_down"]
     ece = s["calibration"]["ece"] if "calibration" in s else None
-    return (
+    line = (
         f"{folder}: face up P {pct(up['precision'])} R {pct(up['recall'])} (of {up['cards']}), legible R "
         f"{pct(up['legible_recall'])} (of {up['legible_cards']}), UNKNOWN {up['unknown_reports']}; face down P "
         f"{pct(down['precision'])} R {pct(down['recall'])}; twice {s['duplicates']}; calibration error "
         + ("n/a" if ece is None else f"{ece:.3f}")
+    )
+    if not stages:
+        return line
+    st = stage_bench(recogniser, scenes)
+    finder, found = st["corner_finder"], st["reader_found_corners"]
+    return line + (
+        f"\n  corners: legible found {pct(finder['legible_corner_recall'])}, median edge turn "
+        f"{finder['median_edge_turn_deg']:.1f} deg, gross {pct(finder['gross_edge_share'])}, swapped "
+        f"{pct(finder['swapped_edge_share'])}; reader on found corners {pct(found['top1'])} (true frame "
+        f"{pct(found['top1_true_frame'])}), on true corners {pct(st['reader_true_corners']['top1'])}"
     )
 
 
@@ -221,6 +234,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=5)
     parser.add_argument("--models", type=Path, default=None)
     parser.add_argument("--check", type=Path, nargs="+", help="score these model folders instead of tuning")
+    parser.add_argument("--stages", action="store_true", help="with --check: the stage bench's figures too")
     args = parser.parse_args(argv)
     root = args.models or models_dir()
     decks = test_decks(args.decks, "val")
@@ -229,7 +243,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     scenes = render_scenes(decks, args.scenes, args.seed)
     if args.check:
         for folder in args.check:
-            print(check_line(folder, scenes))
+            print(check_line(folder, scenes, args.stages), flush=True)
         return 0
     chosen, summary = tune(RectifiedRecogniser(root, thresholds=RectifiedThresholds()), scenes)
     print(chosen, summary)
