@@ -463,9 +463,12 @@ def _run_options(args: argparse.Namespace, **kw: Any) -> dict[str, Any]:
     table_dir = Path(args.table_dir) if args.table_dir else None
     if table_dir is not None and table_dir.exists() and not table_dir.is_dir():
         raise CliError(f"--table-dir {table_dir}: not a folder")
+    mat = Path(args.mat) if args.mat else None
+    if mat is not None and not mat.is_file():
+        raise CliError(f"--mat {mat}: no such file (the layout JSON that tabletop mat wrote beside the picture)")
     return dict(
         host=args.host, port=args.port, speech=not args.no_speech, rate=args.rate, voice=args.voice,
-        exit_at_end=args.exit_at_end, duration=args.duration, table_dir=table_dir, **kw,
+        exit_at_end=args.exit_at_end, duration=args.duration, table_dir=table_dir, mat=mat, **kw,
     )  # fmt: skip
 
 
@@ -516,6 +519,11 @@ def _server_args(p: argparse.ArgumentParser) -> None:
         metavar="DIR",
         help="where the table set up on the page (four corners, zones) is kept and read back "
         "(default ~/.config/tabletop-companion/table)",
+    )
+    p.add_argument(
+        "--mat",
+        metavar="LAYOUT",
+        help="a printed mat's layout JSON (tabletop mat writes it): its markers place the table and its zones",
     )
 
 

@@ -28,6 +28,7 @@ from companion_ui.table_setup import TableSetup
 RETRY_S = 2.0
 JPEG_EVERY_S = 0.1  # the page's video: ten pictures a second is plenty, and JPEG costs CPU
 PREVIEW_WIDTH = 960
+MAT_EVERY_S = 0.5  # a printed mat's markers are looked for this often (about 7 ms a look)
 
 
 @dataclass(frozen=True)
@@ -187,6 +188,7 @@ class LiveLoop:
         self.table: TableSetup | None = None  # the table's calibration and zones, set up on the page
         self.jpeg_version = 0
         self._jpeg_at = 0.0
+        self._mat_at = 0.0
         self._last_index = 0
         self._moves_told = 0  # the tracker's camera moves already told to the page
         self._stop = threading.Event()
@@ -247,6 +249,12 @@ class LiveLoop:
             self._moves_told += len(moves)
         for move in moves:
             session.announce(f"The camera {move}: the table is read in its new place.", "info", speak=False)
+        table = self.table
+        if table is not None and table.mat is not None and t0 - self._mat_at >= MAT_EVERY_S:
+            self._mat_at = t0
+            note = table.follow(frame.image)
+            if note:
+                session.announce(note, "info", speak=False)
         self._last_index = frame.index
         self.image = frame.image
         self.processed += 1

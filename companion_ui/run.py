@@ -45,6 +45,7 @@ class RunOptions:
     duration: float | None = None
     realtime: bool = True
     table_dir: Path | None = None  # where the page's table setup is kept (default: table_setup.default_folder())
+    mat: Path | None = None  # a printed mat's layout: its markers place the table
 
 
 @dataclass
@@ -82,13 +83,13 @@ def build(opts: RunOptions, notice: Callable[[str], None] = print) -> Companion:
     table = None
     if watching:
         from companion_ui.live import FrameSource, LiveLoop
-        from companion_ui.table_setup import TableSetup, default_folder
+        from companion_ui.table_setup import default_folder
 
         tracked = new_tracked(speaker, _echo, opts.save, opts.resume)
         camera = None if opts.video is not None else (opts.camera or 0)
         source = FrameSource(camera=camera, video=opts.video, realtime=opts.realtime, loop=opts.loop, notice=notice)
         live = LiveLoop(source, tracked)
-        table = live.table = TableSetup.open(opts.game, opts.table_dir or default_folder())
+        table = live.table = open_table(opts.game, opts.table_dir or default_folder(), opts.mat)
         for note in table.notes:
             notice(note)
         session = tracked
@@ -97,6 +98,20 @@ def build(opts: RunOptions, notice: Callable[[str], None] = print) -> Companion:
     closing = threading.Event()
     app = create_app(session, live, closing.is_set, opts.token, table)
     return Companion(session, speaker, live, app, closing)
+
+
+def open_table(game: str, folder: Path, mat: Path | None) -> Any:
+    """The table setup: a printed mat's when given (a bad layout or another game's mat is a GameError naming the
+    file), else what the page set up before."""
+    from companion_ui.table_setup import SetupError, TableSetup
+    from vision.table.mat import LayoutError, load_layout
+
+    if mat is None:
+        return TableSetup.open(game, folder)
+    try:
+        return TableSetup.with_mat(game, folder, load_layout(mat))
+    except (LayoutError, SetupError) as err:
+        raise GameError(f"--mat {mat}: {err}") from err
 
 
 def _echo(text: str) -> None:

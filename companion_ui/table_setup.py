@@ -9,6 +9,10 @@ again, so a table is set up once.
 
 Why a top-down view for the zones: a rectangle dragged on the camera's slanted picture is not a rectangle on the
 table; on the rectified view it is exactly the `box_mm` a layout file holds.
+
+With a printed mat (`tabletop run --mat LAYOUT.json`, the layout `tabletop mat` wrote beside the picture) there is
+nothing to click: the mat's markers give the plane in the frames the live loop hands to `follow`, and its zones are
+the mat's. A bumped camera is found again at the next look; markers under a hand leave the plane as it was.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ import cv2
 import numpy as np
 
 from vision.recognise.calibration import CalibrationError, TableCalibration, load_calibration
+from vision.table.markers import MatTracker
 from vision.table.mat import LayoutError, MatLayout, layout_from_dict, load_layout, zone_names
 
 CALIBRATION_FILE = "table-calibration.json"
@@ -67,7 +72,44 @@ class TableSetup:
     size_mm: tuple[float, float] | None = None
     frame_size: tuple[int, int] | None = None  # (w, h) of the camera picture the points were clicked on
     notes: list[str] = field(default_factory=list)  # what was read back at start, or why it was not
+    mat: MatTracker | None = None  # a printed mat's markers place the table instead of four clicked points
+    mat_state: str = ""  # the mat's last MatStatus.state
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    @classmethod
+    def with_mat(cls, game: str, folder: Path, layout: MatLayout) -> TableSetup:
+        """A table placed by a printed mat of this game (its layout as `tabletop mat` wrote it)."""
+        if layout.game != game:
+            raise SetupError(f"the mat is {layout.game}'s, but the game on the table is {game}")
+        try:
+            tracker = MatTracker(layout)
+        except ValueError as err:
+            raise SetupError(f"the mat cannot place the table: {err}") from err
+        return cls(
+            game, folder, size_mm=layout.size_mm, mat=tracker, notes=[f"a printed {layout.paper} mat places the table"]
+        )
+
+    def follow(self, frame: np.ndarray) -> str | None:
+        """The mat's plane from this frame's markers. Returns what to tell the players when it changes: found,
+        found again after the camera moved, or lost."""
+        if self.mat is None:
+            return None
+        status = self.mat.update(frame)
+        with self.lock:
+            self.calibration = self.mat.calibration
+            self.frame_size = (frame.shape[1], frame.shape[0])
+        before, self.mat_state = self.mat_state, status.state
+        if status.state == "fitted":
+            return "The mat is found: each card is placed in its zone."
+        if status.state == "moved":
+            return "The camera moved: the mat is found again in its new place."
+        if status.state == "lost" and before != "lost":
+            return "The mat's markers are out of sight: zones wait until they show again."
+        return None
+
+    def _no_mat(self) -> None:
+        if self.mat is not None:
+            raise SetupError("this table is placed by its printed mat's markers (--mat), and its zones are the mat's")
 
     @classmethod
     def open(cls, game: str, folder: Path) -> TableSetup:
@@ -100,6 +142,7 @@ class TableSetup:
         """Four points clicked on the camera's picture (TL, TR, BR, BL of a rectangle lying on the table) and that
         rectangle's size. The zones set before are kept (they are in table millimetres, which this re-defines:
         the same rectangle clicked again keeps them where they were)."""
+        self._no_mat()
         try:
             src = np.array(points, np.float64) if isinstance(points, list) else np.zeros(0)
         except (TypeError, ValueError):
@@ -137,6 +180,7 @@ class TableSetup:
     def set_zones(self, zones: Any) -> None:
         """The zones drawn on the top-down view, as a layout's `zones` list (each a name of this game's and a
         `box_mm`); an empty list clears them."""
+        self._no_mat()
         if self.calibration is None:
             raise SetupError("set the table first: click four corners of something of known size")
         if not isinstance(zones, list):
@@ -205,6 +249,8 @@ class TableSetup:
             "game": self.game,
             "zone_names": list(zone_names(self.game)),
             "calibrated": self.calibration is not None,
+            "source": "mat" if self.mat is not None else ("points" if self.calibration is not None else None),
+            "mat_state": self.mat_state,
             "points_px": self.points_px,
             "size_mm": list(self.size_mm) if self.size_mm else None,
             "frame_size": list(self.frame_size) if self.frame_size else None,

@@ -5,6 +5,8 @@ and every bad entry is refused with its reason and changes nothing."""
 from __future__ import annotations
 
 import json
+import subprocess
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -13,11 +15,14 @@ import numpy as np
 import pytest
 from fastapi.testclient import TestClient
 
-from companion_ui.server import create_app
+from companion_ui.live import Frame, FrameSource, LiveLoop, demo_clip
+from companion_ui.server import create_app, free_port
 from companion_ui.session import TrackedSession
 from companion_ui.table_setup import CALIBRATION_FILE, LAYOUT_FILE, SetupError, TableSetup
+from tests.servers import ROOT, TABLETOP
 from vision.recognise.calibration import load_calibration
-from vision.table.mat import load_layout
+from vision.table.bench import MAT_PX_PER_MM, camera_homography, render_view
+from vision.table.mat import MatLayout, load_layout, mat_layout, render_mat
 
 # An A4 sheet seen at a slant: its corners (TL, TR, BR, BL) in a 1280 x 720 picture
 SHEET_PX = [[400.0, 300.0], [880.0, 310.0], [960.0, 600.0], [330.0, 590.0]]
@@ -167,3 +172,81 @@ def test_without_a_camera_picture_the_table_routes_say_so(tmp_path: Path) -> Non
     client = TestClient(create_app(TrackedSession(), None, table=TableSetup("loot-the-loop", tmp_path)))
     reply = client.post("/api/table/points", json={"points": SHEET_PX, "width_mm": 297, "height_mm": 210})
     assert reply.status_code == 404 and "no camera picture yet" in reply.json()["error"]
+
+
+def mat_frames() -> tuple[MatLayout, list[np.ndarray], list[np.ndarray]]:
+    """An A3 Loot the Loop mat seen by a camera (table mm -> frame homographies beside the frames): in view, under
+    three hands, the camera bumped, and bumped again while five of its six markers are covered."""
+    layout = mat_layout("loot-the-loop", "a3")
+    mat = np.asarray(render_mat(layout, dpi=round(MAT_PX_PER_MM * 25.4)))[..., ::-1].copy()
+    rng = np.random.default_rng(3)
+    first = camera_homography(layout, 30, 0.8)
+    bumped = camera_homography(layout, 34, 0.75, yaw_deg=4, shift=(25.0, -10.0))
+    again = camera_homography(layout, 30, 0.75, shift=(-10.0, 8.0))
+    frames = [
+        render_view(mat, first, rng)[0],
+        render_view(mat, first, rng, hands=3, layout=layout)[0],
+        render_view(mat, bumped, rng)[0],
+        render_view(mat, again, rng, hands=5, layout=layout)[0],
+    ]
+    return layout, frames, [first, first, bumped, again]
+
+
+def test_a_printed_mat_places_the_table_through_hands_and_a_bumped_camera(tmp_path: Path) -> None:
+    layout, frames, homographies = mat_frames()
+    setup = TableSetup.with_mat("loot-the-loop", tmp_path, layout)
+    deck = next(z for z in layout.zones if z.name == "deck")
+    x0, y0, x1, y1 = deck.box_mm
+    card_mm = np.array([[x0 + 10, y0 + 10], [x1 - 10, y0 + 10], [x1 - 10, y1 - 10], [x0 + 10, y1 - 10]], np.float64)
+
+    def card_px(k: int) -> np.ndarray:
+        return cv2.perspectiveTransform(card_mm[None], homographies[k])[0]
+
+    told = [setup.follow(frames[0])]
+    before = setup.calibration
+    told += [setup.follow(frame) for frame in frames[1:3]]
+    assert told[0] == "The mat is found: each card is placed in its zone." and told[1] is None
+    assert "camera moved" in told[2]
+    centre = card_mm.mean(axis=0)
+    assert np.linalg.norm(setup.calibration.to_table(card_px(2)).mean(axis=0) - centre) < 3  # placed anew...
+    assert np.linalg.norm(before.to_table(card_px(2)).mean(axis=0) - centre) > 10  # ...where the old plane misplaces it
+    assert setup.zone_of(card_px(2)) == "deck"
+    assert "out of sight" in setup.follow(frames[3]) and setup.zone_of(card_px(3)) is None  # one marker: no plane
+    with pytest.raises(SetupError, match="printed mat"):
+        setup.set_points(SHEET_PX, *SHEET_MM, (1280, 720))
+    with pytest.raises(SetupError, match="printed mat"):
+        setup.set_zones([])
+    with pytest.raises(SetupError, match="the mat is loop's"):
+        TableSetup.with_mat("loot-the-loop", tmp_path, mat_layout("loop", "a3"))
+
+
+def test_the_frame_loop_follows_the_mat_and_tells_the_table(tmp_path: Path) -> None:
+    layout, frames, _ = mat_frames()
+    session = TrackedSession()
+    live = LiveLoop(FrameSource(video=demo_clip(), realtime=False), session)
+    live.table = TableSetup.with_mat("loot-the-loop", tmp_path, layout)
+    live.step(Frame(0, frames[0], time.monotonic()))
+    assert live.table.calibration is not None and live.table.mat_state == "fitted"
+    assert any("The mat is found" in line["text"] for line in session.log_since(0))
+    assert live.jpeg  # the page's picture, the mat's zones drawn on it
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--mat", "no-such-layout.json"], "--mat no-such-layout.json: no such file"),
+        (["--mat", "{loop_mat}"], "the mat is loop's, but the game on the table is loot-the-loop"),
+        (["--mat", "{not_json}"], "not a JSON layout file"),
+        (["--table-dir", "{a_file}"], "not a folder"),
+    ],
+)
+def test_run_refuses_a_bad_mat_or_table_folder_with_the_reason(tmp_path: Path, args: list[str], message: str) -> None:
+    (tmp_path / "loop.json").write_text(json.dumps(mat_layout("loop", "a4").to_dict()))
+    (tmp_path / "bad.json").write_text("{nope")
+    (tmp_path / "file").write_text("")
+    names = {"loop_mat": tmp_path / "loop.json", "not_json": tmp_path / "bad.json", "a_file": tmp_path / "file"}
+    argv = [a.format(**names) for a in args]
+    done = subprocess.run([*TABLETOP, "demo", "--once", "--no-speech", "--port", str(free_port()), *argv],
+                          capture_output=True, text=True, timeout=120, cwd=ROOT, check=False)  # fmt: skip
+    assert done.returncode != 0 and message in done.stderr, done.stderr[-1500:]
+    assert "Traceback" not in done.stderr

@@ -202,19 +202,25 @@ async function loadTable(mode) {
   if (!reply.ok) return;
   tableSetup.status = await reply.json();
   showFiles();
-  tableSetup.mode = mode || (tableSetup.status.calibrated ? "zones" : "points");
+  const mat = tableSetup.status.source === "mat";
+  tableSetup.mode = mat ? "mat" : mode || (tableSetup.status.calibrated ? "zones" : "points");
   tableSetup.points = [];
-  tableSetup.zones = tableSetup.status.zones.map((z) => ({ name: z.name, box_mm: z.box_mm }));
+  tableSetup.zones = mat ? [] : tableSetup.status.zones.map((z) => ({ name: z.name, box_mm: z.box_mm }));
   const zoning = tableSetup.mode === "zones";
   $("zone-tools").hidden = !zoning;
+  $("table-size").hidden = mat;
   $("table-set").disabled = true;
-  $("table-step").textContent = zoning
-    ? "The table from above. Pick a zone, then drag its rectangle out on the picture; Save zones when done."
-    : "Click four corners of something of known size lying on the table (a sheet of paper, the board) in order: top left, top right, bottom right, bottom left. Give its size, then Set the table.";
+  $("table-step").textContent = mat
+    ? `A printed mat places the table by its markers (${tableSetup.status.mat_state || "not seen yet"}); its zones are the mat's.`
+    : zoning
+      ? "The table from above. Pick a zone, then drag its rectangle out on the picture; Save zones when done."
+      : "Click four corners of something of known size lying on the table (a sheet of paper, the board) in order: top left, top right, bottom right, bottom left. Give its size, then Set the table.";
+  if (mat && !tableSetup.status.calibrated) return;
   const image = new Image();
   image.onload = () => { tableSetup.image = image; const c = $("table-canvas"); c.width = image.naturalWidth; c.height = image.naturalHeight; drawTable(); };
   image.onerror = () => showError(zoning ? "The table is not set yet." : "No camera picture yet: try again in a moment.");
-  image.src = zoning ? `/api/table/view.jpg?plain=1&t=${Date.now()}` : `/api/table/camera.jpg?t=${Date.now()}`;
+  image.src = mat ? `/api/table/view.jpg?t=${Date.now()}`
+    : zoning ? `/api/table/view.jpg?plain=1&t=${Date.now()}` : `/api/table/camera.jpg?t=${Date.now()}`;
   renderZoneList();
 }
 
@@ -322,19 +328,25 @@ async function loadTable(mode) {
   if (!reply.ok) return;
   tableSetup.status = await reply.json();
   showFiles();
-  tableSetup.mode = mode || (tableSetup.status.calibrated ? "zones" : "points");
+  const mat = tableSetup.status.source === "mat";
+  tableSetup.mode = mat ? "mat" : mode || (tableSetup.status.calibrated ? "zones" : "points");
   tableSetup.points = [];
-  tableSetup.zones = tableSetup.status.zones.map((z) => ({ name: z.name, box_mm: z.box_mm }));
+  tableSetup.zones = mat ? [] : tableSetup.status.zones.map((z) => ({ name: z.name, box_mm: z.box_mm }));
   const zoning = tableSetup.mode === "zones";
   $("zone-tools").hidden = !zoning;
+  $("table-size").hidden = mat;
   $("table-set").disabled = true;
-  $("table-step").textContent = zoning
-    ? "The table from above. Pick a zone, then drag its rectangle out on the picture; Save zones when done."
-    : "Click four corners of something of known size lying on the table (a sheet of paper, the board) in order: top left, top right, bottom right, bottom left. Give its size, then Set the table.";
+  $("table-step").textContent = mat
+    ? `A printed mat places the table by its markers (${tableSetup.status.mat_state || "not seen yet"}); its zones are the mat's.`
+    : zoning
+      ? "The table from above. Pick a zone, then drag its rectangle out on the picture; Save zones when done."
+      : "Click four corners of something of known size lying on the table (a sheet of paper, the board) in order: top left, top right, bottom right, bottom left. Give its size, then Set the table.";
+  if (mat && !tableSetup.status.calibrated) return;
   const image = new Image();
   image.onload = () => { tableSetup.image = image; const c = $("table-canvas"); c.width = image.naturalWidth; c.height = image.naturalHeight; drawTable(); };
   image.onerror = () => showError(zoning ? "The table is not set yet." : "No camera picture yet: try again in a moment.");
-  image.src = zoning ? `/api/table/view.jpg?plain=1&t=${Date.now()}` : `/api/table/camera.jpg?t=${Date.now()}`;
+  image.src = mat ? `/api/table/view.jpg?t=${Date.now()}`
+    : zoning ? `/api/table/view.jpg?plain=1&t=${Date.now()}` : `/api/table/camera.jpg?t=${Date.now()}`;
   renderZoneList();
 }
 
