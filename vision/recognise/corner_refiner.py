@@ -9,8 +9,13 @@ card width, turned so the finder's guess of the corner's inside points down and 
 edges really run. Turning the patch by the finder's own bisector keeps the usual case (a small correction) close to
 one orientation; the net is also taught every quarter turn, so a reversed or swapped guess is corrected as well.
 
-The patch is a pure rotation of the frame (never mirrored): the printed index tells the net which edge is the
-card's short one, and the same patch serves both of a swapped pair.
+The patch is a pure rotation of the frame (never mirrored), and the net says two different things about it. First
+the corner's two edges in the order they come going clockwise round the card's inside (`e_x` then `e_y`), which the
+picture always shows. Then which of them is the card's short edge, which only an index (or enough of the card) shows:
+a back's corner, or the plain corner of a two-index deck, looks the same either way round within a card's width.
+Asked for `a` and `b` directly, the first net averaged the two answers where it could not tell them apart, and put
+both edges along the bisector (session 17: a quarter of its edges were grossly off, against the finder's 14%). So
+where the net is unsure which edge is the short one, the finder's word (it sees the whole card) decides.
 """
 
 from __future__ import annotations
@@ -21,13 +26,15 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.recognise.corners import Corner, warp_area
+from vision.recognise.corners import Corner, handedness, warp_area
 from vision.recognise.models import ModelError, session
 
 PATCH = 48  # the patch's side, pixels
 PATCH_SPAN = 1.2  # ...and in card widths (as the finder measures the width), centred on the corner
 MIN_WIDTH = 8.0  # px: a finder's width below this is taken as this (a patch must cover something)
-N_OUT = 8  # a's direction (2), b's direction (2), log |a| and log |b| over the width, the point's offset (2)
+N_TERMS = 8  # a frame in the patch's terms: a's direction (2), b's (2), log |a| and log |b| over the width, offset (2)
+N_OUT = 9  # the net: e_x's direction (2), e_y's (2), their log lengths, the offset (2), the logit that a is e_x
+SURE = 0.8  # the net's word on which edge is the short one is taken when it is at least this sure
 
 
 def patch_axes(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -73,8 +80,8 @@ def patch_blob(patches: np.ndarray) -> np.ndarray:
 def frame_targets(
     found: tuple[np.ndarray, np.ndarray, np.ndarray], true: tuple[np.ndarray, np.ndarray, np.ndarray]
 ) -> np.ndarray:
-    """What the refiner should say for a corner found as `found` (point, a, b) that truly is `true`, in the patch's
-    own terms (N_OUT numbers)."""
+    """The true frame `true` (point, a, b) of a corner found as `found`, in the patch's own terms (N_TERMS numbers;
+    `ordered_edges` turns them into what the net is taught)."""
     point, a, b = (np.asarray(v, np.float64) for v in found)
     tp, ta, tb = (np.asarray(v, np.float64) for v in true)
     x, y = patch_axes(a, b)
@@ -97,25 +104,50 @@ def frame_targets(
     ).astype(np.float32)
 
 
+def ordered_edges(terms: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Frame terms (n, N_TERMS) -> the net's regression targets (n, N_OUT - 1: e_x, e_y, their log lengths, the
+    offset) and its class target (n,: 1 where a is e_x, a card's top-left or bottom-right corner seen from above)."""
+    terms = np.asarray(terms, np.float32)
+    a, b = terms[:, 0:2], terms[:, 2:4]
+    right = (a[:, 0] * b[:, 1] - a[:, 1] * b[:, 0]) >= 0
+    first = np.where(right[:, None], a, b)
+    second = np.where(right[:, None], b, a)
+    lengths = np.where(right[:, None], terms[:, 4:6], terms[:, 5:3:-1])
+    return np.concatenate([first, second, lengths, terms[:, 6:8]], axis=1), right.astype(np.float32)
+
+
+def frame_terms(out: np.ndarray, finder_right: np.ndarray, sure: float = SURE) -> np.ndarray:
+    """The net's outputs (n, N_OUT) as frame terms (n, N_TERMS): `a` is e_x where the net says so at least `sure`,
+    e_y where it says the other at least that surely, and where the finder's frame had it (`finder_right`: its
+    handedness, True for a right-handed frame) in between."""
+    out = np.asarray(out, np.float32)
+    p = 1.0 / (1.0 + np.exp(-out[:, 8]))
+    right = np.where(p >= sure, True, np.where(p <= 1 - sure, False, np.asarray(finder_right, bool)))
+    a = np.where(right[:, None], out[:, 0:2], out[:, 2:4])
+    b = np.where(right[:, None], out[:, 2:4], out[:, 0:2])
+    lengths = np.where(right[:, None], out[:, 4:6], out[:, 5:3:-1])
+    return np.concatenate([a, b, lengths, out[:, 6:8]], axis=1)
+
+
 def refined_frame(
-    point: np.ndarray, a: np.ndarray, b: np.ndarray, out: np.ndarray, move_point: bool = True
+    point: np.ndarray, a: np.ndarray, b: np.ndarray, terms: np.ndarray, move_point: bool = True
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The corner frame the refiner's output `out` (N_OUT numbers, in `frame_targets`' terms) says, in frame
+    """The corner frame that `terms` (N_TERMS numbers, in the patch of the found frame point, a, b) say, in frame
     pixels."""
     x, y = patch_axes(a, b)
     width = patch_width(a)
-    out = np.asarray(out, np.float64)
+    terms = np.asarray(terms, np.float64)
 
     def frame_dir(v: np.ndarray) -> np.ndarray:
         d = v[0] * x + v[1] * y
         return d / max(float(np.linalg.norm(d)), 1e-6)
 
-    la, lb = np.exp(np.clip(out[4:6], -1.5, 1.5)) * width
-    shift = (out[6] * x + out[7] * y) * width if move_point else np.zeros(2)
+    la, lb = np.exp(np.clip(terms[4:6], -1.5, 1.5)) * width
+    shift = (terms[6] * x + terms[7] * y) * width if move_point else np.zeros(2)
     return (
         (np.asarray(point, np.float64) + shift).astype(np.float32),
-        (frame_dir(out[0:2]) * la).astype(np.float32),
-        (frame_dir(out[2:4]) * lb).astype(np.float32),
+        (frame_dir(terms[0:2]) * la).astype(np.float32),
+        (frame_dir(terms[2:4]) * lb).astype(np.float32),
     )
 
 
@@ -139,8 +171,9 @@ class CornerRefiner:
     def refine(self, frame: np.ndarray, corners: Sequence[Corner], move_point: bool = True) -> list[Corner]:
         """The same corners with their edges (and points) measured again."""
         out = self.raw(frame, [(c.point, c.a, c.b) for c in corners])
+        terms = frame_terms(out, np.array([handedness(c.a, c.b) > 0 for c in corners], bool))
         refined = []
-        for c, row in zip(corners, out, strict=True):
+        for c, row in zip(corners, terms, strict=True):
             p, a, b = refined_frame(c.point, c.a, c.b, row, move_point)
             refined.append(Corner(c.kind, c.score, p, a, b))
         return refined

@@ -24,7 +24,7 @@ import numpy as np
 from tqdm import tqdm
 
 from vision.recognise.bench_stages import found_points, nearest_found
-from vision.recognise.corner_refiner import N_OUT, PATCH, frame_targets, refiner_patch
+from vision.recognise.corner_refiner import N_TERMS, PATCH, frame_targets, refiner_patch
 from vision.recognise.corners import CornerFinder, printed_corner
 from vision.recognise.models import models_dir
 from vision.recognise.rectified import CORNERS_FILE, RectifiedThresholds
@@ -33,6 +33,7 @@ from vision.train.corner_data import SceneGeometry, stored_scenes
 SHARD = 250  # scenes per file
 MIN_SHOWN = 0.5  # a true corner at least this visible is a target
 WILD_TURN = 0.25  # share of the extra cuts turned any way at all
+TURNED_SHARE = 0.1  # of each training batch turned by quarter turns (`turned_batch`)
 
 
 @dataclass
@@ -42,8 +43,8 @@ class PatchSet:
     baseline every refinement is measured against)."""
 
     x: np.ndarray  # (n, PATCH, PATCH) uint8 grey
-    y: np.ndarray  # (n, N_OUT) float32
-    finder: np.ndarray  # (n, N_OUT) float32
+    y: np.ndarray  # (n, N_TERMS) float32
+    finder: np.ndarray  # (n, N_TERMS) float32
     found: np.ndarray  # (n,) uint8
     width: np.ndarray  # (n,) float32: the true card width in frame pixels
 
@@ -108,10 +109,32 @@ def cut_shard(stems: Sequence[Path], finder: CornerFinder, min_score: float, see
         geometry = SceneGeometry.load(stem.with_suffix(".npz"))
         rows += cut_scene(frame, geometry, finder.find(frame, min_score), rng)
     if not rows:
-        empty = np.zeros((0, N_OUT), np.float32)
+        empty = np.zeros((0, N_TERMS), np.float32)
         return PatchSet(np.zeros((0, PATCH, PATCH), np.uint8), empty, empty, np.zeros(0, np.uint8), np.zeros(0))
     x, y, base, found, width = zip(*rows, strict=True)
     return PatchSet(np.stack(x), np.stack(y), np.stack(base), np.array(found, np.uint8), np.array(width, np.float32))
+
+
+def quarter_turn(vectors: np.ndarray, k: int) -> np.ndarray:
+    """(..., 2) patch-frame vectors after np.rot90(patch, k): each quarter turn maps (x, y) to (y, -x)."""
+    v = np.asarray(vectors)
+    for _ in range(k % 4):
+        v = np.stack([v[..., 1], -v[..., 0]], axis=-1)
+    return v
+
+
+def turned_batch(x: np.ndarray, y: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """TURNED_SHARE of the patches (and their targets) turned by a random number of quarter turns."""
+    x, y = x.copy(), y.copy()
+    ks = np.where(rng.random(len(x)) < TURNED_SHARE, rng.integers(1, 4, len(x)), 0)
+    for k in range(1, 4):
+        rows = np.flatnonzero(ks == k)
+        if not len(rows):
+            continue
+        x[rows] = np.rot90(x[rows], k, axes=(1, 2))
+        for cols in ((0, 1), (2, 3), (6, 7)):
+            y[np.ix_(rows, cols)] = quarter_turn(y[np.ix_(rows, cols)], k)
+    return x, y
 
 
 def main(argv: Sequence[str] | None = None) -> int:

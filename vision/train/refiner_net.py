@@ -25,13 +25,13 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from vision.recognise.corner_refiner import N_OUT, PATCH, patch_blob
+from vision.recognise.corner_refiner import N_OUT, PATCH, frame_terms, ordered_edges, patch_blob
 from vision.train.corner_net import conv_bn
-from vision.train.refiner_data import PatchSet
+from vision.train.refiner_data import PatchSet, turned_batch
 
 GROSS_DEG = 30.0  # an edge off by more than this cuts a crop no reader can read (the stage bench's rule)
-TURNED_SHARE = 0.1  # of each batch turned by quarter turns
 OFFSET_WEIGHT = 5.0  # the point's offset is in card widths: a typical error is a few hundredths
+SIDE_WEIGHT = 0.3  # which edge is the short one, beside the geometry
 
 
 class Refiner(nn.Module):
@@ -55,33 +55,13 @@ class Refiner(nn.Module):
         return self.head(self.trunk(x))
 
 
-def quarter_turn(vectors: np.ndarray, k: int) -> np.ndarray:
-    """(..., 2) patch-frame vectors after np.rot90(patch, k): each quarter turn maps (x, y) to (y, -x)."""
-    v = np.asarray(vectors)
-    for _ in range(k % 4):
-        v = np.stack([v[..., 1], -v[..., 0]], axis=-1)
-    return v
-
-
-def turned_batch(x: np.ndarray, y: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """TURNED_SHARE of the patches (and their targets) turned by a random number of quarter turns."""
-    x, y = x.copy(), y.copy()
-    ks = np.where(rng.random(len(x)) < TURNED_SHARE, rng.integers(1, 4, len(x)), 0)
-    for k in range(1, 4):
-        rows = np.flatnonzero(ks == k)
-        if not len(rows):
-            continue
-        x[rows] = np.rot90(x[rows], k, axes=(1, 2))
-        for cols in ((0, 1), (2, 3), (6, 7)):
-            y[np.ix_(rows, cols)] = quarter_turn(y[np.ix_(rows, cols)], k)
-    return x, y
-
-
-def loss_of(pred: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+def loss_of(pred: torch.Tensor, target: torch.Tensor, right: torch.Tensor) -> torch.Tensor:
+    """`target`: `ordered_edges`' regression targets; `right`: its class target."""
     directions = F.mse_loss(pred[:, :4], target[:, :4])
     lengths = F.smooth_l1_loss(pred[:, 4:6], target[:, 4:6], beta=0.1)
-    offset = F.smooth_l1_loss(pred[:, 6:], target[:, 6:], beta=0.05)
-    return directions + lengths + OFFSET_WEIGHT * offset
+    offset = F.smooth_l1_loss(pred[:, 6:8], target[:, 6:8], beta=0.05)
+    side = F.binary_cross_entropy_with_logits(pred[:, 8], right)
+    return directions + lengths + OFFSET_WEIGHT * offset + SIDE_WEIGHT * side
 
 
 def angles(u: np.ndarray, v: np.ndarray) -> np.ndarray:
@@ -114,11 +94,25 @@ def predict(model: Refiner, patches: np.ndarray, batch: int = 1024) -> np.ndarra
 
 
 def evaluate(model: Refiner, held: PatchSet) -> dict[str, float]:
-    """On the finder's own frames only (the runtime's case), the refiner's errors beside the finder's."""
+    """On the finder's own frames only (the runtime's case), the refiner's errors beside the finder's; also how often
+    it says which edge is the short one (at SURE) and is right."""
     own = held.found == 1
-    refined = frame_errors(predict(model, held.x[own]), held.y[own])
-    finder = frame_errors(held.finder[own], held.y[own])
-    return {f"refined_{k}": v for k, v in refined.items()} | {f"finder_{k}": v for k, v in finder.items()}
+    finder = held.finder[own]
+    finder_right = finder[:, 0] * finder[:, 3] - finder[:, 1] * finder[:, 2] >= 0
+    out = predict(model, held.x[own])
+    refined = frame_errors(frame_terms(out, finder_right), held.y[own])
+    _, right = ordered_edges(held.y[own])
+    p = 1 / (1 + np.exp(-out[:, 8]))
+    said = (p >= 0.8) | (p <= 0.2)
+    side = {
+        "side_said": round(float(said.mean()), 4),
+        "side_right": round(float(((p >= 0.5) == right)[said].mean()), 4),
+    }
+    return (
+        {f"refined_{k}": v for k, v in refined.items()}
+        | side
+        | {f"finder_{k}": v for k, v in frame_errors(finder, held.y[own]).items()}
+    )
 
 
 def load_folder(folder: Path) -> PatchSet:
@@ -160,7 +154,8 @@ def train(
         idx = rng.integers(0, len(sets.y), batch)
         x, y = turned_batch(sets.x[idx], sets.y[idx], rng)
         x = patch_blob(x) + rng.normal(0, 0.05, (len(x), 1, PATCH, PATCH)).astype(np.float32)
-        loss = loss_of(model(torch.from_numpy(x)), torch.from_numpy(y))
+        target, right = ordered_edges(y)
+        loss = loss_of(model(torch.from_numpy(x)), torch.from_numpy(target), torch.from_numpy(right))
         opt.zero_grad()
         loss.backward()
         opt.step()
