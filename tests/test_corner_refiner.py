@@ -10,12 +10,12 @@ import pytest
 from vision.recognise.corner_refiner import (
     PATCH,
     PATCH_SPAN,
+    PatchCutter,
     frame_targets,
     frame_terms,
     ordered_edges,
     patch_axes,
     refined_frame,
-    refiner_patch,
 )
 from vision.recognise.corners import handedness
 from vision.train.refiner_data import turned_batch
@@ -79,7 +79,7 @@ def test_the_patch_shows_the_card_in_its_lower_right_quarter() -> None:
     b = np.array([-np.sin(angle), np.cos(angle)]) * 140
     p = np.array([150.0, 100.0])
     cv2.fillConvexPoly(image, np.round([p, p + a, p + a + b, p + b]).astype(np.int32), (230, 230, 230))
-    patch = refiner_patch(image, p, a, b).astype(float)
+    patch = PatchCutter(image).cut(p, a, b).astype(float)
     half = PATCH // 2
     inside = patch[half + 3 :, half + 3 :].mean()
     outside = [
@@ -95,8 +95,8 @@ def test_a_quarter_turn_of_the_patch_turns_its_targets_alike() -> None:
     image = np.zeros((400, 400, 3), np.uint8)
     p, a, b = np.array([200.0, 200.0]), np.array([60.0, 10.0]), np.array([-14.0, 84.0])
     dot = p + np.array([8.0, -5.0])
-    cv2.circle(image, tuple(int(round(v)) for v in dot), 2, (255, 255, 255), -1)
-    patch = refiner_patch(image, p, a, b)
+    cv2.circle(image, (round(float(dot[0])), round(float(dot[1]))), 2, (255, 255, 255), -1)
+    patch = PatchCutter(image).cut(p, a, b)
     terms = frame_targets((p, a, b), (dot, a, b))
     rng = np.random.default_rng(0)
     for _ in range(40):  # a tenth of each batch is turned: try until every turn has shown

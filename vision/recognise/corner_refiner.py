@@ -26,7 +26,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.recognise.corners import Corner, handedness, warp_area
+from vision.recognise.corners import Corner, handedness
 from vision.recognise.models import ModelError, session
 
 PATCH = 48  # the patch's side, pixels
@@ -62,10 +62,38 @@ def patch_map(point: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.column_stack([x * step, y * step, origin])
 
 
-def refiner_patch(image: np.ndarray, point: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """The grey PATCH x PATCH patch the refiner reads for a corner found at `point` with edges `a`, `b`."""
-    patch = warp_area(image, patch_map(point, a, b), (PATCH, PATCH))
-    return cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY) if patch.ndim == 3 else patch
+class PatchCutter:
+    """Patches for every corner of one frame, fast: the frame turned grey once, and halved (by area) as often as its
+    biggest corners need, so a big card's patch is read from a level where one patch pixel spans at most 1.5 frame
+    pixels instead of being shrunk on its own by area (session 17: 120 us a patch, against about 45; the patches differ
+    by 1.6 grey levels on average, and the refiner reads both alike)."""
+
+    MAX_LEVEL = 4
+
+    def __init__(self, image: np.ndarray) -> None:
+        self.levels = [cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image]
+
+    def level(self, k: int) -> np.ndarray:
+        while len(self.levels) <= k:
+            top = self.levels[-1]
+            half = ((top.shape[1] + 1) // 2, (top.shape[0] + 1) // 2)
+            self.levels.append(cv2.resize(top, half, interpolation=cv2.INTER_AREA))
+        return self.levels[k]
+
+    def cut(self, point: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        m = patch_map(point, a, b)
+        shrink = float(np.linalg.norm(m[:, 0]))
+        k = min(int(np.ceil(np.log2(shrink / 1.5))), self.MAX_LEVEL) if shrink > 1.5 else 0
+        if k:
+            m = m / 2**k
+            m[:, 2] += 0.5 / 2**k - 0.5  # pixel centres: frame pixel x lies at (x + 0.5) / 2^k - 0.5 on level k
+        return cv2.warpAffine(
+            self.level(k),
+            m,
+            (PATCH, PATCH),
+            flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+            borderMode=cv2.BORDER_REPLICATE,
+        )
 
 
 def patch_blob(patches: np.ndarray) -> np.ndarray:
@@ -165,13 +193,21 @@ class CornerRefiner:
     def raw(self, frame: np.ndarray, frames: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray]]) -> np.ndarray:
         if not frames:
             return np.zeros((0, N_OUT), np.float32)
-        patches = np.stack([refiner_patch(frame, p, a, b) for p, a, b in frames])
+        cutter = PatchCutter(frame)
+        patches = np.stack([cutter.cut(p, a, b) for p, a, b in frames])
         return self.session.run(None, {self.input_name: patch_blob(patches)})[0]
 
-    def refine(self, frame: np.ndarray, corners: Sequence[Corner], move_point: bool = True) -> list[Corner]:
-        """The same corners with their edges (and points) measured again."""
+    def refine(
+        self, frame: np.ndarray, corners: Sequence[Corner], move_point: bool = True, lengths: bool = True
+    ) -> list[Corner]:
+        """The same corners with their edges' directions measured again; their points and edge lengths too, unless
+        `move_point` or `lengths` is False (then the finder's are kept)."""
         out = self.raw(frame, [(c.point, c.a, c.b) for c in corners])
         terms = frame_terms(out, np.array([handedness(c.a, c.b) > 0 for c in corners], bool))
+        if not lengths and len(corners):
+            own = np.array([[np.linalg.norm(c.a), np.linalg.norm(c.b)] for c in corners], np.float64)
+            width = np.maximum(own[:, :1], MIN_WIDTH)
+            terms[:, 4:6] = np.log(np.maximum(own, 1e-3) / width)
         refined = []
         for c, row in zip(corners, terms, strict=True):
             p, a, b = refined_frame(c.point, c.a, c.b, row, move_point)

@@ -77,6 +77,7 @@ class RectifiedThresholds(ThresholdFile):
     # width (session 17)
     refine_edges: bool = True
     refine_point: bool = True
+    refine_lengths: bool = True
 
 
 def same_card(i: Corner, j: Corner) -> bool:
@@ -185,7 +186,7 @@ class RectifiedRecogniser:
         t = self.thresholds
         corners = self.finder.find(frame, t.corner if min_score is None else min_score)
         if self.refiner is not None and t.refine_edges:
-            corners = self.refiner.refine(frame, corners, move_point=bool(t.refine_point))
+            corners = self.refiner.refine(frame, corners, bool(t.refine_point), bool(t.refine_lengths))
         return corners
 
     def read_regions(self, frame: np.ndarray, quads: Sequence[np.ndarray]) -> list[dict[str, float]]:

@@ -9,6 +9,8 @@ loads the graphs.
   8-bit graph is the one shipped as `models/cards-corner-reader.onnx`: 2.7x as fast as the float graph on a busy
   frame's 52 corners, and within 0.1 point of its top-1 (session 13). The corner finder is left in float: its
   depthwise convolutions ran slower in 8 bits.
+- `corner-refiner`: the corner refiner (issue 18, session 17), calibrated on a validation folder of `refiner_data`
+  patches.
 - `previous`: the previous recogniser's finder and reader (issue 5), written beside them as `*.int8.onnx`; measured
   once (finder 1.43x as fast, reader no faster), never shipped.
 
@@ -111,6 +113,20 @@ def quantise_corner_reader(src: Path, dst: Path, crops: Path, count: int = 2048)
     return quantise(src, dst, reader.input_name, crop_blobs(crops, count))
 
 
+def quantise_corner_refiner(src: Path, dst: Path, patches: Path, count: int = 2048, batch: int = 64) -> Path:
+    from vision.recognise.corner_refiner import CornerRefiner, patch_blob
+    from vision.train.refiner_data import PatchSet
+
+    refiner = CornerRefiner(src, threads=2)  # refuses a graph that is not a corner refiner
+    shards = sorted(f for f in patches.glob("shard-*.npz") if not f.name.endswith(".tmp.npz"))
+    if not shards:
+        raise ValueError(f"{patches}: no shards (expected a folder written by vision.train.refiner_data)")
+    x = PatchSet.load(shards[0]).x
+    pick = np.sort(np.random.default_rng(1).permutation(len(x))[:count])
+    blobs = (patch_blob(x[pick[i : i + batch]]) for i in range(0, len(pick), batch))
+    return quantise(src, dst, refiner.input_name, blobs)
+
+
 def quantise_previous(folder: Path, scenes: Path, crops: Path, frames: int, crop_count: int) -> list[Path]:
     finder = Finder(folder / FINDER_FILE, threads=2)
     images = _pick([*scenes.glob("*.jpg"), *scenes.glob("*.png")], frames, 0)
@@ -133,6 +149,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     c.add_argument("--crops", type=Path, required=True, help="a validation crop file (vision.train.reader_data)")
     c.add_argument("--out", type=Path, required=True, help="where the 8-bit graph goes")
     c.add_argument("--count", type=int, default=2048, help="calibration crops")
+    r = sub.add_parser("corner-refiner", help="the corner refiner (issue 18)")
+    r.add_argument("--float", dest="src", type=Path, required=True, help="the float refiner graph (its export)")
+    r.add_argument("--patches", type=Path, required=True, help="a validation folder of vision.train.refiner_data")
+    r.add_argument("--out", type=Path, required=True, help="where the 8-bit graph goes")
+    r.add_argument("--count", type=int, default=2048, help="calibration patches")
     p = sub.add_parser("previous", help="the previous recogniser's finder and reader (issue 5)")
     p.add_argument("--scenes", type=Path, required=True, help="validation scene images (finder calibration)")
     p.add_argument("--crops", type=Path, required=True, help="validation reader crops, one folder per class")
@@ -145,6 +166,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             if args.src.resolve() == args.out.resolve():
                 parser.error("--out must differ from --float (the float graph is the source of every quantisation)")
             print(quantise_corner_reader(args.src, args.out, args.crops, args.count))
+        elif args.what == "corner-refiner":
+            if args.src.resolve() == args.out.resolve():
+                parser.error("--out must differ from --float (the float graph is the source of every quantisation)")
+            print(quantise_corner_refiner(args.src, args.out, args.patches, args.count))
         else:
             for path in quantise_previous(
                 args.models or models_dir(), args.scenes, args.crops, args.frames, args.crop_count

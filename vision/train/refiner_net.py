@@ -1,4 +1,4 @@
-"""The corner refiner: a small CNN that reads a grey patch around a found corner (`corner_refiner.refiner_patch`)
+"""The corner refiner: a small CNN that reads a grey patch around a found corner (`corner_refiner.PatchCutter`)
 and says where the card's edges, its size and its corner really are (`corner_refiner.frame_targets`).
 
 Trained on `refiner_data` patches. A tenth of each batch is also turned by a random number of quarter turns (patch
