@@ -21,6 +21,7 @@ READER_MINUTES_1=${READER_MINUTES_1:-60}
 READER_MINUTES_2=${READER_MINUTES_2:-80}
 READER_MINUTES_3=${READER_MINUTES_3:-125}
 READER_MINUTES_4=${READER_MINUTES_4:-0}
+REFINER_MINUTES=${REFINER_MINUTES:-40}
 
 # deck designs: Debian's decks (split by family) and procedural decks (split by font family)
 [ -d "$OUT/decks" ] || .venv/bin/tabletop synth decks --out "$OUT/decks"
@@ -88,5 +89,16 @@ $T -m vision.train.reader_net export --run "$RUN" --onnx models/cards-corner-rea
 # the runtime reads with the 8-bit graph, calibrated on validation crops (2.7x as fast, the same top-1)
 $T -m vision.train.quantise corner-reader --float models/cards-corner-reader.float.onnx --crops "$C/val-l.npz" \
   --out models/cards-corner-reader.onnx
+# (session 17) the corner refiner: each found corner's edges measured again on a patch around it, taught on the
+# trained finder's own frames
+[ -d "$OUT/refiner/val" ] || $R -m vision.train.refiner_data "$OUT/refiner/val" --scenes "$OUT/corner_scenes/val"
+$R -m vision.train.refiner_data "$OUT/refiner/train" --scenes "$OUT/corner_scenes/train" \
+  "$OUT/corner_scenes/proc-train" --seed 1
+$T -m vision.train.refiner_net train --data "$OUT/refiner/train" --val "$OUT/refiner/val" --out "$OUT/runs/refiner" \
+  --minutes "$REFINER_MINUTES"
+$T -m vision.train.refiner_net export --run "$OUT/runs/refiner" --onnx models/cards-corner-refiner.float.onnx
+$T -m vision.train.quantise corner-refiner --float models/cards-corner-refiner.float.onnx \
+  --patches "$OUT/refiner/val" --out models/cards-corner-refiner.onnx
 $R -m vision.train.tune_rectified --decks "$OUT/decks" --procedural "$OUT/procdecks" --scenes 300
-echo "train-cards-v2: models/cards-corners.onnx, cards-corner-reader.onnx (.float.onnx), cards-corners-thresholds.json"
+echo "train-cards-v2: models/cards-corners.onnx, cards-corner-reader.onnx (.float.onnx), cards-corner-refiner.onnx"\
+  "(.float.onnx), cards-corners-thresholds.json"
