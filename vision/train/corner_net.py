@@ -12,7 +12,6 @@ and face-down corners), a sub-cell offset, and the card's two edge vectors at ea
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import time
 from collections.abc import Callable, Sequence
@@ -25,6 +24,7 @@ from torch import nn
 from torch.nn import functional as F
 
 from vision.recognise.corners import CORNER_KINDS, N_OUTPUTS, REG_SCALE, STRIDE, printed_corner
+from vision.train.budget import cosine_lr, export_onnx, log_row, save_checkpoint
 from vision.train.corner_data import SceneGeometry, stored_scenes
 
 TILE = 256
@@ -319,8 +319,7 @@ def train(
     last_save = time.time()
     while progress() < 1.0:
         t0 = time.time()
-        for group in opt.param_groups:
-            group["lr"] = lr * (min(1.0, (state["step"] + 1) / 200)) * 0.5 * (1 + math.cos(math.pi * progress()))
+        cosine_lr(opt, lr, state["step"], progress(), warmup=200)
         x, heat, weight, reg, mask = (t.to(device, non_blocking=True) for t in next(batches))
         parts = losses(model(x), heat, weight, reg, mask)
         loss = parts["heat"] + parts["kind"] + parts["offset"] + 2.0 * parts["edges"]
@@ -335,18 +334,12 @@ def train(
                 running[key] = 0.9 * running.get(key, v) + 0.1 * v
             row = {"step": state["step"], "minutes": round(state["seconds"] / 60, 2), "tiles": state["step"] * batch}
             row |= {k: round(v, 4) for k, v in running.items()}
-            log.write(json.dumps(row) + "\n")
-            log.flush()
-            print(row, flush=True)
+            log_row(log, row)
         done = progress() >= 1.0
         if val and (state["step"] % 1500 == 0 or done):
-            row = {"step": state["step"], "minutes": round(state["seconds"] / 60, 2), **evaluate(model, val)}
-            log.write(json.dumps(row) + "\n")
-            log.flush()
-            print(row, flush=True)
+            log_row(log, {"step": state["step"], "minutes": round(state["seconds"] / 60, 2), **evaluate(model, val)})
         if time.time() - last_save > 180 or done:
-            torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "state": state}, run / "tmp.pt")
-            (run / "tmp.pt").replace(ckpt)
+            save_checkpoint(run, {"model": model.state_dict(), "opt": opt.state_dict(), "state": state}, ckpt.name)
             last_save = time.time()
     log.close()
 
@@ -414,20 +407,8 @@ def export(run: Path, onnx_path: Path) -> None:
     """The trained net as ONNX with free height and width (multiples of 32), for ONNX Runtime."""
     model = CornerNet()
     model.load_state_dict(torch.load(run / "last.pt", weights_only=False)["model"])
-    model.eval()
-    dummy = torch.zeros(1, 3, 736, 1280)
-    onnx_path.parent.mkdir(parents=True, exist_ok=True)
-    torch.onnx.export(
-        model,
-        dummy,
-        str(onnx_path),
-        input_names=["images"],
-        output_names=["corners"],
-        dynamic_axes={"images": {2: "height", 3: "width"}, "corners": {2: "gh", 3: "gw"}},
-        opset_version=17,
-        dynamo=False,
-    )
-    print(f"wrote {onnx_path}")
+    dynamic = {"images": {2: "height", 3: "width"}, "corners": {2: "gh", 3: "gw"}}
+    export_onnx(model, torch.zeros(1, 3, 736, 1280), onnx_path, ["images"], ["corners"], dynamic)
 
 
 def main(argv: Sequence[str] | None = None) -> None:

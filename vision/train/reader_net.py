@@ -11,7 +11,6 @@ apart; a rank head (A..K, JOKER, none) and a suit head share the trunk, each ran
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import time
 from collections.abc import Sequence
@@ -24,6 +23,7 @@ from torch.nn import functional as F
 
 from vision.recognise.corners import READ_H, READ_W
 from vision.recognise.labels import RANK_CLASSES, SUIT_CLASSES
+from vision.train.budget import cosine_lr, export_onnx, log_row, save_checkpoint
 from vision.train.reader_data import ILLEGIBLE, NO_SUIT, NOT_A_CARD, CropSet
 
 INDEX_RANKS = [i for i, name in enumerate(RANK_CLASSES) if name != "none"]  # what an illegible index may be
@@ -300,8 +300,7 @@ def train(
     while state["seconds"] < state["budget_s"]:
         t0 = time.time()
         frac = state["seconds"] / state["budget_s"]
-        for group in opt.param_groups:
-            group["lr"] = lr * min(1.0, (state["step"] + 1) / 300) * 0.5 * (1 + math.cos(math.pi * frac))
+        cosine_lr(opt, lr, state["step"], frac, warmup=300)
         idx = rng.integers(0, len(sets.rank), batch)
         x = to_tensor(sets.x[idx])
         x = augment(soften(x, gen) if soft else x, gen)
@@ -323,12 +322,10 @@ def train(
             row["loss"] = round(running, 4)
             if held is not None:
                 row |= {f"val_{k}": v for k, v in evaluate(model, held).items()}
-            log.write(json.dumps(row) + "\n")
-            log.flush()
-            print(row, flush=True)
-            checkpoint = {"model": model.state_dict(), "opt": opt.state_dict(), "state": state, "arch": model.arch}
-            torch.save(checkpoint, run / "tmp.pt")
-            (run / "tmp.pt").replace(run / "last.pt")
+            log_row(log, row)
+            save_checkpoint(
+                run, {"model": model.state_dict(), "opt": opt.state_dict(), "state": state, "arch": model.arch}
+            )
             last_eval = time.time()
     log.close()
 
@@ -340,18 +337,8 @@ def export(run: Path, onnx_path: Path) -> None:
     saved = torch.load(run / "last.pt", weights_only=False)
     net = CornerReader(saved.get("arch", "small"))
     net.load_state_dict(saved["model"])
-    model = Exported(net).eval()
-    torch.onnx.export(
-        model,
-        torch.zeros(4, 3, READ_H, READ_W),
-        str(onnx_path),
-        input_names=["crops"],
-        output_names=list(OUTPUTS),
-        dynamic_axes={name: {0: "n"} for name in ("crops", *OUTPUTS)},
-        opset_version=17,
-        dynamo=False,
-    )
-    print(f"wrote {onnx_path}")
+    dynamic = {name: {0: "n"} for name in ("crops", *OUTPUTS)}
+    export_onnx(Exported(net), torch.zeros(4, 3, READ_H, READ_W), onnx_path, ["crops"], list(OUTPUTS), dynamic)
 
 
 def main(argv: Sequence[str] | None = None) -> None:

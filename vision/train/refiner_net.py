@@ -14,8 +14,6 @@ orientation, which is the finder's guess and right most of the time (turning eve
 from __future__ import annotations
 
 import argparse
-import json
-import math
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -26,6 +24,7 @@ from torch import nn
 from torch.nn import functional as F
 
 from vision.recognise.corner_refiner import N_OUT, PATCH, frame_terms, ordered_edges, patch_blob
+from vision.train.budget import cosine_lr, export_onnx, log_row, save_checkpoint
 from vision.train.corner_net import conv_bn
 from vision.train.refiner_data import PatchSet, turned_batch
 
@@ -149,8 +148,7 @@ def train(
     while state["seconds"] < state["budget_s"]:
         t0 = time.time()
         frac = state["seconds"] / state["budget_s"]
-        for group in opt.param_groups:
-            group["lr"] = lr * min(1.0, (state["step"] + 1) / 300) * 0.5 * (1 + math.cos(math.pi * frac))
+        cosine_lr(opt, lr, state["step"], frac, warmup=300)
         idx = rng.integers(0, len(sets.y), batch)
         x, y = turned_batch(sets.x[idx], sets.y[idx], rng)
         x = patch_blob(x) + rng.normal(0, 0.05, (len(x), 1, PATCH, PATCH)).astype(np.float32)
@@ -168,11 +166,8 @@ def train(
             row["loss"] = round(running, 4)
             if held is not None:
                 row |= evaluate(model, held)
-            log.write(json.dumps(row) + "\n")
-            log.flush()
-            print(row, flush=True)
-            torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "state": state}, run / "tmp.pt")
-            (run / "tmp.pt").replace(run / "last.pt")
+            log_row(log, row)
+            save_checkpoint(run, {"model": model.state_dict(), "opt": opt.state_dict(), "state": state})
             last_eval = time.time()
     log.close()
 
@@ -181,18 +176,8 @@ def export(run: Path, onnx_path: Path) -> None:
     saved = torch.load(run / "last.pt", weights_only=False)
     model = Refiner()
     model.load_state_dict(saved["model"])
-    model.eval()
-    torch.onnx.export(
-        model,
-        torch.zeros(4, 1, PATCH, PATCH),
-        str(onnx_path),
-        input_names=["patches"],
-        output_names=["frame"],
-        dynamic_axes={"patches": {0: "n"}, "frame": {0: "n"}},
-        opset_version=17,
-        dynamo=False,
-    )
-    print(f"wrote {onnx_path}")
+    dynamic = {"patches": {0: "n"}, "frame": {0: "n"}}
+    export_onnx(model, torch.zeros(4, 1, PATCH, PATCH), onnx_path, ["patches"], ["frame"], dynamic)
 
 
 def main(argv: Sequence[str] | None = None) -> None:
