@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import math
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
@@ -46,3 +48,43 @@ def export_onnx(
         dynamo=False,
     )
     print(f"wrote {path}")
+
+
+def train_for_budget(
+    model: torch.nn.Module,
+    opt: torch.optim.Optimizer,
+    state: dict[str, Any],
+    lr: float,
+    next_loss: Callable[[], torch.Tensor],
+    evaluate: Callable[[], dict[str, Any]],
+    run: Path,
+    seen: tuple[str, int],
+    extra: dict[str, Any] | None = None,
+    warmup: int = 300,
+    every_s: float = 240.0,
+) -> None:
+    """Steps (`next_loss` draws a batch and gives its loss) until `state["seconds"]` of stepping reach
+    `state["budget_s"]`, on the cosine; every `every_s` seconds and at the end a curve row (steps, minutes, what was
+    seen: `seen` is its name and the batch size, the running loss and `evaluate()`'s figures) and a checkpoint
+    (`extra` beside the model, optimiser and state)."""
+    with (run / "curve.jsonl").open("a") as log:
+        last_eval = time.time()
+        running = 0.0
+        while state["seconds"] < state["budget_s"]:
+            t0 = time.time()
+            cosine_lr(opt, lr, state["step"], state["seconds"] / state["budget_s"], warmup)
+            loss = next_loss()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            state["step"] += 1
+            state["seconds"] += time.time() - t0
+            value = float(loss.detach())
+            running = 0.98 * running + 0.02 * value if state["step"] > 1 else value
+            if time.time() - last_eval > every_s or state["seconds"] >= state["budget_s"]:
+                name, batch = seen
+                row = {"step": state["step"], "minutes": round(state["seconds"] / 60, 2), name: state["step"] * batch}
+                log_row(log, {**row, "loss": round(running, 4), **evaluate()})
+                checkpoint = {"model": model.state_dict(), "opt": opt.state_dict(), "state": state}
+                save_checkpoint(run, {**checkpoint, **(extra or {})})
+                last_eval = time.time()

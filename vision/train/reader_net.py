@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -23,7 +22,7 @@ from torch.nn import functional as F
 
 from vision.recognise.corners import READ_H, READ_W
 from vision.recognise.labels import RANK_CLASSES, SUIT_CLASSES
-from vision.train.budget import cosine_lr, export_onnx, log_row, save_checkpoint
+from vision.train.budget import export_onnx, train_for_budget
 from vision.train.reader_data import ILLEGIBLE, NO_SUIT, NOT_A_CARD, CropSet
 
 INDEX_RANKS = [i for i, name in enumerate(RANK_CLASSES) if name != "none"]  # what an illegible index may be
@@ -294,13 +293,8 @@ def train(
     rng = np.random.default_rng(seed + state["step"])
     suit_target = torch.from_numpy(sets.suit)
     face_target = torch.from_numpy(sets.face.astype(np.int64))
-    log = (run / "curve.jsonl").open("a")
-    last_eval = time.time()
-    running = 0.0
-    while state["seconds"] < state["budget_s"]:
-        t0 = time.time()
-        frac = state["seconds"] / state["budget_s"]
-        cosine_lr(opt, lr, state["step"], frac, warmup=300)
+
+    def next_loss() -> torch.Tensor:
         idx = rng.integers(0, len(sets.rank), batch)
         x = to_tensor(sets.x[idx])
         x = augment(soften(x, gen) if soft else x, gen)
@@ -310,24 +304,12 @@ def train(
         has_suit = suit_target[idx] != NO_SUIT
         if has_suit.any():
             loss = loss + F.cross_entropy(suit_logits[has_suit], suit_target[idx][has_suit], label_smoothing=0.05)
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-        state["step"] += 1
-        state["seconds"] += time.time() - t0
-        running = 0.98 * running + 0.02 * float(loss.detach()) if state["step"] > 1 else float(loss.detach())
-        finished = state["seconds"] >= state["budget_s"]
-        if time.time() - last_eval > 240 or finished:
-            row = {"step": state["step"], "minutes": round(state["seconds"] / 60, 2), "crops": state["step"] * batch}
-            row["loss"] = round(running, 4)
-            if held is not None:
-                row |= {f"val_{k}": v for k, v in evaluate(model, held).items()}
-            log_row(log, row)
-            save_checkpoint(
-                run, {"model": model.state_dict(), "opt": opt.state_dict(), "state": state, "arch": model.arch}
-            )
-            last_eval = time.time()
-    log.close()
+        return loss
+
+    def held_out() -> dict:
+        return {f"val_{k}": v for k, v in evaluate(model, held).items()} if held is not None else {}
+
+    train_for_budget(model, opt, state, lr, next_loss, held_out, run, ("crops", batch), {"arch": model.arch})
 
 
 OUTPUTS = ("rank", "suit", "features", "face", "card")  # the graph's outputs, in order (`Exported.forward`)

@@ -14,7 +14,6 @@ orientation, which is the finder's guess and right most of the time (turning eve
 from __future__ import annotations
 
 import argparse
-import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -23,8 +22,8 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from vision.recognise.corner_refiner import N_OUT, PATCH, frame_terms, ordered_edges, patch_blob
-from vision.train.budget import cosine_lr, export_onnx, log_row, save_checkpoint
+from vision.recognise.corner_refiner import N_OUT, PATCH, SURE, frame_terms, ordered_edges, patch_blob
+from vision.train.budget import export_onnx, train_for_budget
 from vision.train.corner_net import conv_bn
 from vision.train.refiner_data import PatchSet, turned_batch
 
@@ -94,7 +93,7 @@ def predict(model: Refiner, patches: np.ndarray, batch: int = 1024) -> np.ndarra
 
 def evaluate(model: Refiner, held: PatchSet) -> dict[str, float]:
     """On the finder's own frames only (the runtime's case), the refiner's errors beside the finder's; also how often
-    it says which edge is the short one (at SURE) and is right."""
+    it says which edge is the short one at least SURE surely, and is right."""
     own = held.found == 1
     finder = held.finder[own]
     finder_right = finder[:, 0] * finder[:, 3] - finder[:, 1] * finder[:, 2] >= 0
@@ -102,11 +101,9 @@ def evaluate(model: Refiner, held: PatchSet) -> dict[str, float]:
     refined = frame_errors(frame_terms(out, finder_right), held.y[own])
     _, right = ordered_edges(held.y[own])
     p = 1 / (1 + np.exp(-out[:, 8]))
-    said = (p >= 0.8) | (p <= 0.2)
-    side = {
-        "side_said": round(float(said.mean()), 4),
-        "side_right": round(float(((p >= 0.5) == right)[said].mean()), 4),
-    }
+    said = (p >= SURE) | (p <= 1 - SURE)
+    hit = ((p >= 0.5) == right)[said]
+    side = {"side_said": round(float(said.mean()), 4), "side_right": round(float(hit.mean()) if len(hit) else 0.0, 4)}
     return (
         {f"refined_{k}": v for k, v in refined.items()}
         | side
@@ -142,34 +139,18 @@ def train(
         state = saved["state"]
         state["budget_s"] = max(state["budget_s"], minutes * 60)
     rng = np.random.default_rng(seed + state["step"])
-    log = (run / "curve.jsonl").open("a")
-    last_eval = time.time()
-    running = 0.0
-    while state["seconds"] < state["budget_s"]:
-        t0 = time.time()
-        frac = state["seconds"] / state["budget_s"]
-        cosine_lr(opt, lr, state["step"], frac, warmup=300)
+
+    def next_loss() -> torch.Tensor:
         idx = rng.integers(0, len(sets.y), batch)
         x, y = turned_batch(sets.x[idx], sets.y[idx], rng)
         x = patch_blob(x) + rng.normal(0, 0.05, (len(x), 1, PATCH, PATCH)).astype(np.float32)
         target, right = ordered_edges(y)
-        loss = loss_of(model(torch.from_numpy(x)), torch.from_numpy(target), torch.from_numpy(right))
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-        state["step"] += 1
-        state["seconds"] += time.time() - t0
-        running = 0.98 * running + 0.02 * float(loss.detach()) if state["step"] > 1 else float(loss.detach())
-        finished = state["seconds"] >= state["budget_s"]
-        if time.time() - last_eval > 240 or finished:
-            row = {"step": state["step"], "minutes": round(state["seconds"] / 60, 2), "patches": state["step"] * batch}
-            row["loss"] = round(running, 4)
-            if held is not None:
-                row |= evaluate(model, held)
-            log_row(log, row)
-            save_checkpoint(run, {"model": model.state_dict(), "opt": opt.state_dict(), "state": state})
-            last_eval = time.time()
-    log.close()
+        return loss_of(model(torch.from_numpy(x)), torch.from_numpy(target), torch.from_numpy(right))
+
+    def held_out() -> dict:
+        return evaluate(model, held) if held is not None else {}
+
+    train_for_budget(model, opt, state, lr, next_loss, held_out, run, ("patches", batch))
 
 
 def export(run: Path, onnx_path: Path) -> None:
