@@ -26,7 +26,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.recognise.corners import Corner, handedness
+from vision.recognise.corners import Corner
 from vision.recognise.models import ModelError, session
 
 PATCH = 48  # the patch's side, pixels
@@ -40,29 +40,46 @@ N_OUT = 9  # the net: e_x's direction (2), e_y's (2), their log lengths, the off
 SURE = 0.99
 
 
-def patch_axes(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The patch's x and y axes as unit vectors in the frame: a rotation (never a mirror) that puts the bisector of
-    the corner's two edges at 45 degrees, down and to the right."""
-    ua = np.asarray(a, np.float64) / max(float(np.linalg.norm(a)), 1e-6)
-    ub = np.asarray(b, np.float64) / max(float(np.linalg.norm(b)), 1e-6)
+def patch_axes_of(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For corners with edges a, b (each (n, 2)): the patch's x and y axes as unit vectors in the frame (each
+    (n, 2)), a rotation (never a mirror) that puts the bisector of the corner's two edges at 45 degrees, down and to
+    the right."""
+    a, b = np.asarray(a, np.float64).reshape(-1, 2), np.asarray(b, np.float64).reshape(-1, 2)
+    ua = a / np.maximum(np.linalg.norm(a, axis=1, keepdims=True), 1e-6)
+    ub = b / np.maximum(np.linalg.norm(b, axis=1, keepdims=True), 1e-6)
     d = ua + ub
-    if float(np.linalg.norm(d)) < 1e-3:  # edges opposite: no inside to point at, take a's side
-        d = np.array([-ua[1], ua[0]])
-    angle = float(np.arctan2(d[1], d[0])) - np.pi / 4
-    x = np.array([np.cos(angle), np.sin(angle)])
-    return x, np.array([-x[1], x[0]])
+    opposite = np.linalg.norm(d, axis=1) < 1e-3  # edges opposite: no inside to point at, take a's side
+    d[opposite] = np.stack([-ua[opposite, 1], ua[opposite, 0]], axis=1)
+    angle = np.arctan2(d[:, 1], d[:, 0]) - np.pi / 4
+    x = np.stack([np.cos(angle), np.sin(angle)], axis=1)
+    return x, np.stack([-x[:, 1], x[:, 0]], axis=1)
+
+
+def patch_axes(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """`patch_axes_of` for one corner."""
+    x, y = patch_axes_of(a, b)
+    return x[0], y[0]
+
+
+def patch_widths(a: np.ndarray) -> np.ndarray:
+    return np.maximum(np.linalg.norm(np.asarray(a, np.float64).reshape(-1, 2), axis=1), MIN_WIDTH)
 
 
 def patch_width(a: np.ndarray) -> float:
-    return max(float(np.linalg.norm(a)), MIN_WIDTH)
+    return float(patch_widths(a)[0])
+
+
+def patch_maps(points: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """(n, 2, 3) affines from patch pixels (u, v) to frame pixels, one per corner."""
+    x, y = patch_axes_of(a, b)
+    step = (PATCH_SPAN * patch_widths(a) / PATCH)[:, None]  # frame pixels per patch pixel
+    origin = np.asarray(points, np.float64).reshape(-1, 2) - (x + y) * (PATCH / 2 - 0.5) * step
+    return np.stack([x * step, y * step, origin], axis=2)
 
 
 def patch_map(point: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """2x3 affine from patch pixels (u, v) to frame pixels."""
-    x, y = patch_axes(a, b)
-    step = PATCH_SPAN * patch_width(a) / PATCH  # frame pixels per patch pixel
-    origin = np.asarray(point, np.float64) - (x + y) * (PATCH / 2 - 0.5) * step
-    return np.column_stack([x * step, y * step, origin])
+    return patch_maps(point, a, b)[0]
 
 
 class PatchCutter:
@@ -83,8 +100,16 @@ class PatchCutter:
             self.levels.append(cv2.resize(top, half, interpolation=cv2.INTER_AREA))
         return self.levels[k]
 
+    def cut_all(self, points: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """(n, PATCH, PATCH) patches for n corners (points, a, b each (n, 2))."""
+        maps = patch_maps(points, a, b)
+        return np.stack([self.cut_along(m) for m in maps]) if len(maps) else np.zeros((0, PATCH, PATCH), np.uint8)
+
     def cut(self, point: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        m = patch_map(point, a, b)
+        return self.cut_along(patch_map(point, a, b))
+
+    def cut_along(self, m: np.ndarray) -> np.ndarray:
+        """The patch along `m` (2x3, patch pixels to frame pixels)."""
         shrink = float(np.linalg.norm(m[:, 0]))
         k = min(int(np.ceil(np.log2(shrink / 1.5))), self.MAX_LEVEL) if shrink > 1.5 else 0
         if k:
@@ -160,26 +185,35 @@ def frame_terms(out: np.ndarray, finder_right: np.ndarray, sure: float = SURE) -
     return np.concatenate([a, b, lengths, out[:, 6:8]], axis=1)
 
 
+def refined_frames(
+    points: np.ndarray, a: np.ndarray, b: np.ndarray, terms: np.ndarray, move_point: bool = True
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The corner frames (points, a, b: each (n, 2), frame pixels) that `terms` (n, N_TERMS), read in the patches of
+    the found frames `points`, `a`, `b`, say."""
+    x, y = patch_axes_of(a, b)
+    width = patch_widths(a)[:, None]
+    terms = np.asarray(terms, np.float64).reshape(-1, N_TERMS)
+
+    def frame_dirs(v: np.ndarray) -> np.ndarray:
+        d = v[:, :1] * x + v[:, 1:2] * y
+        return d / np.maximum(np.linalg.norm(d, axis=1, keepdims=True), 1e-6)
+
+    lengths = np.exp(np.clip(terms[:, 4:6], -1.5, 1.5)) * width
+    shift = (terms[:, 6:7] * x + terms[:, 7:8] * y) * width if move_point else 0.0
+    new_points = np.asarray(points, np.float64).reshape(-1, 2) + shift
+    return (
+        new_points.astype(np.float32),
+        (frame_dirs(terms[:, 0:2]) * lengths[:, :1]).astype(np.float32),
+        (frame_dirs(terms[:, 2:4]) * lengths[:, 1:2]).astype(np.float32),
+    )
+
+
 def refined_frame(
     point: np.ndarray, a: np.ndarray, b: np.ndarray, terms: np.ndarray, move_point: bool = True
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The corner frame that `terms` (N_TERMS numbers, in the patch of the found frame point, a, b) say, in frame
-    pixels."""
-    x, y = patch_axes(a, b)
-    width = patch_width(a)
-    terms = np.asarray(terms, np.float64)
-
-    def frame_dir(v: np.ndarray) -> np.ndarray:
-        d = v[0] * x + v[1] * y
-        return d / max(float(np.linalg.norm(d)), 1e-6)
-
-    la, lb = np.exp(np.clip(terms[4:6], -1.5, 1.5)) * width
-    shift = (terms[6] * x + terms[7] * y) * width if move_point else np.zeros(2)
-    return (
-        (np.asarray(point, np.float64) + shift).astype(np.float32),
-        (frame_dir(terms[0:2]) * la).astype(np.float32),
-        (frame_dir(terms[2:4]) * lb).astype(np.float32),
-    )
+    """`refined_frames` for one corner."""
+    p, na, nb = refined_frames(point, a, b, terms, move_point)
+    return p[0], na[0], nb[0]
 
 
 class CornerRefiner:
@@ -193,11 +227,11 @@ class CornerRefiner:
             raise ModelError(f"{path}: {shape[-1]} outputs, expected {N_OUT} (a corner refiner)")
         self.input_name = self.session.get_inputs()[0].name
 
-    def raw(self, frame: np.ndarray, frames: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray]]) -> np.ndarray:
-        if not frames:
+    def raw(self, frame: np.ndarray, points: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """The net's outputs (n, N_OUT) for corners found at `points` with edges `a`, `b` (each (n, 2))."""
+        if not len(points):
             return np.zeros((0, N_OUT), np.float32)
-        cutter = PatchCutter(frame)
-        patches = np.stack([cutter.cut(p, a, b) for p, a, b in frames])
+        patches = PatchCutter(frame).cut_all(points, a, b)
         return self.session.run(None, {self.input_name: patch_blob(patches)})[0]
 
     def refine(
@@ -205,14 +239,17 @@ class CornerRefiner:
     ) -> list[Corner]:
         """The same corners with their edges' directions measured again; their points and edge lengths too, unless
         `move_point` or `lengths` is False (then the finder's are kept)."""
-        out = self.raw(frame, [(c.point, c.a, c.b) for c in corners])
-        terms = frame_terms(out, np.array([handedness(c.a, c.b) > 0 for c in corners], bool))
-        if not lengths and len(corners):
-            own = np.array([[np.linalg.norm(c.a), np.linalg.norm(c.b)] for c in corners], np.float64)
-            width = np.maximum(own[:, :1], MIN_WIDTH)
-            terms[:, 4:6] = np.log(np.maximum(own, 1e-3) / width)
-        refined = []
-        for c, row in zip(corners, terms, strict=True):
-            p, a, b = refined_frame(c.point, c.a, c.b, row, move_point)
-            refined.append(Corner(c.kind, c.score, p, a, b))
-        return refined
+        if not corners:
+            return []
+        points = np.array([c.point for c in corners], np.float64)
+        a = np.array([c.a for c in corners], np.float64)
+        b = np.array([c.b for c in corners], np.float64)
+        right = a[:, 0] * b[:, 1] - a[:, 1] * b[:, 0] >= 0  # `corners.handedness`, for every corner at once
+        terms = frame_terms(self.raw(frame, points, a, b), right)
+        if not lengths:
+            own = np.stack([np.linalg.norm(a, axis=1), np.linalg.norm(b, axis=1)], axis=1)
+            terms[:, 4:6] = np.log(np.maximum(own, 1e-3) / patch_widths(a)[:, None])
+        new_points, new_a, new_b = refined_frames(points, a, b, terms, move_point)
+        return [
+            Corner(c.kind, c.score, p, na, nb) for c, p, na, nb in zip(corners, new_points, new_a, new_b, strict=True)
+        ]
