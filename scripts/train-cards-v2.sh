@@ -9,8 +9,10 @@
 #   4. only with READER_MINUTES_4 set (e.g. 215): the same with the finder's false corners (on no card) beside them,
 #      which teach a card head: session 16's candidate (models/candidates/s16-reader7), not the shipped reader.
 # Every crop is labelled with its index's legibility (vision.synth.legibility): smeared indices teach "unsure".
-# About 3.5 hours in all here: finder 45 min, reader 125 min, data about 40 min, thresholds 5 min (the candidate's
-# fourth stage adds 90 minutes, over the issue's 4 hours: see models/cards-corners.md, "Session 16").
+# The corner refiner (session 17) is trained after the finder, on patches cut along that finder's own frames.
+# About 4.2 hours in all here: finder 45 min, reader 125 min, refiner 40 min (REFINER_MINUTES), data about 45 min,
+# thresholds 5 min: over the issue's 4 hours (models/cards-corners.md, "Limits"; the candidate's fourth reader stage
+# adds 90 minutes more, "Session 16").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 T=.venv-train/bin/python

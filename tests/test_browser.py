@@ -223,7 +223,7 @@ def test_the_table_is_set_up_on_the_page_by_four_corners_and_dragged_zones(brows
         page.goto(url)
         page.wait_for_function("document.getElementById('video').naturalWidth > 0", timeout=30_000)
         page.click("#table-setup summary")
-        page.wait_for_function("document.getElementById('table-canvas').width > 640", timeout=20_000)
+        page.wait_for_function("document.getElementById('table-canvas').dataset.ready === 'points'", timeout=20_000)
         width, height = page.evaluate(
             "[document.getElementById('table-canvas').width, document.getElementById('table-canvas').height]"
         )
@@ -245,12 +245,13 @@ def test_the_table_is_set_up_on_the_page_by_four_corners_and_dragged_zones(brows
         assert "clockwise" in page.text_content("#error")
         assert not (folder / "table-calibration.json").exists()
         page.click("#table-restart")
+        page.wait_for_function("document.getElementById('table-canvas').dataset.ready === 'points'", timeout=20_000)
         click(corners)
         page.fill("#table-w", "420")
         page.fill("#table-h", "297")
         page.click("#table-set")
         page.wait_for_selector("#zone-tools:not([hidden])", timeout=10_000)
-        page.wait_for_function("document.getElementById('table-canvas').width <= 900", timeout=10_000)
+        page.wait_for_function("document.getElementById('table-canvas').dataset.ready === 'zones'", timeout=10_000)
         status = httpx.get(url + "/api/table").json()
         assert status["calibrated"] and status["size_mm"] == [420, 297]
         view = status["view"]

@@ -18,11 +18,12 @@ from companion_ui.live import Frame, FrameSource, LiveLoop, demo_clip
 from companion_ui.session import TrackedSession, new_manual, new_tracked
 from tracker.loot_the_loop import LootTheLoopDecoder
 
-# a still table between two moves of the demo as the tracker's recogniser reads it ('return 8C' told, 'explore 8'
-# not begun). A crash while a table is still being read loses that table's frames (the checkpoint holds what was
-# decoded, not the frames in flight): with session 15's recogniser frame 450, the previous one's quiet point, is such.
-CRASH_AT = 480
-END_AT = 680  # ...and the last frame fed: two more moves read after the crash
+# a still table between two moves of the demo as the tracker's recogniser reads it ('explore 8' told, 'look' not
+# begun). A crash while a table is still being read loses that table's frames (the checkpoint holds what was decoded,
+# not the frames in flight): with session 15's recogniser frame 450, the previous one's quiet point, is such, and with
+# session 17's (the corner refiner) frames 460 and 480, just after 'return 8C' (a resume there reads 'mark').
+CRASH_AT = 530
+END_AT = 680  # ...and the last frame fed: two more moves read after the crash ('look', 'explore 2')
 
 
 @pytest.fixture(scope="module")

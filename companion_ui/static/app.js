@@ -200,18 +200,22 @@ function showFiles() {
 }
 
 async function loadTable(mode) {
+  // the clicks of the new mode start now, not when the server has answered (a click meanwhile must not be lost)
+  tableSetup.points = [];
+  tableSetup.mode = mode || tableSetup.mode;
+  $("table-set").disabled = true;
+  $("table-canvas").dataset.ready = "";
   const reply = await fetch("/api/table");
   if (!reply.ok) return;
   tableSetup.status = await reply.json();
   showFiles();
   const mat = tableSetup.status.source === "mat";
   tableSetup.mode = mat ? "mat" : mode || (tableSetup.status.calibrated ? "zones" : "points");
-  tableSetup.points = [];
   tableSetup.zones = mat ? [] : tableSetup.status.zones.map((z) => ({ name: z.name, box_mm: z.box_mm }));
   const zoning = tableSetup.mode === "zones";
   $("zone-tools").hidden = !zoning;
   $("table-size").hidden = mat;
-  $("table-set").disabled = true;
+  $("table-set").disabled = tableSetup.points.length !== 4;
   $("table-step").textContent = mat
     ? `A printed mat places the table by its markers (${tableSetup.status.mat_state || "not seen yet"}); its zones are the mat's.`
     : zoning
@@ -219,7 +223,13 @@ async function loadTable(mode) {
       : "Click four corners of something of known size lying on the table (a sheet of paper, the board) in order: top left, top right, bottom right, bottom left. Give its size, then Set the table.";
   if (mat && !tableSetup.status.calibrated) return;
   const image = new Image();
-  image.onload = () => { tableSetup.image = image; const c = $("table-canvas"); c.width = image.naturalWidth; c.height = image.naturalHeight; drawTable(); };
+  image.onload = () => {
+    tableSetup.image = image;
+    const c = $("table-canvas");
+    if (c.width !== image.naturalWidth || c.height !== image.naturalHeight) { c.width = image.naturalWidth; c.height = image.naturalHeight; }
+    drawTable();
+    c.dataset.ready = tableSetup.mode;  // the picture of this mode is shown (the browser tests wait for it)
+  };
   image.onerror = () => showError(zoning ? "The table is not set yet." : "No camera picture yet: try again in a moment.");
   image.src = mat ? `/api/table/view.jpg?t=${Date.now()}`
     : zoning ? `/api/table/view.jpg?plain=1&t=${Date.now()}` : `/api/table/camera.jpg?t=${Date.now()}`;
