@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from vision.recognise.corners import READ_H, READ_W, corner_crop
+from vision.recognise.corners import READ_H, READ_W, corner_crops
 from vision.recognise.labels import JOKER, NONE, RANK_CLASSES, READER_CLASSES, SUIT_CLASSES, rank_suit
 from vision.recognise.models import ModelError, session
 from vision.recognise.reader import Reading, bgr_blob
@@ -82,7 +82,8 @@ class CornerReader:
     def crops(self, frame: np.ndarray, frames: Sequence[CornerFrame]) -> np.ndarray:
         if not frames:
             return np.zeros((0, READ_H, READ_W, 3), np.uint8)
-        return np.stack([corner_crop(frame, p, a, b) for p, a, b in frames])
+        points, a, b = (np.array([f[k] for f in frames], np.float64) for k in range(3))
+        return corner_crops(frame, points, a, b)
 
     def read_crops(self, crops: np.ndarray, enrolled: bool = True) -> Reading:
         """Label probabilities for upright crops (n, READ_H, READ_W, 3) BGR uint8, with the pooled features and

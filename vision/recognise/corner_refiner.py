@@ -26,7 +26,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.recognise.corners import Corner
+from vision.recognise.corners import Corner, Pyramid
 from vision.recognise.models import ModelError, session
 
 PATCH = 48  # the patch's side, pixels
@@ -83,45 +83,22 @@ def patch_map(point: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 class PatchCutter:
-    """Patches for every corner of one frame, fast: the frame turned grey once, and halved (by area) as often as its
-    biggest corners need, so a big card's patch is read from a level where one patch pixel spans at most 1.5 frame
-    pixels instead of being shrunk on its own by area (session 17: 120 us a patch, against about 45; the patches differ
-    by 1.6 grey levels on average, and the refiner reads both alike)."""
-
-    MAX_LEVEL = 4
+    """Patches for every corner of one frame, fast: the frame turned grey once, and read from its halvings by area as
+    big corners need (`corners.Pyramid`: session 17, 120 us a patch shrunk on its own, against about 45; the patches
+    differ by 1.6 grey levels on average, and the refiner reads both alike)."""
 
     def __init__(self, image: np.ndarray) -> None:
-        self.levels = [cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image]
-
-    def level(self, k: int) -> np.ndarray:
-        while len(self.levels) <= k:
-            top = self.levels[-1]
-            half = ((top.shape[1] + 1) // 2, (top.shape[0] + 1) // 2)
-            self.levels.append(cv2.resize(top, half, interpolation=cv2.INTER_AREA))
-        return self.levels[k]
+        self.pyramid = Pyramid(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image)
 
     def cut_all(self, points: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         """(n, PATCH, PATCH) patches for n corners (points, a, b each (n, 2))."""
         maps = patch_maps(points, a, b)
-        return np.stack([self.cut_along(m) for m in maps]) if len(maps) else np.zeros((0, PATCH, PATCH), np.uint8)
+        if not len(maps):
+            return np.zeros((0, PATCH, PATCH), np.uint8)
+        return np.stack([self.pyramid.warp(m, (PATCH, PATCH)) for m in maps])
 
     def cut(self, point: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        return self.cut_along(patch_map(point, a, b))
-
-    def cut_along(self, m: np.ndarray) -> np.ndarray:
-        """The patch along `m` (2x3, patch pixels to frame pixels)."""
-        shrink = float(np.linalg.norm(m[:, 0]))
-        k = min(int(np.ceil(np.log2(shrink / 1.5))), self.MAX_LEVEL) if shrink > 1.5 else 0
-        if k:
-            m = m / 2**k
-            m[:, 2] += 0.5 / 2**k - 0.5  # pixel centres: frame pixel x lies at (x + 0.5) / 2^k - 0.5 on level k
-        return cv2.warpAffine(
-            self.level(k),
-            m,
-            (PATCH, PATCH),
-            flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
-            borderMode=cv2.BORDER_REPLICATE,
-        )
+        return self.pyramid.warp(patch_map(point, a, b), (PATCH, PATCH))
 
 
 def patch_blob(patches: np.ndarray) -> np.ndarray:

@@ -197,9 +197,13 @@ class RectifiedRecogniser:
         best = probs[:, :, self.reader.none_column].argmin(axis=1)
         return [dict(zip(self.classes, map(float, probs[i, best[i]]), strict=True)) for i in range(len(quads))]
 
+    def read_corners(self, frame: np.ndarray, corners: Sequence[Corner]) -> Reading:
+        """What the reader says of each corner."""
+        return self.reader.read(frame, [(c.point, c.a, c.b) for c in corners])
+
     def recognise(self, frame: np.ndarray) -> list[CardDetection]:
         corners = self.find(frame)
-        reading = self.reader.read(frame, [(c.point, c.a, c.b) for c in corners])
+        reading = self.read_corners(frame, corners)
         out = assemble_read(corners, reading, self.thresholds)
         if self.calibration is not None:
             out = [self.calibration.place(d) for d in out]

@@ -77,7 +77,7 @@ class Cached:
 
 def read_all(recogniser: RectifiedRecogniser, frame: np.ndarray) -> Cached:
     corners = recogniser.find(frame, FLOOR)
-    return Cached(corners, recogniser.reader.read(frame, [(c.point, c.a, c.b) for c in corners]))
+    return Cached(corners, recogniser.read_corners(frame, corners))
 
 
 def replay(cached: Cached, t: RectifiedThresholds) -> list:
