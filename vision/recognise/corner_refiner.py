@@ -7,7 +7,7 @@ along their true frames (issue 18, sessions 13-16). The finder predicts its edge
 worth of context shared with everything else it does; this small net sees only one corner, at a fixed 40 px per
 card width, turned so the finder's guess of the corner's inside points down and to the right, and says where the
 edges really run. Turning the patch by the finder's own bisector keeps the usual case (a small correction) close to
-one orientation; the net is also taught every quarter turn, so a reversed or swapped guess is corrected as well.
+one orientation; a tenth of its lessons are also turned by quarter turns, so a reversed guess is corrected as well.
 
 The patch is a pure rotation of the frame (never mirrored), and the net says two different things about it. First
 the corner's two edges in the order they come going clockwise round the card's inside (`e_x` then `e_y`), which the
