@@ -3,6 +3,7 @@ learning curve written as it goes, checkpoints that survive an interruption, and
 
 from __future__ import annotations
 
+import argparse
 import json
 import math
 import time
@@ -88,3 +89,20 @@ def train_for_budget(
                 checkpoint = {"model": model.state_dict(), "opt": opt.state_dict(), "state": state}
                 save_checkpoint(run, {**checkpoint, **(extra or {})})
                 last_eval = time.time()
+
+
+def add_budget_args(parser: argparse.ArgumentParser, minutes: float, batch: int, lr: float, threads: int) -> None:
+    """The options every budgeted training run takes: where it goes, its time budget and its optimiser."""
+    parser.add_argument("--out", type=Path, required=True, help="the run's folder (last.pt, curve.jsonl): resumed")
+    parser.add_argument("--minutes", type=float, default=minutes, help="the budget, minutes of training steps")
+    parser.add_argument("--batch", type=int, default=batch)
+    parser.add_argument("--lr", type=float, default=lr)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--threads", type=int, default=threads, help="torch threads (1 beside another training)")
+
+
+def add_export_parser(sub: Any) -> None:
+    """`export --run RUN --onnx FILE`: a run's last checkpoint as an ONNX graph."""
+    e = sub.add_parser("export")
+    e.add_argument("--run", type=Path, required=True)
+    e.add_argument("--onnx", type=Path, required=True)

@@ -24,7 +24,7 @@ from torch import nn
 from torch.nn import functional as F
 
 from vision.recognise.corners import CORNER_KINDS, N_OUTPUTS, REG_SCALE, STRIDE, printed_corner
-from vision.train.budget import cosine_lr, export_onnx, log_row, save_checkpoint
+from vision.train.budget import add_budget_args, add_export_parser, cosine_lr, export_onnx, log_row, save_checkpoint
 from vision.train.corner_data import SceneGeometry, stored_scenes
 
 TILE = 256
@@ -416,12 +416,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     sub = parser.add_subparsers(dest="command", required=True)
     t = sub.add_parser("train")
     t.add_argument("--scenes", type=Path, nargs="+", required=True, help="folders of stored scenes")
-    t.add_argument("--out", type=Path, required=True)
-    t.add_argument("--minutes", type=float, default=60)
-    t.add_argument("--batch", type=int, default=24)
-    t.add_argument("--lr", type=float, default=3e-3)
-    t.add_argument("--seed", type=int, default=0)
-    t.add_argument("--threads", type=int, default=2)
+    add_budget_args(t, minutes=60, batch=24, lr=3e-3, threads=2)
     t.add_argument("--steps", type=int, default=0, help="a budget of steps instead of minutes")
     t.add_argument("--device", default="cpu", help="torch device (cpu, or cuda on a lent GPU machine)")
     t.add_argument("--workers", type=int, default=0, help="tile-sampling processes (0: in the training thread)")
@@ -433,9 +428,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     v.add_argument("--min-score", type=float, default=0.35)
     v.add_argument("--scenes", type=Path, required=True)
     v.add_argument("--n", type=int, default=100)
-    e = sub.add_parser("export")
-    e.add_argument("--run", type=Path, required=True)
-    e.add_argument("--onnx", type=Path, required=True)
+    add_export_parser(sub)
     args = parser.parse_args(argv)
     if args.command == "train":
         val = stored_scenes(args.val)[: args.val_scenes] if args.val else []

@@ -22,7 +22,7 @@ from torch.nn import functional as F
 
 from vision.recognise.corners import READ_H, READ_W
 from vision.recognise.labels import RANK_CLASSES, SUIT_CLASSES
-from vision.train.budget import export_onnx, train_for_budget
+from vision.train.budget import add_budget_args, add_export_parser, export_onnx, train_for_budget
 from vision.train.reader_data import ILLEGIBLE, NO_SUIT, NOT_A_CARD, CropSet
 
 INDEX_RANKS = [i for i, name in enumerate(RANK_CLASSES) if name != "none"]  # what an illegible index may be
@@ -329,17 +329,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     t = sub.add_parser("train")
     t.add_argument("--data", type=Path, nargs="+", required=True)
     t.add_argument("--val", type=Path)
-    t.add_argument("--out", type=Path, required=True)
-    t.add_argument("--minutes", type=float, default=30)
-    t.add_argument("--batch", type=int, default=128)
-    t.add_argument("--lr", type=float, default=2e-3)
-    t.add_argument("--seed", type=int, default=0)
-    t.add_argument("--threads", type=int, default=2, help="torch threads (1 when another training shares the CPU)")
+    add_budget_args(t, minutes=30, batch=128, lr=2e-3, threads=2)
     t.add_argument("--arch", default="small", choices=sorted(ARCHS), help="the trunk (a resumed run keeps its own)")
     t.add_argument("--soften", action="store_true", help="also shrink, smear and defocus parts of each batch")
-    e = sub.add_parser("export")
-    e.add_argument("--run", type=Path, required=True)
-    e.add_argument("--onnx", type=Path, required=True)
+    add_export_parser(sub)
     args = parser.parse_args(argv)
     if args.command == "train":
         train(

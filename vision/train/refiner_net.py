@@ -23,7 +23,7 @@ from torch import nn
 from torch.nn import functional as F
 
 from vision.recognise.corner_refiner import N_OUT, PATCH, SURE, frame_terms, ordered_edges, patch_blob
-from vision.train.budget import export_onnx, train_for_budget
+from vision.train.budget import add_budget_args, add_export_parser, export_onnx, train_for_budget
 from vision.train.corner_net import conv_bn
 from vision.train.refiner_data import PatchSet, turned_batch
 
@@ -167,15 +167,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     t = sub.add_parser("train")
     t.add_argument("--data", type=Path, required=True, help="a folder of refiner_data shards")
     t.add_argument("--val", type=Path)
-    t.add_argument("--out", type=Path, required=True)
-    t.add_argument("--minutes", type=float, default=60)
-    t.add_argument("--batch", type=int, default=256)
-    t.add_argument("--lr", type=float, default=3e-3)
-    t.add_argument("--seed", type=int, default=0)
-    t.add_argument("--threads", type=int, default=1)
-    e = sub.add_parser("export")
-    e.add_argument("--run", type=Path, required=True)
-    e.add_argument("--onnx", type=Path, required=True)
+    add_budget_args(t, minutes=40, batch=256, lr=3e-3, threads=1)
+    add_export_parser(sub)
     args = parser.parse_args(argv)
     if args.command == "train":
         train(args.data, args.val, args.out, args.minutes, args.batch, args.lr, args.seed, args.threads)
