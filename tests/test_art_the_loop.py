@@ -160,7 +160,9 @@ def test_era_regions_are_seven_disjoint_polygons_inside_the_board(design):
         mask = np.zeros((size, size), np.uint8)
         cv2.fillPoly(mask, [np.round(points * size).astype(np.int32)], 1)
         assert mask.sum() > size * size * 0.01
-        cover += mask
+        # disjoint as shapes: fillPoly paints both neighbours' boundary pixels where a design's gap between Eras is
+        # under about two pixels at this size (design 7105: 0.65 degrees), so each is taken without its outline
+        cover += cv2.erode(mask, np.ones((3, 3), np.uint8))
     assert cover.max() == 1
 
 
