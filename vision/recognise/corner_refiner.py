@@ -26,7 +26,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.recognise.corners import Corner, Pyramid
+from vision.recognise.corners import Corner, Pyramid, right_handed
 from vision.recognise.models import ModelError, session
 
 PATCH = 48  # the patch's side, pixels
@@ -142,7 +142,7 @@ def ordered_edges(terms: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     offset) and its class target (n,: 1 where a is e_x, a card's top-left or bottom-right corner seen from above)."""
     terms = np.asarray(terms, np.float32)
     a, b = terms[:, 0:2], terms[:, 2:4]
-    right = (a[:, 0] * b[:, 1] - a[:, 1] * b[:, 0]) >= 0
+    right = right_handed(a, b)
     first = np.where(right[:, None], a, b)
     second = np.where(right[:, None], b, a)
     lengths = np.where(right[:, None], terms[:, 4:6], terms[:, 5:3:-1])
@@ -221,8 +221,7 @@ class CornerRefiner:
         points = np.array([c.point for c in corners], np.float64)
         a = np.array([c.a for c in corners], np.float64)
         b = np.array([c.b for c in corners], np.float64)
-        right = a[:, 0] * b[:, 1] - a[:, 1] * b[:, 0] >= 0  # `corners.handedness`, for every corner at once
-        terms = frame_terms(self.raw(frame, points, a, b), right)
+        terms = frame_terms(self.raw(frame, points, a, b), right_handed(a, b))
         if not lengths:
             own = np.stack([np.linalg.norm(a, axis=1), np.linalg.norm(b, axis=1)], axis=1)
             terms[:, 4:6] = np.log(np.maximum(own, 1e-3) / patch_widths(a)[:, None])

@@ -70,33 +70,41 @@ def reading_region(point: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarra
     return np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]]) @ m[:, :2].T + m[:, 2]
 
 
+def right_handed(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """For corners with edges a, b (each (n, 2)): True where (a, b) turn like the image's (x, y), as a card's top-left
+    and bottom-right corners do seen from above."""
+    a, b = np.asarray(a, np.float64).reshape(-1, 2), np.asarray(b, np.float64).reshape(-1, 2)
+    return a[:, 0] * b[:, 1] - a[:, 1] * b[:, 0] >= 0
+
+
 def handedness(a: np.ndarray, b: np.ndarray) -> float:
-    """+1 where (a, b) turn like the image's (x, y): a card's top-left and bottom-right corners seen from above."""
-    return 1.0 if float(a[0] * b[1] - a[1] * b[0]) >= 0 else -1.0
+    """+1 for one right-handed corner (`right_handed`), -1 for the other hand."""
+    return 1.0 if bool(right_handed(a, b)[0]) else -1.0
+
+
+def reading_maps(points: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """(n, 2, 3) affine maps from card-width units (x across along a, y down along b) to frame pixels, one per corner
+    (points, a, b each (n, 2)). Both axes are in units of the card's width, so a tall or short deck is read at one
+    scale."""
+    points = np.asarray(points, np.float64).reshape(-1, 2)
+    a, b = np.asarray(a, np.float64).reshape(-1, 2), np.asarray(b, np.float64).reshape(-1, 2)
+    width = np.maximum(np.linalg.norm(a, axis=1, keepdims=True), 1e-3)
+    across = a / width * width
+    down = b / np.maximum(np.linalg.norm(b, axis=1, keepdims=True), 1e-3) * width
+    return np.stack([across, down, points], axis=2).astype(np.float32)
 
 
 def reading_map(point: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """2x3 affine map from card-width units (x across along a, y down along b) to frame pixels. Both axes are in
-    units of the card's width, so a tall or short deck is read at one scale."""
-    width = max(float(np.linalg.norm(a)), 1e-3)
-    ux = np.asarray(a, np.float64) / width
-    uy = np.asarray(b, np.float64) / max(float(np.linalg.norm(b)), 1e-3)
-    return np.column_stack([ux * width, uy * width, np.asarray(point, np.float64)]).astype(np.float32)
+    """`reading_maps` for one corner: 2x3."""
+    return reading_maps(point, a, b)[0]
 
 
 def crop_maps(points: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """(n, 2, 3) affines from the upright crop's pixels (u, v) to frame pixels, one per corner (points, a, b each
     (n, 2)): crop pixel (u, v) is the card-width point (x0 + (u + 0.5) * per_px, y0 + ...) of CROP_BOX along the
     corner's frame (`reading_map`), before any mirroring."""
-    points = np.asarray(points, np.float64).reshape(-1, 2)
-    a, b = np.asarray(a, np.float64).reshape(-1, 2), np.asarray(b, np.float64).reshape(-1, 2)
-    width = np.maximum(np.linalg.norm(a, axis=1, keepdims=True), 1e-3)
-    # `reading_map`'s axes (both in units of the card's width), rounded to float32 as it rounds them
-    across = (a / width * width).astype(np.float32).astype(np.float64)
-    down = (
-        (b / np.maximum(np.linalg.norm(b, axis=1, keepdims=True), 1e-3) * width).astype(np.float32).astype(np.float64)
-    )
-    points = points.astype(np.float32).astype(np.float64)
+    m = reading_maps(points, a, b).astype(np.float64)
+    across, down, points = m[:, :, 0], m[:, :, 1], m[:, :, 2]
     x0, y0, x1, y1 = CROP_BOX
     per_u, per_v = (x1 - x0) / READ_W, (y1 - y0) / READ_H  # card-width units per crop pixel
     origin = points + across * (x0 + per_u / 2) + down * (y0 + per_v / 2)
@@ -111,8 +119,7 @@ def corner_crops(image: np.ndarray, points: np.ndarray, a: np.ndarray, b: np.nda
     maps = crop_maps(points, a, b)
     if not len(maps):
         return np.zeros((0, READ_H, READ_W, 3), np.uint8)
-    a, b = np.asarray(a, np.float64).reshape(-1, 2), np.asarray(b, np.float64).reshape(-1, 2)
-    left = a[:, 0] * b[:, 1] - a[:, 1] * b[:, 0] < 0  # `handedness` < 0, for every corner at once
+    left = ~right_handed(a, b)
     crops = np.stack([warp_area(image, m, (READ_W, READ_H)) for m in maps])
     crops[left] = crops[left, :, ::-1]
     return crops

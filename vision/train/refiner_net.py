@@ -23,6 +23,7 @@ from torch import nn
 from torch.nn import functional as F
 
 from vision.recognise.corner_refiner import N_OUT, PATCH, SURE, frame_terms, ordered_edges, patch_blob
+from vision.recognise.corners import right_handed
 from vision.train.budget import add_budget_args, add_export_parser, export_onnx, train_for_budget
 from vision.train.corner_net import conv_bn
 from vision.train.refiner_data import PatchSet, turned_batch
@@ -96,9 +97,8 @@ def evaluate(model: Refiner, held: PatchSet) -> dict[str, float]:
     it says which edge is the short one at least SURE surely, and is right."""
     own = held.found == 1
     finder = held.finder[own]
-    finder_right = finder[:, 0] * finder[:, 3] - finder[:, 1] * finder[:, 2] >= 0
     out = predict(model, held.x[own])
-    refined = frame_errors(frame_terms(out, finder_right), held.y[own])
+    refined = frame_errors(frame_terms(out, right_handed(finder[:, 0:2], finder[:, 2:4])), held.y[own])
     _, right = ordered_edges(held.y[own])
     p = 1 / (1 + np.exp(-out[:, 8]))
     said = (p >= SURE) | (p <= 1 - SURE)
