@@ -24,6 +24,7 @@ import numpy as np
 
 from companion_ui.session import TrackedSession
 from companion_ui.table_setup import TableSetup
+from vision.synth.camera import apply_homography
 
 RETRY_S = 2.0
 JPEG_EVERY_S = 0.1  # the page's video: ten pictures a second is plenty, and JPEG costs CPU
@@ -316,8 +317,7 @@ def draw_table_zones(picture: np.ndarray, table: TableSetup) -> None:
     to_camera = np.linalg.inv(calibration.homography)
     for zone in calibration.layout.zones:
         x0, y0, x1, y1 = zone.box_mm
-        box = np.array([[[x0, y0], [x1, y0], [x1, y1], [x0, y1]]], np.float64)
-        quad = cv2.perspectiveTransform(box, to_camera)[0]
+        quad = apply_homography(to_camera, np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]]))
         if not np.isfinite(quad).all() or np.abs(quad).max() > 1e5:
             continue  # a zone beyond the horizon
         cv2.polylines(picture, [np.round(quad).astype(np.int32)], True, (255, 120, 0), 2, cv2.LINE_AA)

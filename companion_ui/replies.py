@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 
 
@@ -20,3 +21,8 @@ class Refusal(BaseModel):
 
 
 REFUSED: dict[int | str, dict[str, Any]] = {400: {"model": Refusal, "description": "refused, with the reason"}}
+
+
+def refusal(err: Exception | str, status: int = 400, headers: dict[str, str] | None = None) -> JSONResponse:
+    """A `Refusal` as the response: `{"ok": false, "error": "..."}` with `status`."""
+    return JSONResponse({"ok": False, "error": str(err)}, status_code=status, headers=headers)

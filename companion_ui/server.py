@@ -27,7 +27,7 @@ from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from companion_ui.access import BodyLimit, TokenGate
-from companion_ui.replies import REFUSED, Taken
+from companion_ui.replies import REFUSED, Taken, refusal
 from companion_ui.session import Refused, Session
 from companion_ui.table_routes import table_router
 from companion_ui.table_setup import TableSetup
@@ -83,17 +83,14 @@ def create_app(
     async def plain_error(_request: Any, err: StarletteHTTPException) -> JSONResponse:
         """Every error in the one shape the page shows and the schema declares (a body that is not JSON at all
         is refused like a move the rules refuse)."""
-        return refuse(err.detail, err.status_code, err.headers)
-
-    def refuse(err: Exception, status: int = 400, headers: dict[str, str] | None = None) -> JSONResponse:
-        return JSONResponse({"ok": False, "error": str(err)}, status_code=status, headers=headers)
+        return refusal(err.detail, err.status_code, err.headers)
 
     def attempt(entry: Callable[..., None], *args: Any) -> Any:
         """Carry out what a player entered: `{"ok": true}`, or 400 with the reason it was refused."""
         try:
             entry(*args)
         except GameError as err:
-            return refuse(err)
+            return refusal(err)
         return {"ok": True}
 
     def table(seat: int | None) -> dict[str, Any]:
@@ -142,14 +139,14 @@ def create_app(
     def correct(fix: Correction) -> Any:
         do = getattr(session, "correct" if fix.step is None else "answer", None)
         if do is None:
-            return refuse(Refused("Corrections are for what the camera read; in manual mode use undo."))
+            return refusal(Refused("Corrections are for what the camera read; in manual mode use undo."))
         return attempt(do, fix.actions) if fix.step is None else attempt(do, fix.step, fix.actions)
 
     @app.post("/api/speech", response_model=SpeechState, responses=REFUSED)
     def speech(settings: SpeechSettings) -> Any:
         speaker = session.speaker
         if speaker is None:
-            return refuse(Refused("Speech is off (started with --no-speech); announcements are text only."))
+            return refusal(Refused("Speech is off (started with --no-speech); announcements are text only."))
         if settings.muted is not None:
             speaker.muted = settings.muted
         if settings.rate is not None or settings.voice is not None:

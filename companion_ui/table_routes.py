@@ -6,10 +6,10 @@ from typing import Annotated, Any
 
 import cv2
 from fastapi import APIRouter, HTTPException
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import Response
 from pydantic import BaseModel, Field
 
-from companion_ui.replies import REFUSED, Taken
+from companion_ui.replies import REFUSED, Taken, refusal
 from companion_ui.table_setup import SetupError, TableSetup
 
 NO_PICTURE: dict[int | str, dict[str, Any]] = {404: {"description": "no camera picture yet, or the table is not set"}}
@@ -35,9 +35,6 @@ def table_router(setup: TableSetup, live: Any) -> APIRouter:
     """`live` is the frame loop (its newest camera picture is `live.image`), or None: no picture to click on."""
     router = APIRouter(prefix="/api/table")
 
-    def refused(err: Exception) -> JSONResponse:
-        return JSONResponse({"ok": False, "error": str(err)}, status_code=400)
-
     def picture() -> Any:
         image = getattr(live, "image", None)
         if image is None:
@@ -55,7 +52,7 @@ def table_router(setup: TableSetup, live: Any) -> APIRouter:
         try:
             setup.set_points(body.points, body.width_mm, body.height_mm, (image.shape[1], image.shape[0]))
         except SetupError as err:
-            return refused(err)
+            return refusal(err)
         return {"ok": True}
 
     @router.post("/zones", response_model=Taken, responses=REFUSED)
@@ -63,7 +60,7 @@ def table_router(setup: TableSetup, live: Any) -> APIRouter:
         try:
             setup.set_zones([z.model_dump() for z in body.zones])
         except SetupError as err:
-            return refused(err)
+            return refusal(err)
         return {"ok": True}
 
     @router.get(

@@ -27,7 +27,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from vision.recognise.calibration import CalibrationError, TableCalibration, load_calibration
+from vision.recognise.calibration import CalibrationError, TableCalibration, calibration_from, read_json
 from vision.table.markers import MatTracker
 from vision.table.mat import LayoutError, MatLayout, layout_from_dict, load_layout, zone_names
 
@@ -120,8 +120,8 @@ class TableSetup:
         if not calibration_path.is_file():
             return setup
         try:
-            calibration = load_calibration(calibration_path)
-            data = json.loads(calibration_path.read_text())
+            data = read_json(calibration_path, "calibration", CalibrationError)
+            calibration = calibration_from(data, calibration_path)  # a dict, or it would have been refused
             layout = load_layout(layout_path) if layout_path.is_file() else None
             if layout is not None and layout.game != game:
                 setup.notes.append(f"{layout_path}: zones for {layout.game}, not {game}: not used")
@@ -130,6 +130,7 @@ class TableSetup:
             setup.notes.append(f"the saved table setup was not used: {err}")
             return setup
         setup.calibration = TableCalibration(calibration.homography, layout)
+        assert isinstance(data, dict)
         setup.points_px = data.get("image_points", [])
         size = data.get("size_mm")
         setup.size_mm = (float(size[0]), float(size[1])) if isinstance(size, list) and len(size) == 2 else None

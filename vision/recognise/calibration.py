@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any
 import cv2
 import numpy as np
 
+from vision.synth.camera import apply_homography
+
 if TYPE_CHECKING:
     from vision.table.mat import MatLayout
 
@@ -29,8 +31,7 @@ class TableCalibration:
     layout: MatLayout | None = None  # the table's zones, in the same mm: a placed card is given the one it lies in
 
     def to_table(self, points: np.ndarray) -> np.ndarray:
-        pts = np.asarray(points, np.float64).reshape(-1, 1, 2)
-        return cv2.perspectiveTransform(pts, self.homography).reshape(-1, 2)
+        return apply_homography(self.homography, points)
 
     def place(self, detection: Any) -> Any:
         """The detection with its centre on the table (the mean of its mapped corners) and, where the layout has
@@ -63,7 +64,11 @@ def read_json(path: Path, what: str, error: type[ValueError]) -> object:
 
 def load_calibration(path: str | Path) -> TableCalibration:
     path = Path(path)
-    data = read_json(path, "calibration", CalibrationError)
+    return calibration_from(read_json(path, "calibration", CalibrationError), path)
+
+
+def calibration_from(data: object, path: Path) -> TableCalibration:
+    """A calibration file's content (read from `path`, which the errors name) as the table plane it says."""
     if not isinstance(data, dict):
         raise CalibrationError(f"{path}: expected a JSON object with 'homography' or 'image_points' + 'table_mm'")
     if "homography" in data:
