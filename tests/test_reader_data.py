@@ -130,8 +130,9 @@ def test_a_reader_checkpoint_from_before_the_card_head_resumes_with_a_fresh_head
 
 def test_an_illegible_crop_is_taught_a_flat_belief_over_the_index_classes() -> None:
     torch = pytest.importorskip("torch")  # the training environment's test (scripts/setup-train.sh)
-    from vision.train.reader_net import rank_loss
+    from vision.train.reader_net import CornerReader, rank_loss
 
+    index_ranks = CornerReader().index_ranks
     n_rank, n_suit = len(RANK_CLASSES), 4
     sure = torch.full((1, n_rank), -5.0)
     sure[0, 0] = 5.0  # confidently an ace
@@ -139,10 +140,10 @@ def test_an_illegible_crop_is_taught_a_flat_belief_over_the_index_classes() -> N
     flat[0, RANK_CLASSES.index("none")] = -5.0  # unsure which index, sure there is one
     suit = torch.zeros((1, n_suit))
     illegible = torch.tensor([ILLEGIBLE])
-    assert rank_loss(flat, suit, illegible) < rank_loss(sure, suit, illegible)
+    assert rank_loss(flat, suit, illegible, index_ranks) < rank_loss(sure, suit, illegible, index_ranks)
     # a legible crop is taught its own class as before
     ace = torch.tensor([0])
-    assert rank_loss(sure, suit, ace) < rank_loss(flat, suit, ace)
+    assert rank_loss(sure, suit, ace, index_ranks) < rank_loss(flat, suit, ace, index_ranks)
 
 
 def test_crop_files_join_into_one_and_cutting_needs_decks(tmp_path: Path) -> None:
@@ -157,3 +158,42 @@ def test_crop_files_join_into_one_and_cutting_needs_decks(tmp_path: Path) -> Non
     assert CropSet.load(tmp_path / "j.npz").face.tolist() == [1, 1, NOT_A_CARD, NOT_A_CARD]
     with pytest.raises(SystemExit):
         main([str(tmp_path / "k.npz")])
+
+
+def test_number_cards_are_cut_and_labelled_by_number_and_colour(tmp_path: Path) -> None:
+    from vision.recognise.labels import COLOUR_CLASSES, NUMBER_CLASSES, number_colour
+    from vision.synth.art import bag_o_loot, loop_cards
+    from vision.train.reader_data import PieceLabels, box_corner
+
+    loop = loop_cards.render_set(tmp_path / "loop", 2, 2.0)
+    labels = PieceLabels(loop)
+    # LOOP prints its index top left and bottom right: the piece set's boxes are placed at those corners
+    assert labels.region("7r", 0) is not None and labels.region("7r", 2) is not None
+    assert labels.region("7r", 1) is None and labels.region("BACK", 0) is None
+    rows = flat_crops(loop, np.random.default_rng(1), 200, [])
+    read = [(NUMBER_CLASSES[r], COLOUR_CLASSES[s] if s >= 0 else "") for _x, r, s, _src, _f in rows if r >= 0]
+    numbers = [(n, c) for n, c in read if n.isdigit()]
+    assert numbers and all(c in COLOUR_CLASSES for _n, c in numbers)  # a LOOP number always has its colour
+    assert ("none", "") in read and all(r[2] == NO_SUIT for r in rows if r[1] == ILLEGIBLE)
+    backs = [r for r in rows if r[4] == 0]
+    assert backs and all(NUMBER_CLASSES[r[1]] == "none" for r in backs)
+    bag = bag_o_loot.render_set(tmp_path / "bag", 3, 2.0)
+    bag_rows = flat_crops(bag, np.random.default_rng(2), 120, [])
+    assert all(r[2] == NO_SUIT for r in bag_rows)  # coins have no colour class
+    assert number_colour("RANK3_LOOP") == ("RANK3", "") and number_colour("L") == ("L", "")
+    assert box_corner((0.8, 0.85, 0.95, 0.97)) == 2 and box_corner((0.8, 0.02, 0.95, 0.1)) == 1
+    with pytest.raises(ValueError, match="not a number card"):
+        number_colour("7x")
+
+
+def test_designs_are_split_with_their_numeral_lettering() -> None:
+    from vision.synth.art.common import design_split, designs_of_split
+    from vision.synth.art.loop_cards import pick_design
+    from vision.synth.procedural import font_split
+
+    assert [design_split(d) for d in range(20)].count("train") == 14
+    for split in ("train", "val", "test"):
+        for design in designs_of_split(split, 3):
+            assert design_split(design) == split == font_split(pick_design(design).number_font)
+    with pytest.raises(ValueError, match="unknown split"):
+        designs_of_split("dev", 1)

@@ -27,3 +27,37 @@ def rank_suit(code: str) -> tuple[str, str]:
     if code[:-1] not in RANKS or code[-1] not in SUITS:
         raise ValueError(f"{code!r}: not a standard card code (expected a rank A-K and a suit S H D C, or JOKER)")
     return code[:-1], code[-1]
+
+
+# Number cards (issue 20): LOOP's 1-15 in three colours and its four Rank cards, Bag-O-Loot's coins 1-16 and its
+# looters. One reader reads both games' corner indices: the number (or Rank, looter, no index) and, for LOOP, the
+# colour. Class names are the engines' own codes (`7r` is 7 and r; Bag-O-Loot's looter is `L`), so a reading is an
+# engine identifier once the game says which classes it has.
+NUMBERS: tuple[str, ...] = tuple(str(n) for n in range(1, 17))
+LOOTER = "L"
+RANK_CARDS: tuple[str, ...] = ("RANK1", "RANK2", "RANK3", "RANK4")
+NUMBER_CLASSES: tuple[str, ...] = (*NUMBERS, LOOTER, *RANK_CARDS, NONE)
+COLOUR_CLASSES: tuple[str, ...] = ("r", "g", "b")
+
+
+def number_colour(code: str) -> tuple[str, str]:
+    """A number card's picture code -> (number class, colour or ''): '7r' -> ('7', 'r'), '12' -> ('12', ''),
+    'L' -> ('L', ''), 'RANK3' and its Loop Round side 'RANK3_LOOP' -> ('RANK3', ''), a back -> ('none', '')."""
+    if code.startswith(BACK):
+        return NONE, ""
+    base = code.removesuffix("_LOOP")
+    if base in RANK_CARDS or base == LOOTER or base in NUMBERS:
+        return base, ""
+    if base[:-1] in NUMBERS and base[-1] in COLOUR_CLASSES:
+        return base[:-1], base[-1]
+    raise ValueError(
+        f"{code!r}: not a number card's code (expected 1-16 with an optional colour r g b, L, RANK1-RANK4, or BACK)"
+    )
+
+
+# A corner reader's two heads by what it reads: standard cards (rank, suit) or number cards (number, colour). The
+# reader's checkpoint and graph name theirs, so one trainer and one runtime serve both.
+VOCABULARIES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "cards": (RANK_CLASSES, SUIT_CLASSES),
+    "numbers": (NUMBER_CLASSES, COLOUR_CLASSES),
+}

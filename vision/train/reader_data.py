@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cache
@@ -30,11 +31,14 @@ import numpy as np
 from tqdm import tqdm
 
 from vision.recognise.corners import Corner, CornerFinder, corner_crop, printed_corner
-from vision.recognise.labels import RANK_CLASSES, SUIT_CLASSES
+from vision.recognise.labels import COLOUR_CLASSES, NONE, NUMBER_CLASSES, RANK_CLASSES, SUIT_CLASSES, number_colour
 from vision.recognise.samples import corner_label, jitter, seen_corners
+from vision.synth.art.common import design_split
+from vision.synth.backgrounds import load_table_textures
 from vision.synth.deckdir import Deck, load_decks
 from vision.synth.effects import finish, random_effects
-from vision.synth.legibility import corner_region, index_legibility, is_legible
+from vision.synth.legibility import Region, corner_region, index_legibility, is_legible
+from vision.synth.pieces import PieceSet, load_piece_set
 from vision.train.corner_data import SceneGeometry, decks_of_split, stored_scenes
 from vision.train.finder_errors import apply_error
 
@@ -118,20 +122,72 @@ def index_corners(deck_path: Path) -> tuple[int, ...]:
 # -------------------------------------------------------------------------------------------------- flat cards
 
 
+class DeckLabels:
+    """What flat crops of a standard deck are taught: its faces and its back; an index at the corners the deck
+    prints one (`index_corners`), in the standard box; rank and suit."""
+
+    vocabulary = "cards"
+
+    def __init__(self, deck: Deck) -> None:
+        self.codes = (*deck.codes, "BACK")
+        self.corners = index_corners(deck.path)
+
+    def region(self, code: str, k: int) -> Region | None:
+        return corner_region(k) if k in self.corners and code != "BACK" else None
+
+    def label(self, code: str, has_index: bool, legibility: float) -> tuple[int, int]:
+        return label_of(code, has_index, legibility)
+
+
+class PieceLabels:
+    """What flat crops of a number-card piece set (LOOP, Bag-O-Loot) are taught: every picture, backs and a Rank
+    card's Loop side included; an index where the piece set says one is printed (its `index` boxes, each placed at
+    the corner it lies in); number and colour (`labels.number_colour`)."""
+
+    vocabulary = "numbers"
+
+    def __init__(self, pieces: PieceSet) -> None:
+        self.codes = tuple(pieces.pieces)
+        self.boxes = {code: {box_corner(box): box for box in info.index} for code, info in pieces.pieces.items()}
+
+    def region(self, code: str, k: int) -> Region | None:
+        return self.boxes[code].get(k)
+
+    def label(self, code: str, has_index: bool, legibility: float) -> tuple[int, int]:
+        if has_index and not is_legible(legibility) and not code.startswith("BACK"):
+            return ILLEGIBLE, NO_SUIT
+        number, colour = number_colour(code) if has_index else (NONE, "")
+        return NUMBER_CLASSES.index(number), (COLOUR_CLASSES.index(colour) if colour else NO_SUIT)
+
+
+def box_corner(box: Region) -> int:
+    """The printed corner (TL, TR, BR, BL = 0..3) an index box lies in, by its centre."""
+    x0, y0, x1, y1 = box
+    right, low = x0 + x1 >= 1.0, y0 + y1 >= 1.0
+    return (2 if right else 3) if low else (1 if right else 0)
+
+
+Labels = DeckLabels | PieceLabels
+
+
+def labels_for(source: Deck | PieceSet) -> Labels:
+    return PieceLabels(source) if isinstance(source, PieceSet) else DeckLabels(source)
+
+
 def flat_crops(
-    deck: Deck,
+    deck: Deck | PieceSet,
     rng: np.random.Generator,
     n: int,
     backgrounds: Sequence[np.ndarray],
     camera_model: bool = True,
     fanned: bool = False,
 ) -> list[tuple]:
-    """n crops of one deck's cards, each a corner of a card warped onto a table patch and seen through a camera:
-    the scene renderer's own camera model (`camera`) by default, else the older, milder `degrade`. With `fanned`,
-    three crops in ten have the next card of a fan or a cascade lying over this one (`fanned_over`)."""
-    codes = [*deck.codes, "BACK"]
-    corners_with_index = index_corners(deck.path)
-    if not corners_with_index:
+    """n crops of one deck's cards (or one piece set's), each a corner of a card warped onto a table patch and seen
+    through a camera: the scene renderer's own camera model (`camera`) by default, else the older, milder `degrade`.
+    With `fanned`, three crops in ten have the next card of a fan or a cascade lying over this one (`fanned_over`)."""
+    labels = labels_for(deck)
+    codes = labels.codes
+    if not any(labels.region(code, k) for code in codes for k in range(4)):
         return []
     out = []
     for _ in range(n):
@@ -166,9 +222,9 @@ def flat_crops(
         else:
             (canvas,), p = around((canvas,), p, width)
             canvas = degrade(rng, canvas, width)
-        has_index = k in corners_with_index and code != "BACK"
-        legible = index_legibility(canvas, img, quad - (before - p), corner_region(k)) if has_index else 1.0
-        rank, suit = label_of(code, has_index, legible)
+        region = labels.region(code, k)
+        legible = index_legibility(canvas, img, quad - (before - p), region) if region else 1.0
+        rank, suit = labels.label(code, region is not None, legible)
         out.append((corner_crop(canvas, p, a, b), rank, suit, deck.name, int(code != "BACK")))
     return out
 
@@ -352,6 +408,7 @@ def false_corner_crops(stem: Path, finder: CornerFinder, min_score: float) -> li
 
 def _init(
     deck_dirs: Sequence[str],
+    piece_dirs: Sequence[str],
     split: str,
     bg_scenes: Sequence[str],
     finder_errors: str | None = None,
@@ -361,8 +418,21 @@ def _init(
     _WORKER["finder"] = (CornerFinder(Path(finder[0]), threads=1), finder[1]) if finder else None
     folders = [load_decks(folder) for folder in deck_dirs]
     _WORKER["decks"] = [d for loaded in folders for d in decks_of_split(loaded, split)]
+    _WORKER["decks"] += pieces_of_split(piece_dirs, split)
     _WORKER["decks_by_name"] = {d.path.name: d for loaded in folders for d in loaded}
-    _WORKER["backgrounds"] = [b for b in (cv2.imread(s, cv2.IMREAD_COLOR) for s in bg_scenes) if b is not None]
+    backgrounds = [b for b in (cv2.imread(s, cv2.IMREAD_COLOR) for s in bg_scenes) if b is not None]
+    _WORKER["backgrounds"] = backgrounds or [t.image for t in load_table_textures()]
+
+
+def pieces_of_split(folders: Sequence[str], split: str) -> list[PieceSet]:
+    """The procedural piece sets under these folders whose design falls in `split` (`art.common.design_split`)."""
+    out = []
+    for folder in folders:
+        for sub in sorted(Path(folder).iterdir()):
+            found = re.search(r"-design-(\d+)$", sub.name)
+            if found and (sub / "pieces.json").is_file() and design_split(int(found.group(1))) == split:
+                out.append(load_piece_set(sub))
+    return out
 
 
 def _flat_job(args: tuple[int, int, int, bool, bool]) -> list[tuple]:
@@ -394,6 +464,7 @@ def build(
     camera_model: bool = True,
     finder_errors: Path | None = None,
     false_corner_finder: tuple[Path, float] | None = None,
+    piece_dirs: Sequence[Path] = (),
 ) -> CropSet:
     """Flat crops of every deck of the split in equal shares, plus the crops of the given stored scenes, each cut
     along a frame drawn from `finder_errors` (a `finder_errors` table) when given. With `false_corner_finder`
@@ -407,6 +478,7 @@ def build(
         initializer=_init,
         initargs=(
             [str(d) for d in deck_dirs],
+            [str(d) for d in piece_dirs],
             split,
             bg,
             str(finder_errors) if finder_errors else None,
@@ -447,6 +519,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out", type=Path)
     parser.add_argument("--decks", type=Path, nargs="+", help="deck directories, or folders of them (needed to cut)")
+    parser.add_argument(
+        "--pieces",
+        type=Path,
+        nargs="+",
+        default=[],
+        help="folders of procedural number-card designs (tabletop synth pieces): their designs of the split join in",
+    )
     parser.add_argument("--split", default="train", choices=("train", "val", "test"))
     parser.add_argument("--n", type=int, default=100000, help="flat-card crops")
     parser.add_argument("--scenes", type=Path, nargs="*", default=[], help="folders of stored scenes to crop too")
@@ -480,8 +559,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         joined.save(args.out)
         print(f"{len(joined.rank)} crops -> {args.out}")
         return
-    if not args.decks:
-        parser.error("--decks is needed to cut crops (only --join works without)")
+    if not args.decks and not args.pieces:
+        parser.error("--decks or --pieces is needed to cut crops (only --join works without)")
     if args.finder_errors is not None and not args.finder_errors.is_file():
         parser.error(
             f"--finder-errors {args.finder_errors}: no such file (python -m vision.train.finder_errors makes it)"
@@ -489,7 +568,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     scenes = [s for folder in args.scenes for s in stored_scenes(folder)][: args.max_scenes]
     crops = build(
         args.out,
-        args.decks,
+        args.decks or [],
         args.split,
         args.n,
         scenes,
@@ -499,9 +578,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         args.camera == "scene",
         args.finder_errors,
         false_corner_source() if args.false_corners else None,
+        args.pieces,
     )
-    ranks = np.bincount(crops.rank[crops.rank >= 0], minlength=len(RANK_CLASSES))
-    by_rank = dict(zip(RANK_CLASSES, ranks.tolist(), strict=True)) | {"illegible": int((crops.rank == ILLEGIBLE).sum())}
+    classes = NUMBER_CLASSES if args.pieces and not args.decks else RANK_CLASSES
+    ranks = np.bincount(crops.rank[crops.rank >= 0], minlength=len(classes))
+    by_rank = dict(zip(classes, ranks.tolist(), strict=True)) | {"illegible": int((crops.rank == ILLEGIBLE).sum())}
     print(f"{len(crops.rank)} crops -> {args.out}; by rank: {by_rank}")
 
 

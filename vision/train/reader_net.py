@@ -21,11 +21,10 @@ from torch import nn
 from torch.nn import functional as F
 
 from vision.recognise.corners import READ_H, READ_W
-from vision.recognise.labels import RANK_CLASSES, SUIT_CLASSES
+from vision.recognise.labels import NONE, VOCABULARIES
 from vision.train.budget import add_budget_args, add_export_parser, export_onnx, train_for_budget
 from vision.train.reader_data import ILLEGIBLE, NO_SUIT, NOT_A_CARD, CropSet
 
-INDEX_RANKS = [i for i, name in enumerate(RANK_CLASSES) if name != "none"]  # what an illegible index may be
 ILLEGIBLE_WEIGHT = 0.3  # a flat belief is a weak lesson: it must not outweigh the crops that can be read
 CARD_WEIGHT = 0.5  # the card head's loss beside the others (as the face head's)
 FEATURES = 128
@@ -54,11 +53,18 @@ class CornerReader(nn.Module):
       side by side, so a small glyph's strongest response is not diluted by the empty card around it.
     """
 
-    def __init__(self, arch: str = "small") -> None:
+    def __init__(self, arch: str = "small", vocabulary: str = "cards") -> None:
         super().__init__()
         if arch not in ARCHS:
             raise ValueError(f"unknown reader architecture '{arch}' (expected one of {', '.join(ARCHS)})")
+        if vocabulary not in VOCABULARIES:
+            raise ValueError(f"unknown reader vocabulary '{vocabulary}' (expected one of {', '.join(VOCABULARIES)})")
         self.arch = arch
+        self.vocabulary = vocabulary
+        rank_classes, suit_classes = VOCABULARIES[vocabulary]
+        # what an illegible index may be: any index class, none excluded
+        self.index_ranks = [i for i, name in enumerate(rank_classes) if name != NONE]
+        self.none_rank = rank_classes.index(NONE)
         if arch == "small":
             self.trunk = nn.Sequential(
                 nn.Conv2d(3, 24, 3, 2, 1, bias=False),  # 30 x 20: an index stroke is still 1-3 px wide here
@@ -82,8 +88,8 @@ class CornerReader(nn.Module):
                 block(96, WIDE_CHANNELS, 2),  # 8 x 5
             )
         self.n_features = ARCHS[arch]
-        self.rank = nn.Linear(self.n_features, len(RANK_CLASSES))
-        self.suit = nn.Linear(self.n_features, len(SUIT_CLASSES))
+        self.rank = nn.Linear(self.n_features, len(rank_classes))
+        self.suit = nn.Linear(self.n_features, len(suit_classes))
         self.face = nn.Linear(self.n_features, 1)  # a face's corner (any, indexed or not) against a back's
         # a card's corner (either side) against anything else the finder fires on (session 16)
         self.card = nn.Linear(self.n_features, 1)
@@ -203,7 +209,7 @@ def evaluate(model: CornerReader, data: CropSet, batch: int = 512) -> dict[str, 
             ok = (rank == true_rank) & ((true_suit == NO_SUIT) | (suit == true_suit))
             right += int(ok.sum())
             total += len(ok)
-            indexed = true_rank != RANK_CLASSES.index("none")
+            indexed = true_rank != model.none_rank
             index_right += int(ok[indexed].sum())
             index_total += int(indexed.sum())
     model.train()
@@ -220,14 +226,16 @@ def evaluate(model: CornerReader, data: CropSet, batch: int = 512) -> dict[str, 
     }
 
 
-def rank_loss(rank_logits: torch.Tensor, suit_logits: torch.Tensor, rank: torch.Tensor) -> torch.Tensor:
+def rank_loss(
+    rank_logits: torch.Tensor, suit_logits: torch.Tensor, rank: torch.Tensor, index_ranks: Sequence[int]
+) -> torch.Tensor:
     """Cross-entropy on the rank where the crop can be read; where its index is in view but illegible, a flat
     target over the index classes for both heads (none excluded: it is an index, not a blank corner), weighed
     down. Without it the reader learnt to name mush confidently (session 15: a third of the scene crops)."""
     illegible = rank == ILLEGIBLE
     per_crop = F.cross_entropy(rank_logits, rank.clamp(min=0), label_smoothing=0.05, reduction="none")
     if illegible.any():
-        flat_rank = -F.log_softmax(rank_logits[illegible], 1)[:, INDEX_RANKS].mean(1)
+        flat_rank = -F.log_softmax(rank_logits[illegible], 1)[:, list(index_ranks)].mean(1)
         flat_suit = -F.log_softmax(suit_logits[illegible], 1).mean(1)
         per_crop = per_crop.clone()
         per_crop[illegible] = ILLEGIBLE_WEIGHT * (flat_rank + flat_suit)
@@ -273,6 +281,7 @@ def train(
     threads: int = 2,
     arch: str = "small",
     soft: bool = False,
+    vocabulary: str = "cards",
 ) -> None:
     """Cosine schedule over a time budget, resumable from run/last.pt; validation every few minutes into the curve."""
     torch.set_num_threads(threads)
@@ -283,7 +292,10 @@ def train(
     print(f"{len(sets.rank)} training crops from {len(data)} files; {len(held.rank) if held else 0} validation")
     run.mkdir(parents=True, exist_ok=True)
     saved = torch.load(run / "last.pt", weights_only=False) if (run / "last.pt").exists() else None
-    model = CornerReader(saved.get("arch", "small") if saved else arch)  # a resumed run keeps its own trunk
+    # a resumed run keeps its own trunk and vocabulary
+    if saved:
+        arch, vocabulary = saved.get("arch", "small"), saved.get("vocabulary", "cards")
+    model = CornerReader(arch, vocabulary)
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=5e-4)
     state = {"step": 0, "seconds": 0.0, "budget_s": minutes * 60}
     if saved:
@@ -299,7 +311,7 @@ def train(
         x = to_tensor(sets.x[idx])
         x = augment(soften(x, gen) if soft else x, gen)
         rank_logits, suit_logits, face_logits, card_logits = model(x)
-        loss = rank_loss(rank_logits, suit_logits, torch.from_numpy(sets.rank[idx]))
+        loss = rank_loss(rank_logits, suit_logits, torch.from_numpy(sets.rank[idx]), model.index_ranks)
         loss = loss + side_loss(face_logits, card_logits, face_target[idx])
         has_suit = suit_target[idx] != NO_SUIT
         if has_suit.any():
@@ -309,7 +321,8 @@ def train(
     def held_out() -> dict:
         return {f"val_{k}": v for k, v in evaluate(model, held).items()} if held is not None else {}
 
-    train_for_budget(model, opt, state, lr, next_loss, held_out, run, ("crops", batch), {"arch": model.arch})
+    names = {"arch": model.arch, "vocabulary": model.vocabulary}
+    train_for_budget(model, opt, state, lr, next_loss, held_out, run, ("crops", batch), names)
 
 
 OUTPUTS = ("rank", "suit", "features", "face", "card")  # the graph's outputs, in order (`Exported.forward`)
@@ -317,7 +330,7 @@ OUTPUTS = ("rank", "suit", "features", "face", "card")  # the graph's outputs, i
 
 def export(run: Path, onnx_path: Path) -> None:
     saved = torch.load(run / "last.pt", weights_only=False)
-    net = CornerReader(saved.get("arch", "small"))
+    net = CornerReader(saved.get("arch", "small"), saved.get("vocabulary", "cards"))
     net.load_state_dict(saved["model"])
     dynamic = {name: {0: "n"} for name in ("crops", *OUTPUTS)}
     export_onnx(Exported(net), torch.zeros(4, 3, READ_H, READ_W), onnx_path, ["crops"], list(OUTPUTS), dynamic)
@@ -331,6 +344,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     t.add_argument("--val", type=Path)
     add_budget_args(t, minutes=30, batch=128, lr=2e-3, threads=2)
     t.add_argument("--arch", default="small", choices=sorted(ARCHS), help="the trunk (a resumed run keeps its own)")
+    t.add_argument(
+        "--vocabulary", default="cards", choices=sorted(VOCABULARIES), help="standard cards, or number cards (issue 20)"
+    )
     t.add_argument("--soften", action="store_true", help="also shrink, smear and defocus parts of each batch")
     add_export_parser(sub)
     args = parser.parse_args(argv)
@@ -346,6 +362,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             args.threads,
             args.arch,
             args.soften,
+            args.vocabulary,
         )
     else:
         export(args.run, args.onnx)

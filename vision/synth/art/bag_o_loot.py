@@ -29,6 +29,7 @@ from vision.synth.art.common import (
     box_mask,
     card_surface,
     corner_anchors,
+    design_split,
     draw_border,
     draw_coin,
     draw_coin_edge_on,
@@ -96,7 +97,8 @@ def pick_design(design: int) -> BagDesign:
     rng = np.random.default_rng(stable_seed(GAME, design))
     theme = str(rng.choice(THEMES, p=[0.35, 0.3, 0.2, 0.15]))
     paper = _paper(rng, theme)
-    number_font = pick_numeral_font(rng)
+    split = design_split(design)
+    number_font = pick_numeral_font(rng, split=split)
     return BagDesign(
         design=design,
         size_mm=SIZES_MM[int(rng.random() < 0.25)],

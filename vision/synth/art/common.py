@@ -382,9 +382,41 @@ def is_upright_font(path: Path) -> bool:
     return not any(w in path.stem.lower() for w in ("italic", "oblique", "ita"))
 
 
-def pick_numeral_font(rng: np.random.Generator, italic_chance: float = 0.15) -> Path:
-    """A face for big numbers and corner indices: heavy and mostly upright, as printed components use."""
-    bold = [f for f in text_fonts() if is_bold_font(f)]
+# A procedural design's place in the train / validation / test split, by its number: of every 20 designs, 14 train,
+# 3 validation, 3 test. Its numerals are then set only in font families of that split (`procedural.font_split`, the
+# standard decks' rule), so a reader measured on held-out designs also meets lettering it never saw.
+DESIGN_SPLIT_CYCLE = (("train", 14), ("val", 3), ("test", 3))
+
+
+def design_split(design: int) -> str:
+    """ "train", "val" or "test" for a procedural design number (see DESIGN_SPLIT_CYCLE)."""
+    slot = design % sum(n for _, n in DESIGN_SPLIT_CYCLE)
+    for split, n in DESIGN_SPLIT_CYCLE:
+        if slot < n:
+            return split
+        slot -= n
+    raise AssertionError("unreachable: slot is below the cycle's length")
+
+
+def designs_of_split(split: str, count: int, start: int = 0) -> list[int]:
+    """The first `count` design numbers from `start` on that fall in `split`."""
+    if split not in {s for s, _ in DESIGN_SPLIT_CYCLE}:
+        raise ValueError(f"unknown split '{split}' (expected one of {', '.join(s for s, _ in DESIGN_SPLIT_CYCLE)})")
+    out, design = [], start
+    while len(out) < count:
+        if design_split(design) == split:
+            out.append(design)
+        design += 1
+    return out
+
+
+def pick_numeral_font(rng: np.random.Generator, italic_chance: float = 0.15, split: str | None = None) -> Path:
+    """A face for big numbers and corner indices: heavy and mostly upright, as printed components use; with `split`,
+    only from font families of that split, so held-out designs carry held-out lettering."""
+    from vision.synth.procedural import font_split  # the decks' own family split; imported late (it loads fonts)
+
+    pool_all = [f for f in text_fonts() if split is None or font_split(f) == split]
+    bold = [f for f in pool_all if is_bold_font(f)]
     upright = [f for f in bold if is_upright_font(f)]
     pool = bold if rng.random() < italic_chance or not upright else upright
     return pool[int(rng.integers(0, len(pool)))] if pool else pick_text_font(rng, 1.0)

@@ -29,6 +29,7 @@ from vision.synth.art.common import (
     box_mask,
     card_surface,
     corner_anchors,
+    design_split,
     draw_border,
     draw_paragraph,
     draw_text,
@@ -117,7 +118,8 @@ def pick_design(design: int) -> LoopDesign:
     rng = np.random.default_rng(stable_seed(GAME, design))
     theme = str(rng.choice(THEMES, p=[0.5, 0.3, 0.2]))
     paper = _paper_colour(rng, theme)
-    number_font = pick_numeral_font(rng)
+    split = design_split(design)
+    number_font = pick_numeral_font(rng, split=split)
     return LoopDesign(
         design=design,
         size_mm=SIZES_MM[int(rng.random() < 0.3)],
@@ -126,7 +128,7 @@ def pick_design(design: int) -> LoopDesign:
         paper=paper,
         inks={c: _ink(rng, c, theme, paper) for c in COLOURS},
         number_font=number_font,
-        index_font=number_font if rng.random() < 0.6 else pick_numeral_font(rng),
+        index_font=number_font if rng.random() < 0.6 else pick_numeral_font(rng, split=split),
         text_font=pick_text_font(rng, 0.7),
         body_font=pick_body_font(rng),
         centre=str(rng.choice(CENTRES, p=[0.3, 0.15, 0.15, 0.12, 0.14, 0.14])),
