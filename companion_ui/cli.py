@@ -219,6 +219,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
 def bench_vision(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
+    if getattr(args, "game", None):
+        return bench_vision_game(args)
+
     from vision.recognise.bench import format_table, run_bench
     from vision.recognise.enrol import EnrolError
     from vision.recognise.models import ModelError
@@ -251,6 +254,41 @@ def bench_vision(args: argparse.Namespace) -> int:
             bar.close()
     print(format_table(result))
     return _write_bench(args, result, "vision")
+
+
+def bench_vision_game(args: argparse.Namespace) -> int:
+    """`bench vision --game G`: the number-card recogniser on held-out designs of G, the standard deck's beside it."""
+    from tqdm import tqdm
+
+    from vision.recognise.bench_games import format_game_table, run_game_bench
+    from vision.recognise.models import ModelError
+    from vision.synth.deckdir import DeckError
+
+    if args.scenes < 1:
+        raise CliError(f"--scenes must be at least 1, got {args.scenes}")
+    bars: dict[str, tqdm] = {}
+
+    def progress(stage: str, done: int, total: int) -> None:
+        bar = bars.setdefault(stage, tqdm(total=total, desc=stage, unit="scene", disable=args.quiet, leave=False))
+        bar.update(done - bar.n)
+
+    try:
+        result = run_game_bench(
+            args.game,
+            Path(args.pieces or f"out/numcards/{args.game}"),
+            scenes=args.scenes,
+            seed=3 if args.seed is None else args.seed,
+            models=Path(args.models) if args.models else None,
+            progress=progress,
+            split=args.split,
+        )
+    except (ModelError, DeckError, FileNotFoundError) as err:
+        raise CliError(str(err)) from err
+    finally:
+        for bar in bars.values():
+            bar.close()
+    print(format_game_table(result))
+    return _write_bench(args, result, f"vision-{args.game}")
 
 
 def bench_table(args: argparse.Namespace) -> int:
@@ -918,6 +956,16 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--scenes", type=int, default=300, help="vision: held-out scenes to render (default 300)")
     p.add_argument("--decks", default="out/decks", help="vision: rendered deck directories (tabletop synth decks)")
+    p.add_argument(
+        "--game",
+        choices=("loop", "bag-o-loot"),
+        help="vision: that game's number cards instead of standard decks, on its held-out designs (--pieces)",
+    )
+    p.add_argument(
+        "--pieces",
+        help="vision --game: folder of the game's designs (default out/numcards/GAME; tabletop synth pieces makes "
+        "them, 100 designs hold 15 test ones)",
+    )
     p.add_argument("--out", default="out/bench", help="vision: folder for the JSON and the confusion matrix")
     p.add_argument("--models", metavar="DIR", help="vision: folder with the ONNX models (default: models/)")
     p.add_argument("--baseline", metavar="RUNS", help="vision: training runs folder, to time ultralytics predict too")

@@ -14,8 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from companion_ui.cli_base import CliError
+from vision.recognise.labels import GAME_LABELS
 
 RECOGNISERS = ("auto", "rectified", "previous")
+CAMERA_GAMES = tuple(GAME_LABELS)  # the games whose cards the camera reads
 Progress = Callable[[int, int], None]
 
 
@@ -33,7 +35,8 @@ def make_recogniser(args: argparse.Namespace, calibrate: bool = True) -> Any:
         calibration = load_calibration(given) if given and calibrate else None
         deck = load_deck_head(args.deck) if getattr(args, "deck", None) else None
         models = Path(args.models) if args.models else None
-        return load_recogniser(models, getattr(args, "recogniser", "auto"), deck, calibration)
+        game = getattr(args, "game", "loot-the-loop")
+        return load_recogniser(models, getattr(args, "recogniser", "auto"), deck, calibration, game)
     except (CalibrationError, EnrolError, ModelError) as err:
         raise CliError(str(err)) from err
 
@@ -204,6 +207,13 @@ def add_card_commands(sub: Any) -> None:
     )
     p.add_argument(
         "--deck", metavar="FILE", help="an enrolled deck's head (from tabletop enrol): read by the recogniser it fits"
+    )
+    p.add_argument(
+        "--game",
+        default="loot-the-loop",
+        choices=CAMERA_GAMES,
+        help="whose cards to read: a standard deck (loot-the-loop, the default), or LOOP's and Bag-O-Loot's number "
+        "cards; labels are that game's own codes (7r, 12, L)",
     )
     models_and_recogniser(
         p,

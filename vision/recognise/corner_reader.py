@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from vision.recognise.corners import READ_H, READ_W, corner_crops
-from vision.recognise.labels import JOKER, NONE, RANK_CLASSES, READER_CLASSES, SUIT_CLASSES, rank_suit
+from vision.recognise.labels import GAME_LABELS, NONE, READER_CLASSES, VOCABULARIES, head_parts
 from vision.recognise.models import ModelError, session
 from vision.recognise.reader import Reading, bgr_blob
 
@@ -25,46 +25,56 @@ if TYPE_CHECKING:
 CornerFrame = tuple[np.ndarray, np.ndarray, np.ndarray]  # point, a (short edge), b (long edge), frame pixels
 
 
-def _columns() -> tuple[np.ndarray, np.ndarray]:
-    """For every label of READER_CLASSES, its rank column and its suit column (-1: the label has no suit)."""
+def label_columns(classes: Sequence[str], vocabulary: str) -> tuple[np.ndarray, np.ndarray]:
+    """For every label of `classes`, its column in the first head and in the second (-1: no second part)."""
+    first, second = VOCABULARIES[vocabulary]
     ranks, suits = [], []
-    for label in READER_CLASSES:
-        if label in (JOKER, NONE):
-            ranks.append(RANK_CLASSES.index(label))
-            suits.append(-1)
-        else:
-            rank, suit = rank_suit(label)
-            ranks.append(RANK_CLASSES.index(rank))
-            suits.append(SUIT_CLASSES.index(suit))
+    for label in classes:
+        rank, suit = head_parts(label, vocabulary)
+        ranks.append(first.index(rank))
+        suits.append(second.index(suit) if suit else -1)
     return np.array(ranks), np.array(suits)
 
 
-RANK_COLUMN, SUIT_COLUMN = _columns()
+RANK_COLUMN, SUIT_COLUMN = label_columns(READER_CLASSES, "cards")
 
 
-def card_probs(rank: np.ndarray, suit: np.ndarray) -> np.ndarray:
-    """(n, ranks) and (n, suits) probabilities -> (n, READER_CLASSES): a face is its rank's times its suit's."""
-    suit_part = np.where(SUIT_COLUMN >= 0, suit[:, np.maximum(SUIT_COLUMN, 0)], 1.0)
-    return rank[:, RANK_COLUMN] * suit_part
+def card_probs(
+    rank: np.ndarray, suit: np.ndarray, columns: tuple[np.ndarray, np.ndarray] = (RANK_COLUMN, SUIT_COLUMN)
+) -> np.ndarray:
+    """(n, ranks) and (n, suits) probabilities -> (n, labels): a face is its rank's times its suit's (a number
+    card, its number's times its colour's); `columns` from `label_columns`, the standard deck's by default."""
+    rank_column, suit_column = columns
+    suit_part = np.where(suit_column >= 0, suit[:, np.maximum(suit_column, 0)], 1.0)
+    return rank[:, rank_column] * suit_part
 
 
 class CornerReader:
     """Runs the rectified reader's ONNX graph on a batch of corner frames; with an enrolled deck, its matcher reads
     them too."""
 
-    def __init__(self, path: Path, threads: int = 2, deck: RectifiedDeckHead | None = None) -> None:
+    def __init__(
+        self, path: Path, threads: int = 2, deck: RectifiedDeckHead | None = None, game: str = "loot-the-loop"
+    ) -> None:
         self.path = path
         self.session = session(path, threads)
         names = [o.name for o in self.session.get_outputs()]
         if names[:2] != ["rank", "suit"]:
             raise ModelError(f"{path}: outputs {names}, expected rank, suit and features (a rectified reader)")
         self.outputs = names
+        if game not in GAME_LABELS:
+            raise ValueError(f"no reader labels for game '{game}' (games read by corner: {', '.join(GAME_LABELS)})")
+        self.vocabulary, self.classes = GAME_LABELS[game]
+        first, second = VOCABULARIES[self.vocabulary]
         shapes = [o.shape[1] for o in self.session.get_outputs()[:2]]
-        if shapes != [len(RANK_CLASSES), len(SUIT_CLASSES)]:
-            raise ModelError(f"{path}: heads of {shapes} classes, expected {len(RANK_CLASSES)} and {len(SUIT_CLASSES)}")
+        if shapes != [len(first), len(second)]:
+            raise ModelError(
+                f"{path}: heads of {shapes} classes, expected {len(first)} and {len(second)} "
+                f"(a reader of {self.vocabulary}, for {game})"
+            )
+        self.columns = label_columns(self.classes, self.vocabulary)
         self.input_name = self.session.get_inputs()[0].name
-        self.classes = READER_CLASSES
-        self.none_column = READER_CLASSES.index(NONE)
+        self.none_column = self.classes.index(NONE)
         self._deck: RectifiedDeckHead | None = None
         self.deck = deck
 
@@ -94,7 +104,7 @@ class CornerReader:
             probs = np.zeros((0, len(self.classes)), np.float32)
             return Reading(probs, np.zeros((0, 0), np.float32), empty.get("face"), empty.get("card"))
         out = dict(zip(self.outputs, self.session.run(None, {self.input_name: bgr_blob(crops)}), strict=True))
-        probs = card_probs(out["rank"], out["suit"]).astype(np.float32)
+        probs = card_probs(out["rank"], out["suit"], self.columns).astype(np.float32)
         if self._deck is not None and enrolled:
             probs = self._deck.read(crops, probs).astype(np.float32)
         return Reading(probs, out.get("features"), out.get("face"), out.get("card"))

@@ -61,3 +61,26 @@ VOCABULARIES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "cards": (RANK_CLASSES, SUIT_CLASSES),
     "numbers": (NUMBER_CLASSES, COLOUR_CLASSES),
 }
+
+
+def _loop_labels() -> tuple[str, ...]:
+    return (*[f"{n}{c}" for n in range(1, 16) for c in COLOUR_CLASSES], *RANK_CARDS)
+
+
+# What the camera reports, by game: every label a reading can end in (NONE last: no index), and the reader
+# vocabulary that reads it. Loot the Loop plays with a standard deck; LOOP and Bag-O-Loot with number cards.
+GAME_LABELS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "loot-the-loop": ("cards", READER_CLASSES),
+    "loop": ("numbers", (*_loop_labels(), NONE)),
+    "bag-o-loot": ("numbers", (*NUMBERS, LOOTER, NONE)),
+}
+
+
+def head_parts(label: str, vocabulary: str) -> tuple[str, str]:
+    """The two heads' classes a label is read from: (rank, suit) of a card, (number, colour) of a number card; ''
+    where the label has no second part (a joker, a coin, no index)."""
+    if label == NONE:
+        return NONE, ""
+    if vocabulary == "cards":
+        return rank_suit(label)
+    return number_colour(label)

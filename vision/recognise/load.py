@@ -28,10 +28,23 @@ def load_recogniser(
     kind: str = "auto",
     deck: DeckHead | RectifiedDeckHead | None = None,
     calibration: TableCalibration | None = None,
+    game: str = "loot-the-loop",
 ) -> Recogniser | RectifiedRecogniser:
+    """The recogniser `kind` names for `game`'s cards. Only the rectified design reads number cards (LOOP,
+    Bag-O-Loot), and no deck is enrolled for them yet."""
     if kind not in KINDS:
         raise ModelError(f"recogniser '{kind}': expected one of {', '.join(KINDS)}")
     root = models or models_dir()
+    if game != "loot-the-loop":
+        if kind == "previous" or deck is not None:
+            raise ModelError(
+                f"{game}'s cards are read by the rectified recogniser alone, without an enrolled deck "
+                "(drop --recogniser previous and --deck)"
+            )
+        try:
+            return RectifiedRecogniser(root, calibration=calibration, game=game)
+        except ValueError as err:
+            raise ModelError(str(err)) from err
     if isinstance(deck, RectifiedDeckHead):
         if kind == "previous":
             raise ModelError(

@@ -24,7 +24,7 @@ from vision.recognise.corner_refiner import CornerRefiner
 from vision.recognise.corners import Corner, CornerFinder, handedness, printed_corner
 from vision.recognise.crops import CORNER_INDEX
 from vision.recognise.finder import quad_bounds
-from vision.recognise.labels import BACK, JOKER, NONE, READER_CLASSES
+from vision.recognise.labels import BACK, GAME_LABELS, JOKER, NONE, READER_CLASSES
 from vision.recognise.models import ThresholdFile, models_dir
 from vision.recognise.reader import Reading
 from vision.recognise.recogniser import UNKNOWN, CardDetection, group_probs
@@ -36,6 +36,17 @@ CORNERS_FILE = "cards-corners.onnx"
 CORNER_READER_FILE = "cards-corner-reader.onnx"
 CORNER_REFINER_FILE = "cards-corner-refiner.onnx"  # optional: without it, corners are read along the finder's edges
 RECTIFIED_THRESHOLDS_FILE = "cards-corners-thresholds.json"
+# Number cards (LOOP, Bag-O-Loot; issue 20): the same finder and refiner, a reader of numbers and colours, and each
+# game's own cut-offs (its cards, layouts and decks differ)
+NUMBER_READER_FILE = "numbers-corner-reader.onnx"
+READER_FILES = {"cards": CORNER_READER_FILE, "numbers": NUMBER_READER_FILE}
+
+
+def thresholds_file(game: str) -> str:
+    """The cut-offs file of a game's recogniser, beside its models."""
+    return RECTIFIED_THRESHOLDS_FILE if game == "loot-the-loop" else f"{game}-corners-thresholds.json"
+
+
 SAME_CARD = 0.18  # two corners are one card's when each lies this many card widths from where the other puts one
 WIDTH_RATIO = 1.35  # ...and their cards' widths agree within this ratio
 ASPECT = 88 / 63  # a poker card's height over its width, where only a region says where a card is
@@ -158,14 +169,18 @@ class RectifiedRecogniser:
         calibration: TableCalibration | None = None,
         thresholds: RectifiedThresholds | None = None,
         deck: RectifiedDeckHead | None = None,
+        game: str = "loot-the-loop",
     ) -> None:
         root = models or models_dir()
+        if game not in GAME_LABELS:
+            raise ValueError(f"the camera reads no cards of '{game}' yet (games read: {', '.join(GAME_LABELS)})")
+        self.game = game
         self.finder = CornerFinder(root / CORNERS_FILE, threads)
-        self.reader = CornerReader(root / CORNER_READER_FILE, threads, deck)
+        self.reader = CornerReader(root / READER_FILES[GAME_LABELS[game][0]], threads, deck, game)
         refiner = root / CORNER_REFINER_FILE
         self.refiner = CornerRefiner(refiner, threads) if refiner.is_file() else None
         self.calibration = calibration
-        self.thresholds = thresholds or RectifiedThresholds.load(root / RECTIFIED_THRESHOLDS_FILE)
+        self.thresholds = thresholds or RectifiedThresholds.load(root / thresholds_file(game))
 
     @property
     def deck(self) -> RectifiedDeckHead | None:
@@ -178,7 +193,7 @@ class RectifiedRecogniser:
 
     @property
     def classes(self) -> tuple[str, ...]:
-        return READER_CLASSES
+        return self.reader.classes
 
     def find(self, frame: np.ndarray, min_score: float | None = None) -> list[Corner]:
         """The corners the finder scores at least `min_score` (default: the `corner` cut-off), their edges measured
@@ -204,13 +219,15 @@ class RectifiedRecogniser:
     def recognise(self, frame: np.ndarray) -> list[CardDetection]:
         corners = self.find(frame)
         reading = self.read_corners(frame, corners)
-        out = assemble_read(corners, reading, self.thresholds)
+        out = assemble_read(corners, reading, self.thresholds, self.classes)
         if self.calibration is not None:
             out = [self.calibration.place(d) for d in out]
         return out
 
 
-def assemble_read(corners: Sequence[Corner], reading: Reading, t: RectifiedThresholds) -> list[CardDetection]:
+def assemble_read(
+    corners: Sequence[Corner], reading: Reading, t: RectifiedThresholds, classes: Sequence[str] = READER_CLASSES
+) -> list[CardDetection]:
     """The found corners (`corners`, as read in `reading`) that score at least `t.corner` and that the card head
     calls a card's at least `t.min_card`, made into cards (`assemble_corners`)."""
     keep = np.array([c.score >= t.corner for c in corners], bool)
@@ -218,20 +235,24 @@ def assemble_read(corners: Sequence[Corner], reading: Reading, t: RectifiedThres
         keep &= reading.card >= t.min_card
     rows = np.flatnonzero(keep)
     face = reading.face[rows] if reading.face is not None else None
-    return assemble_corners([corners[k] for k in rows], reading.probs[rows], t, face)
+    return assemble_corners([corners[k] for k in rows], reading.probs[rows], t, face, classes)
 
 
 def assemble_corners(
-    corners: Sequence[Corner], probs: np.ndarray, t: RectifiedThresholds, face: np.ndarray | None = None
+    corners: Sequence[Corner],
+    probs: np.ndarray,
+    t: RectifiedThresholds,
+    face: np.ndarray | None = None,
+    classes: Sequence[str] = READER_CLASSES,
 ) -> list[CardDetection]:
     """Corners and their readings (rows in `corners` order) made into cards: one per label. A card some corner of
     which shows an index is face up. A card none of whose corners does is there when two corners or one sure one
     say so: face down (a face-up card shows an index in at least one of any two corners), unless the reader's face
     head (`face`, per corner, where the reader has one) says its corners are a face's: then it is a face with no
-    index to read (`indexless_face`)."""
-    none = READER_CLASSES.index(NONE)
-    labels = [c for c in READER_CLASSES if c != NONE]
-    columns = [READER_CLASSES.index(c) for c in labels]
+    index to read (`indexless_face`). `classes` names the columns of `probs` (the reader's labels for its game)."""
+    none = list(classes).index(NONE)
+    labels = [c for c in classes if c != NONE]
+    columns = [list(classes).index(c) for c in labels]
     log_p = np.log(np.clip(probs[:, columns], 1e-6, 1.0)) if len(corners) else np.zeros((0, len(labels)))
     if len(corners):
         log_p -= np.log(np.exp(log_p).sum(axis=1, keepdims=True))

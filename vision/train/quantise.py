@@ -106,10 +106,11 @@ def crop_blobs(crops: Path, count: int, seed: int = 1, batch: int = 64) -> Itera
         yield bgr_blob(x[pick[start : start + batch]])
 
 
-def quantise_corner_reader(src: Path, dst: Path, crops: Path, count: int = 2048) -> Path:
+def quantise_corner_reader(src: Path, dst: Path, crops: Path, count: int = 2048, game: str = "loot-the-loop") -> Path:
+    """A rectified reader's 8-bit graph; `game` says what it reads (a number-card reader: loop or bag-o-loot)."""
     from vision.recognise.corner_reader import CornerReader
 
-    reader = CornerReader(src, threads=2)  # refuses a graph that is not a rectified reader
+    reader = CornerReader(src, threads=2, game=game)  # refuses a graph that is not a rectified reader of that game
     return quantise(src, dst, reader.input_name, crop_blobs(crops, count))
 
 
@@ -149,6 +150,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     c.add_argument("--crops", type=Path, required=True, help="a validation crop file (vision.train.reader_data)")
     c.add_argument("--out", type=Path, required=True, help="where the 8-bit graph goes")
     c.add_argument("--count", type=int, default=2048, help="calibration crops")
+    c.add_argument(
+        "--game", default="loot-the-loop", help="whose cards it reads (loop or bag-o-loot: the number-card reader)"
+    )
     r = sub.add_parser("corner-refiner", help="the corner refiner (issue 18)")
     r.add_argument("--float", dest="src", type=Path, required=True, help="the float refiner graph (its export)")
     r.add_argument("--patches", type=Path, required=True, help="a validation folder of vision.train.refiner_data")
@@ -165,7 +169,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.what == "corner-reader":
             if args.src.resolve() == args.out.resolve():
                 parser.error("--out must differ from --float (the float graph is the source of every quantisation)")
-            print(quantise_corner_reader(args.src, args.out, args.crops, args.count))
+            print(quantise_corner_reader(args.src, args.out, args.crops, args.count, args.game))
         elif args.what == "corner-refiner":
             if args.src.resolve() == args.out.resolve():
                 parser.error("--out must differ from --float (the float graph is the source of every quantisation)")

@@ -35,16 +35,12 @@ from vision.recognise.bench import (
     summarise,
     test_decks,
 )
+from vision.recognise.bench_games import NUMBER_GAMES, game_designs
 from vision.recognise.bench_stages import stage_bench
 from vision.recognise.corners import Corner
 from vision.recognise.models import models_dir
 from vision.recognise.reader import Reading
-from vision.recognise.rectified import (
-    RECTIFIED_THRESHOLDS_FILE,
-    RectifiedRecogniser,
-    RectifiedThresholds,
-    assemble_read,
-)
+from vision.recognise.rectified import RectifiedRecogniser, RectifiedThresholds, assemble_read, thresholds_file
 
 FLOOR = 0.15  # the lowest corner score in the grid
 UP_GRID = {
@@ -73,15 +69,16 @@ CARD_GRID = {"min_card": (0.0, 0.1, 0.2, 0.35, 0.5, 0.65, 0.8)}
 class Cached:
     corners: list[Corner]
     reading: Reading  # theirs, in order: probabilities, and the face and card heads' where the reader has them
+    classes: tuple[str, ...]  # the reader's labels (its game's), naming the probabilities' columns
 
 
 def read_all(recogniser: RectifiedRecogniser, frame: np.ndarray) -> Cached:
     corners = recogniser.find(frame, FLOOR)
-    return Cached(corners, recogniser.read_corners(frame, corners))
+    return Cached(corners, recogniser.read_corners(frame, corners), recogniser.classes)
 
 
 def replay(cached: Cached, t: RectifiedThresholds) -> list:
-    return assemble_read(cached.corners, cached.reading, t)
+    return assemble_read(cached.corners, cached.reading, t, cached.classes)
 
 
 def scores(scenes: Sequence, cache: Sequence[Cached], t: RectifiedThresholds) -> list[SceneScore]:
@@ -201,10 +198,10 @@ def tune(recogniser: RectifiedRecogniser, scenes: Sequence) -> tuple[RectifiedTh
     }
 
 
-def check_line(folder: Path, scenes: Sequence, stages: bool = False) -> str:
+def check_line(folder: Path, scenes: Sequence, stages: bool = False, game: str = "loot-the-loop") -> str:
     """One models folder's recogniser on the scenes, as the tuner's choices are judged; with `stages`, also the
     stage bench's corner frames and readings (`bench_stages.stage_bench`)."""
-    recogniser = RectifiedRecogniser(folder)
+    recogniser = RectifiedRecogniser(folder, game=game)
     s = summarise(run_recogniser(recogniser, scenes)[0])
     up, down = s["face_up"], s["face_down"]
     ece = s["calibration"]["ece"] if "calibration" in s else None
@@ -235,19 +232,30 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--models", type=Path, default=None)
     parser.add_argument("--check", type=Path, nargs="+", help="score these model folders instead of tuning")
     parser.add_argument("--stages", action="store_true", help="with --check: the stage bench's figures too")
+    parser.add_argument(
+        "--game",
+        default="loot-the-loop",
+        choices=("loot-the-loop", *NUMBER_GAMES),
+        help="whose cards: standard decks (--decks, --procedural), or a number-card game's validation designs "
+        "(--pieces); its own cut-offs file is written",
+    )
+    parser.add_argument("--pieces", type=Path, help="--game: folder of its designs (default out/numcards/GAME)")
     args = parser.parse_args(argv)
     root = args.models or models_dir()
-    decks = test_decks(args.decks, "val")
-    if args.procedural:
-        decks += sorted(p for p in args.procedural.glob("proc-val-*") if (p / "deck.json").is_file())
+    if args.game == "loot-the-loop":
+        decks = test_decks(args.decks, "val")
+        if args.procedural:
+            decks += sorted(p for p in args.procedural.glob("proc-val-*") if (p / "deck.json").is_file())
+    else:
+        decks = game_designs(args.pieces or Path("out/numcards") / args.game, args.game, "val")
     scenes = render_scenes(decks, args.scenes, args.seed)
     if args.check:
         for folder in args.check:
-            print(check_line(folder, scenes, args.stages), flush=True)
+            print(check_line(folder, scenes, args.stages and args.game == "loot-the-loop", args.game), flush=True)
         return 0
-    chosen, summary = tune(RectifiedRecogniser(root, thresholds=RectifiedThresholds()), scenes)
+    chosen, summary = tune(RectifiedRecogniser(root, thresholds=RectifiedThresholds(), game=args.game), scenes)
     print(chosen, summary)
-    print(chosen.save(root / RECTIFIED_THRESHOLDS_FILE))
+    print(chosen.save(root / thresholds_file(args.game)))
     return 0
 
 

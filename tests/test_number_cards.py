@@ -1,0 +1,50 @@
+"""Number cards read by the camera (issue 20): LOOP's and Bag-O-Loot's labels through the rectified reader's two
+heads, the recogniser chosen by game, and the number-card bench's refusals."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vision.recognise.corner_reader import card_probs, label_columns
+from vision.recognise.labels import COLOUR_CLASSES, GAME_LABELS, NONE, NUMBER_CLASSES, READER_CLASSES
+
+
+def test_each_game_reads_its_own_codes_from_the_two_heads() -> None:
+    vocabulary, loop = GAME_LABELS["loop"]
+    assert vocabulary == "numbers" and len(loop) == 45 + 4 + 1 and loop[-1] == NONE
+    assert GAME_LABELS["bag-o-loot"][1] == (*[str(n) for n in range(1, 17)], "L", NONE)
+    assert GAME_LABELS["loot-the-loop"] == ("cards", READER_CLASSES)
+    number = np.zeros((1, len(NUMBER_CLASSES)), np.float32)
+    colour = np.zeros((1, len(COLOUR_CLASSES)), np.float32)
+    number[0, NUMBER_CLASSES.index("7")] = 0.9
+    number[0, NUMBER_CLASSES.index(NONE)] = 0.1
+    colour[0, COLOUR_CLASSES.index("g")] = 0.8
+    colour[0, COLOUR_CLASSES.index("r")] = 0.2
+    p = dict(zip(loop, card_probs(number, colour, label_columns(loop, "numbers"))[0], strict=True))
+    assert p["7g"] == pytest.approx(0.72) and p["7r"] == pytest.approx(0.18) and p[NONE] == pytest.approx(0.1)
+    bag = GAME_LABELS["bag-o-loot"][1]
+    coins = dict(zip(bag, card_probs(number, colour, label_columns(bag, "numbers"))[0], strict=True))
+    assert coins["7"] == pytest.approx(0.9)  # a coin has no colour: its number alone
+
+
+def test_only_the_rectified_recogniser_reads_number_cards() -> None:
+    from vision.recognise.load import load_recogniser
+    from vision.recognise.models import ModelError
+
+    with pytest.raises(ModelError, match="rectified recogniser alone"):
+        load_recogniser(kind="previous", game="loop")
+    with pytest.raises(ModelError, match="reads no cards of 'the-loop'"):
+        load_recogniser(game="the-loop")
+
+
+def test_the_number_card_bench_names_what_is_missing(tmp_path: Path) -> None:
+    from vision.recognise.bench_games import game_designs
+
+    with pytest.raises(FileNotFoundError, match="tabletop synth pieces --game loop"):
+        game_designs(tmp_path / "nowhere", "loop")
+    (tmp_path / "loop-design-000").mkdir()  # a training design, and no pieces.json anyway
+    with pytest.raises(FileNotFoundError, match="no test designs of loop"):
+        game_designs(tmp_path, "loop")

@@ -1,0 +1,142 @@
+"""The camera's reading of the other games' number cards (issue 20: LOOP, Bag-O-Loot), on scenes of procedural designs
+held out of training, scored as the standard-deck bench scores its decks (`bench.score_scene`).
+
+The designs are `tabletop synth pieces` output; which of them is held out is fixed by its number
+(`art.common.design_split`), and its numerals are set in font families that split never trained on. The baseline in
+the same run is the standard-deck recogniser, which knows no number card: what the camera read of these games before.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.recognise.bench import (
+    BenchScene,
+    breakdowns,
+    busy_frames,
+    calibration_lines,
+    comparison_lines,
+    latency_stats,
+    pct,
+    per_deck_recall,
+    render_scenes,
+    run_recogniser,
+    summarise,
+)
+from vision.recognise.labels import GAME_LABELS
+from vision.synth.art.common import design_split
+
+NUMBER_GAMES = tuple(game for game, (vocabulary, _labels) in GAME_LABELS.items() if vocabulary == "numbers")
+
+
+def game_designs(root: Path, game: str, split: str = "test") -> list[Path]:
+    """The piece sets of `game` under `root` (a folder of `<game>-design-NNN` folders) whose design is in `split`."""
+    if not root.is_dir():
+        raise FileNotFoundError(
+            f"{root}: no such folder of {game} designs (make them: tabletop synth pieces --game {game} --out {root})"
+        )
+    found = []
+    for folder in sorted(root.iterdir()):
+        match = re.fullmatch(rf"{re.escape(game)}-design-(\d+)", folder.name)
+        if match and (folder / "pieces.json").is_file() and design_split(int(match.group(1))) == split:
+            found.append(folder)
+    if not found:
+        raise FileNotFoundError(
+            f"{root}: no {split} designs of {game} (design numbers {split} holds: art.common.design_split; "
+            f"render at least 20: tabletop synth pieces --game {game} --designs 20 --out {root})"
+        )
+    return found
+
+
+def run_game_bench(
+    game: str,
+    pieces_root: Path,
+    scenes: int = 150,
+    seed: int = 3,
+    models: Path | None = None,
+    workers: int = 2,
+    progress: Callable[[str, int, int], None] | None = None,
+    split: str = "test",
+) -> dict:
+    """Renders scenes of the split's designs of `game`, reads them with the number-card recogniser and, as the
+    baseline, the standard-deck one; accuracy, breakdowns, per-design recall and latency on frames of 10-20 cards."""
+    from vision.recognise.rectified import RectifiedRecogniser
+
+    if game not in NUMBER_GAMES:
+        raise ValueError(f"no number-card bench for '{game}' (games: {', '.join(NUMBER_GAMES)})")
+    designs = game_designs(pieces_root, game, split)
+    tick = (lambda i, n: progress("render", i, n)) if progress else None
+    bench = render_scenes(designs, scenes, seed, workers, tick)
+    recognisers = {
+        "numbers": RectifiedRecogniser(models, game=game),
+        "standard deck (baseline)": RectifiedRecogniser(models),
+    }
+    busy = busy_frames(bench)
+    reports: dict[str, dict] = {}
+    for name, rec in recognisers.items():
+        warm_up(rec, bench[:3])
+        scores, times = run_recogniser(rec, bench)
+        reports[name] = {
+            "accuracy": summarise(scores),
+            "breakdowns": breakdowns(bench, scores),
+            "per_design_recall": per_deck_recall(bench, scores),
+            "latency": {"onnxruntime": latency_stats([times[i] for i in busy])},
+        }
+    return {
+        "data": {
+            "game": game,
+            "designs": [p.name for p in designs],
+            "split": f"{split} (designs and numeral font families held out of training: art.common.design_split)",
+            "scenes": scenes,
+            "seed": seed,
+            "size": [1280, 720],
+        },
+        "recogniser": "numbers",
+        **reports["numbers"],
+        "compared": {name: report for name, report in reports.items() if name != "numbers"},
+    }
+
+
+def warm_up(recogniser: object, scenes: Sequence[BenchScene]) -> None:
+    """First runs allocate; they are not timed."""
+    for scene in scenes:
+        recogniser.recognise(cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR))  # type: ignore[attr-defined]
+
+
+def format_game_table(result: dict) -> str:
+    """The number-card bench as a table: accuracy, conditions, per design, and the baseline beside it."""
+    data, acc = result["data"], result["accuracy"]
+    up, down = acc["face_up"], acc["face_down"]
+    lat = result["latency"]["onnxruntime"]
+    lines = [
+        f"{data['game']} cards on {data['scenes']} synthetic 1280x720 scenes (seed {data['seed']}) of "
+        f"{len(data['designs'])} held-out designs ({data['split'].split()[0]} split)",
+        "",
+        f"{'':26s}{'cards':>8s}{'precision':>11s}{'recall':>9s}{'wrong':>7s}",
+        f"{'face up (number visible)':26s}{up['cards']:>8d}{pct(up['precision']):>11s}{pct(up['recall']):>9s}"
+        f"{up['reported_wrong']:>7d}   (+{up['unknown_reports']} reported UNKNOWN)",
+        f"{'  ... number legible':26s}{up.get('legible_cards', 0):>8d}{'':>11s}{pct(up.get('legible_recall')):>9s}",
+        f"{'face down (>=30% seen)':26s}{down['cards']:>8d}{pct(down['precision']):>11s}{pct(down['recall']):>9s}"
+        f"{down['reported_wrong']:>7d}",
+        f"cards reported twice: {acc['duplicates']}",
+        *calibration_lines(acc.get("calibration")),
+        "",
+        "Face-up cards by condition:",
+    ]
+    for name, table in result["breakdowns"].items():
+        for key, row in table.items():
+            p = f"  precision {pct(row['precision'])}" if "precision" in row else ""
+            lines.append(f"  {name:8s} {key:28s} {row['cards']:>6d} cards  recall {pct(row['recall'])}{p}")
+    recalls = result["per_design_recall"]
+    lines += ["", "Face-up recall per design: " + ", ".join(f"{d} {pct(r)}" for d, r in recalls.items())]
+    if lat.get("frames"):
+        lines.append(
+            f"Latency, frames of 10-20 cards: {lat['frames']} frames, median {lat['median_ms']:.1f} ms, "
+            f"p95 {lat['p95_ms']:.1f} ms"
+        )
+    return "\n".join(lines + comparison_lines(result))
