@@ -60,3 +60,35 @@ def test_gross_finder_errors_are_left_out_of_the_table():
     assert corner_errors([turned], quad[None], visible) == []
     far = Corner("up", 1.0, p + 0.2 * np.linalg.norm(a), a, b)
     assert corner_errors([far], quad[None], visible) == []
+
+
+def test_an_exported_finder_is_put_back_into_the_net_exactly(tmp_path) -> None:
+    """The shipped finder's graph (batch norms folded by the exporter) becomes a trainable net again: the net with
+    the graph's weights computes what the graph does, and its batch norms stay frozen while it is fine-tuned."""
+    torch = pytest.importorskip("torch")  # the training environment's test (scripts/setup-train.sh)
+    import onnxruntime as ort
+    from torch import nn
+
+    from vision.train.budget import export_onnx
+    from vision.train.corner_net import CornerNet, freeze_batch_norms, from_onnx
+
+    torch.manual_seed(0)
+    trained = CornerNet()
+    with torch.no_grad():  # batch norms that are not the identity, as after training
+        for m in trained.modules():
+            if isinstance(m, nn.BatchNorm2d):
+                m.running_mean.uniform_(-0.5, 0.5)
+                m.running_var.uniform_(0.5, 2.0)
+                m.weight.uniform_(0.5, 1.5)
+                m.bias.uniform_(-0.2, 0.2)
+    graph = tmp_path / "finder.onnx"
+    export_onnx(trained.eval(), torch.zeros(1, 3, 64, 96), graph, ["images"], ["corners"], {})
+    net = from_onnx(CornerNet(), graph)
+    x = torch.rand(1, 3, 64, 96)
+    session = ort.InferenceSession(str(graph), providers=["CPUExecutionProvider"])
+    expected = session.run(None, {"images": x.numpy()})[0]
+    with torch.no_grad():
+        assert np.abs(net.eval()(x).numpy() - expected).max() < 1e-3
+    net.train()
+    freeze_batch_norms(net)
+    assert all(not m.training for m in net.modules() if isinstance(m, nn.BatchNorm2d))

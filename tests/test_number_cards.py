@@ -48,3 +48,29 @@ def test_the_number_card_bench_names_what_is_missing(tmp_path: Path) -> None:
     (tmp_path / "loop-design-000").mkdir()  # a training design, and no pieces.json anyway
     with pytest.raises(FileNotFoundError, match="no test designs of loop"):
         game_designs(tmp_path, "loop")
+
+
+def test_five_coins_of_one_number_are_five_cards_but_a_deck_card_read_twice_is_one() -> None:
+    from vision.recognise.corners import Corner
+    from vision.recognise.rectified import RectifiedThresholds, assemble_corners
+
+    classes = GAME_LABELS["bag-o-loot"][1]
+    sure_five = np.zeros(len(classes), np.float32)
+    sure_five[classes.index("5")] = 0.99
+    sure_five[classes.index(NONE)] = 0.01
+    # two lone corners far apart: two cards, each read as coin 5
+    corners = [
+        Corner(
+            "index",
+            0.9,
+            np.array([100.0 + 400 * k, 100.0], np.float32),
+            np.array([60.0, 0], np.float32),
+            np.array([0, 85.0], np.float32),
+        )
+        for k in range(2)
+    ]
+    t = RectifiedThresholds(min_confidence=0.3)
+    coins = assemble_corners(corners, np.stack([sure_five, sure_five]), t, classes=classes, one_of_each=False)
+    assert [c.label for c in coins] == ["5", "5"]
+    once = assemble_corners(corners, np.stack([sure_five, sure_five]), t, classes=classes, one_of_each=True)
+    assert [c.label for c in once] == ["5"]

@@ -8,7 +8,6 @@ the same run is the standard-deck recogniser, which knows no number card: what t
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -29,7 +28,7 @@ from vision.recognise.bench import (
     summarise,
 )
 from vision.recognise.labels import GAME_LABELS
-from vision.synth.art.common import design_split
+from vision.synth.components import design_folders
 
 NUMBER_GAMES = tuple(game for game, (vocabulary, _labels) in GAME_LABELS.items() if vocabulary == "numbers")
 
@@ -40,11 +39,7 @@ def game_designs(root: Path, game: str, split: str = "test") -> list[Path]:
         raise FileNotFoundError(
             f"{root}: no such folder of {game} designs (make them: tabletop synth pieces --game {game} --out {root})"
         )
-    found = []
-    for folder in sorted(root.iterdir()):
-        match = re.fullmatch(rf"{re.escape(game)}-design-(\d+)", folder.name)
-        if match and (folder / "pieces.json").is_file() and design_split(int(match.group(1))) == split:
-            found.append(folder)
+    found = design_folders(root, split, game)
     if not found:
         raise FileNotFoundError(
             f"{root}: no {split} designs of {game} (design numbers {split} holds: art.common.design_split; "

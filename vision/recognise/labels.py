@@ -76,6 +76,11 @@ GAME_LABELS: dict[str, tuple[str, tuple[str, ...]]] = {
 }
 
 
+# Games whose cards are each printed once, so that two groups of corners reading one label are one card seen twice
+# (a standard deck; LOOP's 45 cards); Bag-O-Loot prints each coin five times, so every group is its own card there.
+ONE_OF_EACH: frozenset[str] = frozenset({"loot-the-loop", "loop"})
+
+
 def head_parts(label: str, vocabulary: str) -> tuple[str, str]:
     """The two heads' classes a label is read from: (rank, suit) of a card, (number, colour) of a number card; ''
     where the label has no second part (a joker, a coin, no index)."""

@@ -24,7 +24,7 @@ from vision.recognise.corner_refiner import CornerRefiner
 from vision.recognise.corners import Corner, CornerFinder, handedness, printed_corner
 from vision.recognise.crops import CORNER_INDEX
 from vision.recognise.finder import quad_bounds
-from vision.recognise.labels import BACK, GAME_LABELS, JOKER, NONE, READER_CLASSES
+from vision.recognise.labels import BACK, GAME_LABELS, JOKER, NONE, ONE_OF_EACH, READER_CLASSES
 from vision.recognise.models import ThresholdFile, models_dir
 from vision.recognise.reader import Reading
 from vision.recognise.recogniser import UNKNOWN, CardDetection, group_probs
@@ -219,14 +219,18 @@ class RectifiedRecogniser:
     def recognise(self, frame: np.ndarray) -> list[CardDetection]:
         corners = self.find(frame)
         reading = self.read_corners(frame, corners)
-        out = assemble_read(corners, reading, self.thresholds, self.classes)
+        out = assemble_read(corners, reading, self.thresholds, self.classes, self.game in ONE_OF_EACH)
         if self.calibration is not None:
             out = [self.calibration.place(d) for d in out]
         return out
 
 
 def assemble_read(
-    corners: Sequence[Corner], reading: Reading, t: RectifiedThresholds, classes: Sequence[str] = READER_CLASSES
+    corners: Sequence[Corner],
+    reading: Reading,
+    t: RectifiedThresholds,
+    classes: Sequence[str] = READER_CLASSES,
+    one_of_each: bool = True,
 ) -> list[CardDetection]:
     """The found corners (`corners`, as read in `reading`) that score at least `t.corner` and that the card head
     calls a card's at least `t.min_card`, made into cards (`assemble_corners`)."""
@@ -235,7 +239,7 @@ def assemble_read(
         keep &= reading.card >= t.min_card
     rows = np.flatnonzero(keep)
     face = reading.face[rows] if reading.face is not None else None
-    return assemble_corners([corners[k] for k in rows], reading.probs[rows], t, face, classes)
+    return assemble_corners([corners[k] for k in rows], reading.probs[rows], t, face, classes, one_of_each)
 
 
 def assemble_corners(
@@ -244,19 +248,21 @@ def assemble_corners(
     t: RectifiedThresholds,
     face: np.ndarray | None = None,
     classes: Sequence[str] = READER_CLASSES,
+    one_of_each: bool = True,
 ) -> list[CardDetection]:
     """Corners and their readings (rows in `corners` order) made into cards: one per label. A card some corner of
     which shows an index is face up. A card none of whose corners does is there when two corners or one sure one
     say so: face down (a face-up card shows an index in at least one of any two corners), unless the reader's face
     head (`face`, per corner, where the reader has one) says its corners are a face's: then it is a face with no
-    index to read (`indexless_face`). `classes` names the columns of `probs` (the reader's labels for its game)."""
+    index to read (`indexless_face`). `classes` names the columns of `probs` (the reader's labels for its game);
+    where a game prints a card more than once (not `one_of_each`), groups reading one label stay apart."""
     none = list(classes).index(NONE)
     labels = [c for c in classes if c != NONE]
     columns = [list(classes).index(c) for c in labels]
     log_p = np.log(np.clip(probs[:, columns], 1e-6, 1.0)) if len(corners) else np.zeros((0, len(labels)))
     if len(corners):
         log_p -= np.log(np.exp(log_p).sum(axis=1, keepdims=True))
-    by_label: dict[str, list[tuple[list[Corner], list[int]]]] = {}
+    by_label: dict[tuple[str, int], list[tuple[list[Corner], list[int]]]] = {}
     backs: list[CardDetection] = []
     plain_faces: list[CardDetection] = []
     seen: list[np.ndarray] = []  # each back's corner points, in the order of `backs`
@@ -265,7 +271,7 @@ def assemble_corners(
         readable = [k for k in members if probs[k, none] < t.none_reject]
         if readable:
             label = labels[int(group_probs(log_p[readable]).argmax())]
-            by_label.setdefault(label, []).append((group, readable))
+            by_label.setdefault((label, 0 if one_of_each else len(by_label)), []).append((group, readable))
             continue
         score = max(c.score for c in group)
         if len(group) == 1 and score < t.lone_down:

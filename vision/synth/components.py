@@ -9,6 +9,7 @@ its own family, and family splits keep a design wholly in train, validation or t
 from __future__ import annotations
 
 import importlib
+import re
 from collections.abc import Callable, Sequence
 from multiprocessing import Pool
 from pathlib import Path
@@ -39,6 +40,20 @@ def generator(game: str) -> Callable[..., PieceSet]:
 
 def design_dir(out: Path, game: str, design: int) -> Path:
     return out / f"{game}-design-{design:03d}"
+
+
+def design_folders(root: Path, split: str, game: str | None = None) -> list[Path]:
+    """The design folders under `root` (`<game>-design-NNN`, holding pieces.json) whose design number falls in
+    `split` (`art.common.design_split`), of `game` only where given."""
+    from vision.synth.art.common import design_split
+
+    name = re.escape(game) if game else r"[a-z-]+"
+    found = []
+    for folder in sorted(root.iterdir()) if root.is_dir() else []:
+        match = re.fullmatch(rf"{name}-design-(\d+)", folder.name)
+        if match and (folder / "pieces.json").is_file() and design_split(int(match.group(1))) == split:
+            found.append(folder)
+    return found
 
 
 def _render_one(job: tuple[str, str, int, float]) -> str:

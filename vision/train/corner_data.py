@@ -23,9 +23,11 @@ from tqdm import tqdm
 
 from vision.synth.backgrounds import TableTexture, load_table_textures
 from vision.synth.camera import DEFAULT_IMAGE_SIZE
+from vision.synth.components import design_folders
 from vision.synth.deckdir import Deck, load_decks
 from vision.synth.decks import split_families
 from vision.synth.export import scene_for
+from vision.synth.pieces import PieceSet, load_piece_set
 
 JPEG_QUALITY = 93
 _WORKER: dict[str, object] = {}
@@ -148,18 +150,26 @@ def decks_of_split(loaded: Sequence[Deck], split: str) -> list[Deck]:
     return procedural + (split_families(debian, seed=0)[split] if debian else [])
 
 
+def pieces_of_split(folders: Sequence[str | Path], split: str) -> list[PieceSet]:
+    """The procedural piece sets under these folders whose design falls in `split` (`components.design_folders`)."""
+    return [load_piece_set(d) for folder in folders for d in design_folders(Path(folder), split)]
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out", type=Path)
-    parser.add_argument("--decks", type=Path, nargs="+", required=True, help="deck directories or folders of them")
+    parser.add_argument("--decks", type=Path, nargs="+", default=[], help="deck directories or folders of them")
+    parser.add_argument(
+        "--pieces", type=Path, nargs="+", default=[], help="folders of number-card designs (tabletop synth pieces)"
+    )
     parser.add_argument("--split", default="train", choices=("train", "val", "test"))
     parser.add_argument("--n", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=10)
     parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args(argv)
-    decks = split_decks(args.decks, args.split)
+    decks = [*split_decks(args.decks, args.split), *pieces_of_split(args.pieces, args.split)]
     if not decks:
-        parser.error(f"no {args.split} decks under {', '.join(map(str, args.decks))}")
+        parser.error(f"no {args.split} decks or designs under {', '.join(map(str, [*args.decks, *args.pieces]))}")
     print(f"{len(decks)} {args.split} decks: {', '.join(sorted({d.family for d in decks}))}")
     write_scenes(args.out, args.n, args.seed, decks, args.workers)
 

@@ -96,6 +96,62 @@ class CornerNet(nn.Module):
 # ------------------------------------------------------------------------------------------------------- data
 
 
+def from_onnx(model: CornerNet, path: Path) -> CornerNet:
+    """The weights of an exported finder graph put back into `model`. The exporter folded every batch norm into the
+    convolution before it, so each convolution takes the folded weights, and its batch norm becomes the identity plus
+    the folded bias: in eval mode the net computes what the graph does (the caller checks). Fine-tune it with frozen
+    batch norms (`freeze_batch_norms`): batch statistics would undo the folding. Why: the shipped finder's training
+    checkpoint was lost (issue 20 found it overwritten), and its graph is all that is left of 82 minutes of training."""
+    import onnx
+    from onnx import numpy_helper
+
+    graph = onnx.load(str(path)).graph
+    weights = {t.name: numpy_helper.to_array(t) for t in graph.initializer}
+    convs_onnx = [node for node in graph.node if node.op_type == "Conv"]
+    order: list[nn.Conv2d] = []
+    hooks = [
+        m.register_forward_hook(lambda m, _i, _o: order.append(m)) for m in model.modules() if isinstance(m, nn.Conv2d)
+    ]
+    with torch.no_grad():
+        model.eval()(torch.zeros(1, 3, 64, 64))
+    for h in hooks:
+        h.remove()
+    if len(order) != len(convs_onnx):
+        raise ValueError(f"{path}: {len(convs_onnx)} convolutions, the finder has {len(order)} (not this net's graph)")
+    norms = {
+        conv: bn
+        for seq in model.modules()
+        for conv, bn in zip(seq.children(), list(seq.children())[1:], strict=False)
+        if isinstance(conv, nn.Conv2d) and isinstance(bn, nn.BatchNorm2d)
+    }
+    with torch.no_grad():
+        for conv, node in zip(order, convs_onnx, strict=True):
+            w = torch.from_numpy(weights[node.input[1]].copy())
+            b = torch.from_numpy(weights[node.input[2]].copy()) if len(node.input) > 2 else torch.zeros(w.shape[0])
+            if w.shape != conv.weight.shape:
+                raise ValueError(
+                    f"{path}: a convolution of {tuple(w.shape)} where the finder has {tuple(conv.weight.shape)}"
+                )
+            conv.weight.copy_(w)
+            bn = norms.get(conv)
+            if bn is None:
+                conv.bias.copy_(b)
+                continue
+            bn.weight.fill_(1.0)
+            bn.bias.copy_(b)
+            bn.running_mean.zero_()
+            bn.running_var.fill_(1.0 - bn.eps)
+    return model
+
+
+def freeze_batch_norms(model: nn.Module) -> None:
+    """Batch norms in eval mode (their running statistics and affine kept as they are) while the rest trains."""
+    for m in model.modules():
+        if isinstance(m, nn.BatchNorm2d):
+            m.eval()
+            m.weight.requires_grad_(False)
+
+
 def corner_targets(geometry: SceneGeometry) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Every printed corner of every card: point, edge a, edge b, heat channel, visibility."""
     points, edges_a, edges_b, kinds, vis = [], [], [], [], []
@@ -282,6 +338,7 @@ def train(
     steps: int = 0,
     device: str = "cpu",
     workers: int = 0,
+    init_onnx: Path | None = None,
 ) -> None:
     """Cosine schedule over a fixed time budget (what a CPU session can spend) or, with `steps`, over that many
     steps (to repeat a CPU budget's steps on a faster machine), checkpointed every few minutes and resumed from the
@@ -292,7 +349,11 @@ def train(
     model = CornerNet().to(device)
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
     ckpt = run / "last.pt"
-    state = {"step": 0, "seconds": 0.0, "budget_s": minutes * 60, "budget_steps": steps}
+    state = {"step": 0, "seconds": 0.0, "budget_s": minutes * 60, "budget_steps": steps, "frozen_bn": False}
+    if init_onnx is not None and not ckpt.exists():  # a fine-tune of an exported finder: batch norms frozen
+        from_onnx(model.cpu(), init_onnx).to(device)
+        state["frozen_bn"] = True
+        print(f"from {init_onnx}, batch norms frozen")
     if ckpt.exists():
         saved = torch.load(ckpt, weights_only=False, map_location=device)
         model.load_state_dict(saved["model"])
@@ -314,6 +375,8 @@ def train(
         else stream
     )
     model.train()
+    if state.get("frozen_bn"):
+        freeze_batch_norms(model)
     log = (run / "curve.jsonl").open("a")
     running: dict[str, float] = {}
     last_save = time.time()
@@ -356,11 +419,14 @@ def evaluate(model: CornerNet, scenes: Sequence[Path], min_score: float = 0.35) 
             return decode(model(torch.from_numpy(blob).to(device)).cpu().numpy(), min_score, scale)
 
     was_training = model.training
+    frozen = [m for m in model.modules() if isinstance(m, nn.BatchNorm2d) and not m.training]
     model.eval()
     try:
         return score_finder(find, scenes)
     finally:
         model.train(was_training)
+        for m in frozen:
+            m.eval()
 
 
 def score_finder(find: Callable[[np.ndarray], list], scenes: Sequence[Path]) -> dict[str, float | None]:
@@ -422,6 +488,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     t.add_argument("--workers", type=int, default=0, help="tile-sampling processes (0: in the training thread)")
     t.add_argument("--val", type=Path, help="a folder of stored validation scenes (recall logged every 1500 steps)")
     t.add_argument("--val-scenes", type=int, default=60)
+    t.add_argument(
+        "--init-onnx",
+        type=Path,
+        help="start a new run from an exported finder graph (e.g. models/cards-corners.onnx), batch norms frozen",
+    )
     v = sub.add_parser("evaluate")
     v.add_argument("--run", type=Path, help="a training run (its last.pt)")
     v.add_argument("--onnx", type=Path, help="or an exported finder, e.g. models/cards-corners.onnx")
@@ -434,7 +505,17 @@ def main(argv: Sequence[str] | None = None) -> None:
         val = stored_scenes(args.val)[: args.val_scenes] if args.val else []
         budget = {"minutes": args.minutes, "steps": args.steps}
         machine = {"threads": args.threads, "device": args.device, "workers": args.workers}
-        train(args.scenes, args.out, batch=args.batch, lr=args.lr, seed=args.seed, val=val, **budget, **machine)
+        train(
+            args.scenes,
+            args.out,
+            batch=args.batch,
+            lr=args.lr,
+            seed=args.seed,
+            val=val,
+            init_onnx=args.init_onnx,
+            **budget,
+            **machine,
+        )
     elif args.command == "evaluate":
         scenes = stored_scenes(args.scenes)[: args.n]
         if args.onnx:

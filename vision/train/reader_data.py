@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cache
@@ -33,13 +32,12 @@ from tqdm import tqdm
 from vision.recognise.corners import Corner, CornerFinder, corner_crop, printed_corner
 from vision.recognise.labels import COLOUR_CLASSES, NONE, NUMBER_CLASSES, RANK_CLASSES, SUIT_CLASSES, number_colour
 from vision.recognise.samples import corner_label, jitter, seen_corners
-from vision.synth.art.common import design_split
 from vision.synth.backgrounds import load_table_textures
 from vision.synth.deckdir import Deck, load_decks
 from vision.synth.effects import finish, random_effects
 from vision.synth.legibility import Region, corner_region, index_legibility, is_legible
-from vision.synth.pieces import PieceSet, load_piece_set
-from vision.train.corner_data import SceneGeometry, decks_of_split, stored_scenes
+from vision.synth.pieces import PieceSet
+from vision.train.corner_data import SceneGeometry, decks_of_split, pieces_of_split, stored_scenes
 from vision.train.finder_errors import apply_error
 
 NO_SUIT = -1  # the suit head is not taught on jokers and crops with no index
@@ -422,17 +420,6 @@ def _init(
     _WORKER["decks_by_name"] = {d.path.name: d for loaded in folders for d in loaded}
     backgrounds = [b for b in (cv2.imread(s, cv2.IMREAD_COLOR) for s in bg_scenes) if b is not None]
     _WORKER["backgrounds"] = backgrounds or [t.image for t in load_table_textures()]
-
-
-def pieces_of_split(folders: Sequence[str], split: str) -> list[PieceSet]:
-    """The procedural piece sets under these folders whose design falls in `split` (`art.common.design_split`)."""
-    out = []
-    for folder in folders:
-        for sub in sorted(Path(folder).iterdir()):
-            found = re.search(r"-design-(\d+)$", sub.name)
-            if found and (sub / "pieces.json").is_file() and design_split(int(found.group(1))) == split:
-                out.append(load_piece_set(sub))
-    return out
 
 
 def _flat_job(args: tuple[int, int, int, bool, bool]) -> list[tuple]:

@@ -38,6 +38,7 @@ from vision.recognise.bench import (
 from vision.recognise.bench_games import NUMBER_GAMES, game_designs
 from vision.recognise.bench_stages import stage_bench
 from vision.recognise.corners import Corner
+from vision.recognise.labels import ONE_OF_EACH
 from vision.recognise.models import models_dir
 from vision.recognise.reader import Reading
 from vision.recognise.rectified import RectifiedRecogniser, RectifiedThresholds, assemble_read, thresholds_file
@@ -70,15 +71,17 @@ class Cached:
     corners: list[Corner]
     reading: Reading  # theirs, in order: probabilities, and the face and card heads' where the reader has them
     classes: tuple[str, ...]  # the reader's labels (its game's), naming the probabilities' columns
+    one_of_each: bool  # whether its game prints each card once (`labels.ONE_OF_EACH`)
 
 
 def read_all(recogniser: RectifiedRecogniser, frame: np.ndarray) -> Cached:
     corners = recogniser.find(frame, FLOOR)
-    return Cached(corners, recogniser.read_corners(frame, corners), recogniser.classes)
+    game = recogniser.game
+    return Cached(corners, recogniser.read_corners(frame, corners), recogniser.classes, game in ONE_OF_EACH)
 
 
 def replay(cached: Cached, t: RectifiedThresholds) -> list:
-    return assemble_read(cached.corners, cached.reading, t, cached.classes)
+    return assemble_read(cached.corners, cached.reading, t, cached.classes, cached.one_of_each)
 
 
 def scores(scenes: Sequence, cache: Sequence[Cached], t: RectifiedThresholds) -> list[SceneScore]:
