@@ -219,7 +219,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
 def bench_vision(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
-    if getattr(args, "game", None):
+    if getattr(args, "game", None) not in (None, "loot-the-loop"):
         return bench_vision_game(args)
 
     from vision.recognise.bench import format_table, run_bench
@@ -282,7 +282,7 @@ def bench_vision_game(args: argparse.Namespace) -> int:
             progress=progress,
             split=args.split,
         )
-    except (ModelError, DeckError, FileNotFoundError) as err:
+    except (ModelError, DeckError, FileNotFoundError, ValueError) as err:
         raise CliError(str(err)) from err
     finally:
         for bar in bars.values():
@@ -928,7 +928,11 @@ def build_parser() -> argparse.ArgumentParser:
         "while moves are entered; table: calibration from a printed mat)",
     )
     p.add_argument("target", help="what to measure: loot-the-loop, vision, tracker, companion, soak, crash or table")
-    p.add_argument("--game", help="table: whose mat (default loot-the-loop)")
+    p.add_argument(
+        "--game",
+        help="table: whose mat (default loot-the-loop); vision: loop or bag-o-loot reads that game's number cards on "
+        "its held-out designs (--pieces) instead of standard decks",
+    )
     p.add_argument("--paper", default="a4", help="table: the mat's paper (a4, letter, a3)")
     p.add_argument("--views", type=int, help="table: camera views of the mat to render (default 300)")
     p.add_argument(
@@ -956,11 +960,6 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--scenes", type=int, default=300, help="vision: held-out scenes to render (default 300)")
     p.add_argument("--decks", default="out/decks", help="vision: rendered deck directories (tabletop synth decks)")
-    p.add_argument(
-        "--game",
-        choices=("loop", "bag-o-loot"),
-        help="vision: that game's number cards instead of standard decks, on its held-out designs (--pieces)",
-    )
     p.add_argument(
         "--pieces",
         help="vision --game: folder of the game's designs (default out/numcards/GAME; tabletop synth pieces makes "

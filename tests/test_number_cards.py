@@ -74,3 +74,16 @@ def test_five_coins_of_one_number_are_five_cards_but_a_deck_card_read_twice_is_o
     assert [c.label for c in coins] == ["5", "5"]
     once = assemble_corners(corners, np.stack([sure_five, sure_five]), t, classes=classes, one_of_each=True)
     assert [c.label for c in once] == ["5"]
+
+
+def test_the_cli_refuses_a_game_it_cannot_read_with_the_reason(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    import cv2
+
+    from companion_ui.cli import main
+
+    picture = tmp_path / "table.png"
+    cv2.imwrite(str(picture), np.full((64, 64, 3), 120, np.uint8))
+    assert main(["bench", "vision", "--game", "the-loop", "--out", str(tmp_path)]) != 0
+    assert "no number-card bench for 'the-loop'" in capsys.readouterr().err
+    assert main(["detect", "--game", "loop", "--models", str(tmp_path / "empty"), str(picture)]) != 0
+    assert "model file not found" in capsys.readouterr().err

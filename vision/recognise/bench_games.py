@@ -25,6 +25,7 @@ from vision.recognise.bench import (
     per_deck_recall,
     render_scenes,
     run_recogniser,
+    stage_lines,
     summarise,
 )
 from vision.recognise.labels import GAME_LABELS
@@ -82,7 +83,10 @@ def run_game_bench(
             "per_design_recall": per_deck_recall(bench, scores),
             "latency": {"onnxruntime": latency_stats([times[i] for i in busy])},
         }
+    from vision.recognise.bench_stages import stage_bench
+
     return {
+        "stages": stage_bench(recognisers["numbers"], bench),
         "data": {
             "game": game,
             "designs": [p.name for p in designs],
@@ -134,4 +138,4 @@ def format_game_table(result: dict) -> str:
             f"Latency, frames of 10-20 cards: {lat['frames']} frames, median {lat['median_ms']:.1f} ms, "
             f"p95 {lat['p95_ms']:.1f} ms"
         )
-    return "\n".join(lines + comparison_lines(result))
+    return "\n".join(lines + comparison_lines(result) + stage_lines(result))

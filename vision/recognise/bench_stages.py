@@ -135,7 +135,7 @@ class StageCounts:
             return
         probs = recogniser.reader.read(frame, frames).probs
         for row, code, (_p, a, _b), sharp in zip(probs, codes, frames, legible, strict=True):
-            said = READER_CLASSES[int(row.argmax())]
+            said = recogniser.classes[int(row.argmax())]
             self.crops += 1
             self.crops_right += said == code
             for condition in (*conditions, width_bin(float(np.linalg.norm(a))), sharp):
@@ -163,8 +163,8 @@ class StageCounts:
         said = recogniser.reader.read(frame, pairs).probs.argmax(axis=1).reshape(-1, 2)
         for (on_found, on_true), code in zip(said, codes, strict=True):
             self.found_crops += 1
-            self.found_right += READER_CLASSES[on_found] == code
-            self.found_right_true_frame += READER_CLASSES[on_true] == code
+            self.found_right += recogniser.classes[on_found] == code
+            self.found_right_true_frame += recogniser.classes[on_true] == code
 
     def summary(self) -> dict:
         def ratio(a: int, b: int) -> float | None:
