@@ -217,12 +217,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 
 def bench_vision(args: argparse.Namespace) -> int:
+    """`bench vision`: the card recognisers on held-out standard decks, or with `--game loop|bag-o-loot` the
+    number-card recogniser on that game's held-out designs (the standard deck's beside it)."""
     from tqdm import tqdm
 
-    if getattr(args, "game", None) not in (None, "loot-the-loop"):
-        return bench_vision_game(args)
-
-    from vision.recognise.bench import format_table, run_bench
     from vision.recognise.enrol import EnrolError
     from vision.recognise.models import ModelError
     from vision.synth.deckdir import DeckError
@@ -235,60 +233,39 @@ def bench_vision(args: argparse.Namespace) -> int:
         bar = bars.setdefault(stage, tqdm(total=total, desc=stage, unit="scene", disable=args.quiet, leave=False))
         bar.update(done - bar.n)
 
+    game = getattr(args, "game", None)
+    common = {
+        "scenes": args.scenes,
+        "seed": 3 if args.seed is None else args.seed,
+        "models": Path(args.models) if args.models else None,
+        "progress": progress,
+        "split": args.split,
+    }
     try:
-        result = run_bench(
-            Path(args.decks),
-            Path(args.out),
-            scenes=args.scenes,
-            seed=3 if args.seed is None else args.seed,
-            models=Path(args.models) if args.models else None,
-            baseline_runs=Path(args.baseline) if args.baseline else None,
-            enrol_scenes=args.enrol_scenes,
-            progress=progress,
-            split=args.split,
-        )
-    except (ModelError, DeckError, EnrolError, FileNotFoundError) as err:
+        if game in (None, "loot-the-loop"):
+            from vision.recognise.bench import format_table, run_bench
+
+            name = "vision"
+            result = run_bench(
+                Path(args.decks),
+                Path(args.out),
+                baseline_runs=Path(args.baseline) if args.baseline else None,
+                enrol_scenes=args.enrol_scenes,
+                **common,
+            )
+        else:
+            from vision.recognise.bench_games import format_game_table as format_table
+            from vision.recognise.bench_games import run_game_bench
+
+            name = f"vision-{game}"
+            result = run_game_bench(game, Path(args.pieces or f"out/numcards/{game}"), **common)
+    except (ModelError, DeckError, EnrolError, FileNotFoundError, ValueError) as err:
         raise CliError(str(err)) from err
     finally:
         for bar in bars.values():
             bar.close()
     print(format_table(result))
-    return _write_bench(args, result, "vision")
-
-
-def bench_vision_game(args: argparse.Namespace) -> int:
-    """`bench vision --game G`: the number-card recogniser on held-out designs of G, the standard deck's beside it."""
-    from tqdm import tqdm
-
-    from vision.recognise.bench_games import format_game_table, run_game_bench
-    from vision.recognise.models import ModelError
-    from vision.synth.deckdir import DeckError
-
-    if args.scenes < 1:
-        raise CliError(f"--scenes must be at least 1, got {args.scenes}")
-    bars: dict[str, tqdm] = {}
-
-    def progress(stage: str, done: int, total: int) -> None:
-        bar = bars.setdefault(stage, tqdm(total=total, desc=stage, unit="scene", disable=args.quiet, leave=False))
-        bar.update(done - bar.n)
-
-    try:
-        result = run_game_bench(
-            args.game,
-            Path(args.pieces or f"out/numcards/{args.game}"),
-            scenes=args.scenes,
-            seed=3 if args.seed is None else args.seed,
-            models=Path(args.models) if args.models else None,
-            progress=progress,
-            split=args.split,
-        )
-    except (ModelError, DeckError, FileNotFoundError, ValueError) as err:
-        raise CliError(str(err)) from err
-    finally:
-        for bar in bars.values():
-            bar.close()
-    print(format_game_table(result))
-    return _write_bench(args, result, f"vision-{args.game}")
+    return _write_bench(args, result, name)
 
 
 def bench_table(args: argparse.Namespace) -> int:

@@ -590,29 +590,13 @@ def pct(value: float | None) -> str:
 
 
 def format_table(result: dict) -> str:
-    acc = result["accuracy"]
-    up, down = acc["face_up"], acc["face_down"]
     data = result["data"]
     lines = [
         f"Card recogniser on {data['scenes']} synthetic 1280x720 scenes (seed {data['seed']}) of held-out decks "
         f"({data['split'].split()[0]} split): " + ", ".join(data["decks"]),
+        *accuracy_lines(result, "index"),
         "",
-        f"{'':26s}{'cards':>8s}{'precision':>11s}{'recall':>9s}{'wrong':>7s}",
-        f"{'face up (index visible)':26s}{up['cards']:>8d}{pct(up['precision']):>11s}{pct(up['recall']):>9s}"
-        f"{up['reported_wrong']:>7d}   (+{up['unknown_reports']} reported UNKNOWN)",
-        f"{'  ... index legible':26s}{up.get('legible_cards', 0):>8d}{'':>11s}{pct(up.get('legible_recall')):>9s}",
-        f"{'face down (>=30% seen)':26s}{down['cards']:>8d}{pct(down['precision']):>11s}{pct(down['recall']):>9s}"
-        f"{down['reported_wrong']:>7d}",
-        f"cards reported twice: {acc['duplicates']}",
-        *calibration_lines(acc.get("calibration")),
-        "",
-        "Face-up cards by condition:",
     ]
-    for name, table in result["breakdowns"].items():
-        for key, row in table.items():
-            p = f"  precision {pct(row['precision'])}" if "precision" in row else ""
-            lines.append(f"  {name:8s} {key:28s} {row['cards']:>6d} cards  recall {pct(row['recall'])}{p}")
-    lines.append("")
     lines.append("Face-up recall per deck: " + ", ".join(f"{d} {pct(r)}" for d, r in result["per_deck_recall"].items()))
     lat = result["latency"]
     ort = lat["onnxruntime"]
@@ -645,6 +629,31 @@ def format_table(result: dict) -> str:
     lines += comparison_lines(result) + stage_lines(result)
     lines.append(f"\nConfusion matrix ({result.get('recogniser', 'previous')}): {result['confusion_png']}")
     return "\n".join(lines)
+
+
+def accuracy_lines(result: dict, index: str) -> list[str]:
+    """Both sides' precision and recall, calibration, and face-up recall by condition; `index` names what a face
+    shows to be read (a standard card's index, a number card's number)."""
+    acc = result["accuracy"]
+    up, down = acc["face_up"], acc["face_down"]
+    lines = [
+        "",
+        f"{'':26s}{'cards':>8s}{'precision':>11s}{'recall':>9s}{'wrong':>7s}",
+        f"{f'face up ({index} visible)':26s}{up['cards']:>8d}{pct(up['precision']):>11s}{pct(up['recall']):>9s}"
+        f"{up['reported_wrong']:>7d}   (+{up['unknown_reports']} reported UNKNOWN)",
+        f"{f'  ... {index} legible':26s}{up.get('legible_cards', 0):>8d}{'':>11s}{pct(up.get('legible_recall')):>9s}",
+        f"{'face down (>=30% seen)':26s}{down['cards']:>8d}{pct(down['precision']):>11s}{pct(down['recall']):>9s}"
+        f"{down['reported_wrong']:>7d}",
+        f"cards reported twice: {acc['duplicates']}",
+        *calibration_lines(acc.get("calibration")),
+        "",
+        "Face-up cards by condition:",
+    ]
+    for name, table in result["breakdowns"].items():
+        for key, row in table.items():
+            p = f"  precision {pct(row['precision'])}" if "precision" in row else ""
+            lines.append(f"  {name:8s} {key:28s} {row['cards']:>6d} cards  recall {pct(row['recall'])}{p}")
+    return lines
 
 
 def enrolment_lines(e: dict | None, whose: str, crops: str) -> list[str]:

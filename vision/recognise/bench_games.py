@@ -16,9 +16,9 @@ import numpy as np
 
 from vision.recognise.bench import (
     BenchScene,
+    accuracy_lines,
     breakdowns,
     busy_frames,
-    calibration_lines,
     comparison_lines,
     latency_stats,
     pct,
@@ -109,28 +109,13 @@ def warm_up(recogniser: object, scenes: Sequence[BenchScene]) -> None:
 
 def format_game_table(result: dict) -> str:
     """The number-card bench as a table: accuracy, conditions, per design, and the baseline beside it."""
-    data, acc = result["data"], result["accuracy"]
-    up, down = acc["face_up"], acc["face_down"]
+    data = result["data"]
     lat = result["latency"]["onnxruntime"]
     lines = [
         f"{data['game']} cards on {data['scenes']} synthetic 1280x720 scenes (seed {data['seed']}) of "
         f"{len(data['designs'])} held-out designs ({data['split'].split()[0]} split)",
-        "",
-        f"{'':26s}{'cards':>8s}{'precision':>11s}{'recall':>9s}{'wrong':>7s}",
-        f"{'face up (number visible)':26s}{up['cards']:>8d}{pct(up['precision']):>11s}{pct(up['recall']):>9s}"
-        f"{up['reported_wrong']:>7d}   (+{up['unknown_reports']} reported UNKNOWN)",
-        f"{'  ... number legible':26s}{up.get('legible_cards', 0):>8d}{'':>11s}{pct(up.get('legible_recall')):>9s}",
-        f"{'face down (>=30% seen)':26s}{down['cards']:>8d}{pct(down['precision']):>11s}{pct(down['recall']):>9s}"
-        f"{down['reported_wrong']:>7d}",
-        f"cards reported twice: {acc['duplicates']}",
-        *calibration_lines(acc.get("calibration")),
-        "",
-        "Face-up cards by condition:",
+        *accuracy_lines(result, "number"),
     ]
-    for name, table in result["breakdowns"].items():
-        for key, row in table.items():
-            p = f"  precision {pct(row['precision'])}" if "precision" in row else ""
-            lines.append(f"  {name:8s} {key:28s} {row['cards']:>6d} cards  recall {pct(row['recall'])}{p}")
     recalls = result["per_design_recall"]
     lines += ["", "Face-up recall per design: " + ", ".join(f"{d} {pct(r)}" for d, r in recalls.items())]
     if lat.get("frames"):
