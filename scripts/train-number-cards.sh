@@ -35,7 +35,7 @@ crops train.npz --split train --n 140000 --seed 40
 $T -m vision.train.reader_net train --data "$C/train.npz" --val "$C/val.npz" --out "$OUT/runs/numreader" \
   --minutes "$READER_MINUTES" --threads 2 --vocabulary numbers
 $T -m vision.train.reader_net export --run "$OUT/runs/numreader" --onnx models/numbers-corner-reader.float.onnx
-$R -m vision.train.quantise corner-reader --float models/numbers-corner-reader.float.onnx --crops "$C/val.npz" \
+$T -m vision.train.quantise corner-reader --float models/numbers-corner-reader.float.onnx --crops "$C/val.npz" \
   --out models/numbers-corner-reader.onnx --game loop
 for game in loop bag-o-loot; do
   $R -m vision.train.tune_rectified --game "$game" --pieces "$P/$game" --scenes 150 --seed 5

@@ -87,3 +87,36 @@ def test_the_cli_refuses_a_game_it_cannot_read_with_the_reason(tmp_path: Path, c
     assert "no number-card bench for 'the-loop'" in capsys.readouterr().err
     assert main(["detect", "--game", "loop", "--models", str(tmp_path / "empty"), str(picture)]) != 0
     assert "model file not found" in capsys.readouterr().err
+
+
+def test_two_corners_of_one_coin_left_ungrouped_are_still_one_card() -> None:
+    from vision.recognise.corners import Corner
+    from vision.recognise.rectified import RectifiedThresholds, assemble_corners
+
+    classes = GAME_LABELS["bag-o-loot"][1]
+    sure_five = np.zeros(len(classes), np.float32)
+    sure_five[classes.index("5")] = 0.99
+    sure_five[classes.index(NONE)] = 0.01
+    # the top-left and bottom-right corners of one 60 x 85 px coin, the second with its edges turned too far for the
+    # grouping to join them: the card they predict lies in the same place, so it is one coin
+    top_left = Corner(
+        "index",
+        0.9,
+        np.array([100.0, 100.0], np.float32),
+        np.array([60.0, 0], np.float32),
+        np.array([0, 85.0], np.float32),
+    )
+    turn = np.radians(25)
+    rot = np.array([[np.cos(turn), -np.sin(turn)], [np.sin(turn), np.cos(turn)]], np.float32)
+    bottom_right = Corner(
+        "index",
+        0.9,
+        np.array([160.0, 185.0], np.float32),
+        rot @ np.array([-60.0, 0], np.float32),
+        rot @ np.array([0, -85.0], np.float32),
+    )
+    t = RectifiedThresholds(min_confidence=0.3)
+    cards = assemble_corners(
+        [top_left, bottom_right], np.stack([sure_five, sure_five]), t, classes=classes, one_of_each=False
+    )
+    assert [c.label for c in cards] == ["5"]

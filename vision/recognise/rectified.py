@@ -143,6 +143,23 @@ def card_outline(corners: Sequence[Corner]) -> np.ndarray:
     return np.array([np.mean(s, axis=0) if s else best[k] for k, s in enumerate(seen)], np.float32)
 
 
+SAME_COPY = 0.5  # two groups reading one label lie on one card when their outlines' centres are this many widths apart
+
+
+def copy_key(
+    by_label: dict[tuple[str, int], list[tuple[list[Corner], list[int]]]], label: str, group: Sequence[Corner]
+) -> tuple[str, int]:
+    """Where a game prints a card several times (Bag-O-Loot's coins), which copy a group reading `label` belongs
+    to: the one already seen whose card lies where this group's does (its corners were not grouped: one hidden
+    between them, or edges too far off), else a new one."""
+    centre = card_outline(group).mean(axis=0)
+    width = min(float(np.linalg.norm(c.a)) for c in group)
+    for key, parts in by_label.items():
+        if key[0] == label and np.linalg.norm(card_outline(parts[0][0]).mean(axis=0) - centre) < SAME_COPY * width:
+            return key
+    return label, len(by_label)
+
+
 def region_frames(quad: np.ndarray, region: tuple[float, float] = CORNER_INDEX) -> list[CornerFrame]:
     """A corner index region (listed as `crops.corner_quads` lists it: its first edge across the card) as the four
     corner frames it could belong to: which of its corners is the card's is not written in the region, so the
@@ -271,7 +288,8 @@ def assemble_corners(
         readable = [k for k in members if probs[k, none] < t.none_reject]
         if readable:
             label = labels[int(group_probs(log_p[readable]).argmax())]
-            by_label.setdefault((label, 0 if one_of_each else len(by_label)), []).append((group, readable))
+            key = (label, 0) if one_of_each else copy_key(by_label, label, group)
+            by_label.setdefault(key, []).append((group, readable))
             continue
         score = max(c.score for c in group)
         if len(group) == 1 and score < t.lone_down:
