@@ -40,6 +40,9 @@ RECTIFIED_THRESHOLDS_FILE = "cards-corners-thresholds.json"
 # game's own cut-offs (its cards, layouts and decks differ)
 NUMBER_READER_FILE = "numbers-corner-reader.onnx"
 READER_FILES = {"cards": CORNER_READER_FILE, "numbers": NUMBER_READER_FILE}
+# ... and the card finder fine-tuned on number cards beside playing cards (session 18), where the models have it
+NUMBER_CORNERS_FILE = "numbers-corners.onnx"
+FINDER_FILES = {"cards": CORNERS_FILE, "numbers": NUMBER_CORNERS_FILE}
 
 
 def thresholds_file(game: str) -> str:
@@ -192,8 +195,10 @@ class RectifiedRecogniser:
         if game not in GAME_LABELS:
             raise ValueError(f"the camera reads no cards of '{game}' yet (games read: {', '.join(GAME_LABELS)})")
         self.game = game
-        self.finder = CornerFinder(root / CORNERS_FILE, threads)
-        self.reader = CornerReader(root / READER_FILES[GAME_LABELS[game][0]], threads, deck, game)
+        vocabulary = GAME_LABELS[game][0]
+        finder = root / FINDER_FILES[vocabulary]
+        self.finder = CornerFinder(finder if finder.is_file() else root / CORNERS_FILE, threads)
+        self.reader = CornerReader(root / READER_FILES[vocabulary], threads, deck, game)
         refiner = root / CORNER_REFINER_FILE
         self.refiner = CornerRefiner(refiner, threads) if refiner.is_file() else None
         self.calibration = calibration
