@@ -147,9 +147,9 @@ def _loop_scene(pieces, codes: list[str], seed: int):
     return render_scene(fixed_spec(cards, camera, effects=effects, seed=seed), [pieces], [])
 
 
-# A regression floor, not the bar: the shipped models read MIN_LOOP_RIGHT of these 12 held-out cards when they shipped
+# A regression floor, not the bar: the shipped models read 11 of these 12 held-out cards when they shipped
 # (models/numbers-corner-reader.md); `tabletop bench vision --game loop` measures the bar.
-MIN_LOOP_RIGHT = 0
+MIN_LOOP_RIGHT = 9
 
 
 def test_the_shipped_models_read_a_held_out_loop_design_in_its_own_codes(loop_design, tmp_path, capsys) -> None:
