@@ -36,7 +36,7 @@ CORNERS_FILE = "cards-corners.onnx"
 CORNER_READER_FILE = "cards-corner-reader.onnx"
 CORNER_REFINER_FILE = "cards-corner-refiner.onnx"  # optional: without it, corners are read along the finder's edges
 RECTIFIED_THRESHOLDS_FILE = "cards-corners-thresholds.json"
-# Number cards (LOOP, Bag-O-Loot; issue 20): the same finder and refiner, a reader of numbers and colours, and each
+# Number cards (LOOP, Bag-O-Loot; issue 20): the same refiner and grouping, a reader of numbers and colours, and each
 # game's own cut-offs (its cards, layouts and decks differ)
 NUMBER_READER_FILE = "numbers-corner-reader.onnx"
 READER_FILES = {"cards": CORNER_READER_FILE, "numbers": NUMBER_READER_FILE}
