@@ -379,6 +379,28 @@ def run_recogniser(recogniser: Recogniser, scenes: Sequence[BenchScene]) -> tupl
     return scores, times
 
 
+def warm_up(recogniser: Recogniser, scenes: Sequence[BenchScene]) -> None:
+    """First runs allocate; they are not timed."""
+    for scene in scenes:
+        recogniser.recognise(cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR))
+
+
+def recogniser_report(
+    recogniser: Recogniser, scenes: Sequence[BenchScene], busy: Sequence[int]
+) -> tuple[dict, list[SceneScore], list[float]]:
+    """One recogniser on the bench scenes after a warm-up: its accuracy, breakdowns, recall per deck (or design)
+    and latency (on the `busy` frames and on all), with the scores and times they came from."""
+    warm_up(recogniser, scenes[:3])
+    scores, times = run_recogniser(recogniser, scenes)
+    report = {
+        "accuracy": summarise(scores),
+        "breakdowns": breakdowns(scenes, scores),
+        "per_deck_recall": per_deck_recall(scenes, scores),
+        "latency": {"onnxruntime": latency_stats([times[i] for i in busy]), "all_frames": latency_stats(times)},
+    }
+    return report, scores, times
+
+
 def latency_stats(times: Sequence[float]) -> dict:
     ms = np.array(times) * 1000
     if len(ms) == 0:
@@ -446,17 +468,7 @@ def run_bench(
     all_scores: dict[str, list[SceneScore]] = {}
     all_times: dict[str, list[float]] = {}
     for name, rec in recognisers.items():
-        for scene in bench[:3]:  # warm-up: first runs allocate
-            rec.recognise(cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR))
-        scores, times = run_recogniser(rec, bench)
-        all_scores[name] = scores
-        all_times[name] = times
-        reports[name] = {
-            "accuracy": summarise(scores),
-            "breakdowns": breakdowns(bench, scores),
-            "per_deck_recall": per_deck_recall(bench, scores),
-            "latency": {"onnxruntime": latency_stats([times[i] for i in busy]), "all_frames": latency_stats(times)},
-        }
+        reports[name], all_scores[name], all_times[name] = recogniser_report(rec, bench, busy)
     primary = next(iter(recognisers))
     recogniser = recognisers.get("previous")
     scores = all_scores[primary]
@@ -486,8 +498,7 @@ def run_bench(
 
         base = UltralyticsRecogniser(baseline_runs / "finder/weights/last.pt", baseline_runs / "reader/weights/last.pt")
         frames = [bench[i] for i in busy]
-        for scene in frames[:3]:
-            base.recognise(cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR))
+        warm_up(base, frames[:3])
         base_scores, base_times = run_recogniser(base, frames)
         ort_times = [all_times["previous"][i] for i in busy]
         # the same frames again through ONNX Runtime, right after, so both see the same machine load

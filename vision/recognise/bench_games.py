@@ -8,25 +8,17 @@ the same run is the standard-deck recogniser, which knows no number card: what t
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 
-import cv2
-import numpy as np
-
 from vision.recognise.bench import (
-    BenchScene,
     accuracy_lines,
-    breakdowns,
     busy_frames,
     comparison_lines,
-    latency_stats,
     pct,
-    per_deck_recall,
+    recogniser_report,
     render_scenes,
-    run_recogniser,
     stage_lines,
-    summarise,
 )
 from vision.recognise.labels import GAME_LABELS
 from vision.synth.components import design_folders
@@ -75,14 +67,9 @@ def run_game_bench(
     busy = busy_frames(bench)
     reports: dict[str, dict] = {}
     for name, rec in recognisers.items():
-        warm_up(rec, bench[:3])
-        scores, times = run_recogniser(rec, bench)
-        reports[name] = {
-            "accuracy": summarise(scores),
-            "breakdowns": breakdowns(bench, scores),
-            "per_design_recall": per_deck_recall(bench, scores),
-            "latency": {"onnxruntime": latency_stats([times[i] for i in busy])},
-        }
+        report, _scores, _times = recogniser_report(rec, bench, busy)
+        report["per_design_recall"] = report.pop("per_deck_recall")  # each design is its own family here
+        reports[name] = report
     from vision.recognise.bench_stages import stage_bench
 
     return {
@@ -99,12 +86,6 @@ def run_game_bench(
         **reports["numbers"],
         "compared": {name: report for name, report in reports.items() if name != "numbers"},
     }
-
-
-def warm_up(recogniser: object, scenes: Sequence[BenchScene]) -> None:
-    """First runs allocate; they are not timed."""
-    for scene in scenes:
-        recogniser.recognise(cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR))  # type: ignore[attr-defined]
 
 
 def format_game_table(result: dict) -> str:
