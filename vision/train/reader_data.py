@@ -30,8 +30,8 @@ import numpy as np
 from tqdm import tqdm
 
 from vision.recognise.corners import Corner, CornerFinder, corner_crop, printed_corner
-from vision.recognise.labels import COLOUR_CLASSES, NONE, NUMBER_CLASSES, RANK_CLASSES, SUIT_CLASSES, number_colour
-from vision.recognise.samples import corner_label, jitter, seen_corners
+from vision.recognise.labels import NONE, NUMBER_CLASSES, RANK_CLASSES, VOCABULARIES, head_parts
+from vision.recognise.samples import jitter, seen_corners
 from vision.synth.backgrounds import load_table_textures
 from vision.synth.deckdir import Deck, load_decks
 from vision.synth.effects import finish, random_effects
@@ -83,13 +83,15 @@ class CropSet:
         return cls(*(np.concatenate([getattr(p, f) for p in parts]) for f in fields))
 
 
-def label_of(code: str, has_index: bool, legibility: float = 1.0) -> tuple[int, int]:
-    """(rank, suit) class numbers of a crop: none where no index is printed or the side is a back; ILLEGIBLE (and
-    no suit) where an index is printed and in view but the camera left it below LEGIBLE."""
+def label_of(code: str, has_index: bool, legibility: float = 1.0, vocabulary: str = "cards") -> tuple[int, int]:
+    """The two heads' class numbers of a crop (rank and suit of a card, number and colour of a number card, by
+    `vocabulary`): none where no index is printed or the side is a back; ILLEGIBLE (and no suit) where an index is
+    printed and in view but the camera left it below LEGIBLE."""
     if has_index and not is_legible(legibility) and not code.startswith("BACK"):
         return ILLEGIBLE, NO_SUIT
-    rank, suit = corner_label(code, has_index)
-    return RANK_CLASSES.index(rank), (SUIT_CLASSES.index(suit) if suit else NO_SUIT)
+    first, second = VOCABULARIES[vocabulary]
+    rank, suit = head_parts(code, vocabulary) if has_index and not code.startswith("BACK") else (NONE, "")
+    return first.index(rank), (second.index(suit) if suit else NO_SUIT)
 
 
 # Debian decks whose indices differ from the usual two (looked at, card by card): Dondorf prints all four corners;
@@ -134,7 +136,7 @@ class DeckLabels:
         return corner_region(k) if k in self.corners and code != "BACK" else None
 
     def label(self, code: str, has_index: bool, legibility: float) -> tuple[int, int]:
-        return label_of(code, has_index, legibility)
+        return label_of(code, has_index, legibility, self.vocabulary)
 
 
 class PieceLabels:
@@ -152,10 +154,7 @@ class PieceLabels:
         return self.boxes[code].get(k)
 
     def label(self, code: str, has_index: bool, legibility: float) -> tuple[int, int]:
-        if has_index and not is_legible(legibility) and not code.startswith("BACK"):
-            return ILLEGIBLE, NO_SUIT
-        number, colour = number_colour(code) if has_index else (NONE, "")
-        return NUMBER_CLASSES.index(number), (COLOUR_CLASSES.index(colour) if colour else NO_SUIT)
+        return label_of(code, has_index, legibility, self.vocabulary)
 
 
 def box_corner(box: Region) -> int:
