@@ -218,10 +218,12 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 def bench_vision(args: argparse.Namespace) -> int:
     """`bench vision`: the card recognisers on held-out standard decks, or with `--game loop|bag-o-loot` the
-    number-card recogniser on that game's held-out designs (the standard deck's beside it)."""
+    number-card recogniser on that game's held-out designs, or with `--game loot-roll|the-loop` the catalogue
+    recogniser on its held-out designs (the standard deck's beside each)."""
     from tqdm import tqdm
 
     from vision.recognise.enrol import EnrolError
+    from vision.recognise.labels import CATALOGUE_GAMES
     from vision.recognise.models import ModelError
     from vision.synth.deckdir import DeckError
 
@@ -253,6 +255,12 @@ def bench_vision(args: argparse.Namespace) -> int:
                 enrol_scenes=args.enrol_scenes,
                 **common,
             )
+        elif game in CATALOGUE_GAMES:
+            from vision.recognise.bench_catalogue import format_catalogue_table as format_table
+            from vision.recognise.bench_catalogue import run_catalogue_bench
+
+            name = f"vision-{game}"
+            result = run_catalogue_bench(game, Path(args.pieces or f"out/catcards/{game}"), **common)
         else:
             from vision.recognise.bench_games import format_game_table as format_table
             from vision.recognise.bench_games import run_game_bench
@@ -908,7 +916,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--game",
         help="table: whose mat (default loot-the-loop); vision: loop or bag-o-loot reads that game's number cards on "
-        "its held-out designs (--pieces) instead of standard decks",
+        "its held-out designs (--pieces) instead of standard decks; loot-roll or the-loop names its catalogue cards "
+        "on held-out designs, each enrolled from its own pictures",
     )
     p.add_argument("--paper", default="a4", help="table: the mat's paper (a4, letter, a3)")
     p.add_argument("--views", type=int, help="table: camera views of the mat to render (default 300)")
@@ -939,8 +948,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--decks", default="out/decks", help="vision: rendered deck directories (tabletop synth decks)")
     p.add_argument(
         "--pieces",
-        help="vision --game: folder of the game's designs (default out/numcards/GAME; tabletop synth pieces makes "
-        "them, 100 designs hold 15 test ones)",
+        help="vision --game: folder of the game's designs (default out/numcards/GAME, out/catcards/GAME for "
+        "loot-roll and the-loop; tabletop synth pieces makes them, 100 designs hold 15 test ones)",
     )
     p.add_argument("--out", default="out/bench", help="vision: folder for the JSON and the confusion matrix")
     p.add_argument("--models", metavar="DIR", help="vision: folder with the ONNX models (default: models/)")

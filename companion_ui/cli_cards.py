@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from companion_ui.cli_base import CliError
-from vision.recognise.labels import GAME_LABELS
+from vision.recognise.labels import CATALOGUE_GAMES, GAME_LABELS
 
 RECOGNISERS = ("auto", "rectified", "previous")
-CAMERA_GAMES = tuple(GAME_LABELS)  # the games whose cards the camera reads
+CAMERA_GAMES = (*GAME_LABELS, *CATALOGUE_GAMES)  # the games whose cards the camera reads
 Progress = Callable[[int, int], None]
 
 
@@ -36,7 +36,8 @@ def make_recogniser(args: argparse.Namespace, calibrate: bool = True) -> Any:
         deck = load_deck_head(args.deck) if getattr(args, "deck", None) else None
         models = Path(args.models) if args.models else None
         game = getattr(args, "game", "loot-the-loop")
-        return load_recogniser(models, getattr(args, "recogniser", "auto"), deck, calibration, game)
+        catalogue = Path(args.catalogue) if getattr(args, "catalogue", None) else None
+        return load_recogniser(models, getattr(args, "recogniser", "auto"), deck, calibration, game, catalogue)
     except (CalibrationError, EnrolError, ModelError) as err:
         raise CliError(str(err)) from err
 
@@ -135,6 +136,13 @@ def cmd_enrol(args: argparse.Namespace) -> int:
     from vision.recognise.models import ModelError, models_dir
     from vision.synth.deckdir import DeckError
 
+    if args.game in CATALOGUE_GAMES:
+        return enrol_catalogue_cards(args)
+    if args.game != "loot-the-loop":
+        raise CliError(
+            f"{args.game}'s number cards are read without enrolment for now (enrol standard decks, or "
+            f"{' and '.join(CATALOGUE_GAMES)} catalogue cards)"
+        )
     if args.scenes < 1:
         raise CliError(f"--scenes must be at least 1, got {args.scenes}")
     if bool(args.deck_dir) == bool(args.layout):
@@ -164,6 +172,29 @@ def cmd_enrol(args: argparse.Namespace) -> int:
     print(
         f"Enrolled {deck_dir} for the {kind} recogniser: {result.crops} {crops}{note} from {result.scenes} scenes "
         f"in {result.seconds:.0f} s; {gain}. Use it with: tabletop detect --deck {out} ..."
+    )
+    return 0
+
+
+def enrol_catalogue_cards(args: argparse.Namespace) -> int:
+    """`enrol --game loot-roll|the-loop DIR`: one picture per card, named by its code, into a catalogue file."""
+    from vision.recognise.catalogue import CatalogueError, enrol_catalogue, stand_in_catalogue
+    from vision.recognise.models import ModelError
+
+    if not args.deck_dir or args.layout:
+        raise CliError(f"give a folder of pictures of {args.game}'s cards, one per card named by its code")
+    folder = Path(args.deck_dir)
+    models = Path(args.models) if args.models else None
+    try:
+        expected = stand_in_catalogue(args.game, models).codes
+        catalogue = enrol_catalogue(folder, args.game, expected)
+    except (CatalogueError, ModelError) as err:
+        raise CliError(str(err)) from err
+    out = Path(args.out) if args.out else folder.with_suffix(".catalogue.npz")
+    catalogue.save(out)
+    print(
+        f"Enrolled {len(catalogue.codes)} {args.game} cards from {folder}. "
+        f"Use it with: tabletop detect --game {args.game} --catalogue {out} ..."
     )
     return 0
 
@@ -212,8 +243,15 @@ def add_card_commands(sub: Any) -> None:
         "--game",
         default="loot-the-loop",
         choices=CAMERA_GAMES,
-        help="whose cards to read: a standard deck (loot-the-loop, the default), or LOOP's and Bag-O-Loot's number "
-        "cards; labels are that game's own codes (7r, 12, L)",
+        help="whose cards to read: a standard deck (loot-the-loop, the default), LOOP's and Bag-O-Loot's number "
+        "cards, or Loot Roll's and The LOOP's catalogue cards; labels are that game's own codes (7r, 12, L, "
+        "dragon-egg, A01)",
+    )
+    p.add_argument(
+        "--catalogue",
+        metavar="FILE",
+        help="--game loot-roll|the-loop: your cards' catalogue (from tabletop enrol --game G DIR); default: the "
+        "synthetic stand-in cards",
     )
     models_and_recogniser(
         p,
@@ -223,7 +261,18 @@ def add_card_commands(sub: Any) -> None:
     p.set_defaults(func=cmd_detect)
 
     p = sub.add_parser("enrol", help="teach the card reader your deck, from a deck directory")
-    p.add_argument("deck_dir", nargs="?", help="deck directory: one picture per card (AS.png ... KC.png, BACK.png)")
+    p.add_argument(
+        "deck_dir",
+        nargs="?",
+        help="deck directory: one picture per card (AS.png ... KC.png, BACK.png); with --game loot-roll|the-loop, "
+        "one picture per catalogue card named by its code (dragon-egg.png, BACK_MONSTER.png)",
+    )
+    p.add_argument(
+        "--game",
+        default="loot-the-loop",
+        choices=("loot-the-loop", *CATALOGUE_GAMES),
+        help="whose cards: a standard deck (the default), or Loot Roll's or The LOOP's catalogue cards",
+    )
     p.add_argument(
         "--layout",
         nargs="+",
@@ -234,7 +283,11 @@ def add_card_commands(sub: Any) -> None:
     p.add_argument("--name", help="--layout: the deck's name (default my-deck)")
     p.add_argument("--deck-out", metavar="DIR", help="--layout: where to write the deck directory (out/enrolled/NAME)")
     p.add_argument("--scenes", type=int, default=200, help="synthetic scenes of the deck to learn from (default 200)")
-    p.add_argument("--out", metavar="FILE", help="where to write the deck head (default: DECK_DIR.deck.npz)")
+    p.add_argument(
+        "--out",
+        metavar="FILE",
+        help="where to write the deck head (default: DECK_DIR.deck.npz; catalogues: DIR.catalogue.npz)",
+    )
     models_and_recogniser(
         p,
         "whose reader to enrol the deck for: rectified (the default when its models are present) or previous; "

@@ -36,8 +36,8 @@ def test_only_the_rectified_recogniser_reads_number_cards() -> None:
 
     with pytest.raises(ModelError, match="rectified recogniser alone"):
         load_recogniser(kind="previous", game="loop")
-    with pytest.raises(ModelError, match="reads no cards of 'the-loop'"):
-        load_recogniser(game="the-loop")
+    with pytest.raises(ModelError, match="reads no cards of 'chess'"):
+        load_recogniser(game="chess")
 
 
 def test_the_number_card_bench_names_what_is_missing(tmp_path: Path) -> None:
@@ -83,8 +83,8 @@ def test_the_cli_refuses_a_game_it_cannot_read_with_the_reason(tmp_path: Path, c
 
     picture = tmp_path / "table.png"
     cv2.imwrite(str(picture), np.full((64, 64, 3), 120, np.uint8))
-    assert main(["bench", "vision", "--game", "the-loop", "--out", str(tmp_path)]) != 0
-    assert "no number-card bench for 'the-loop'" in capsys.readouterr().err
+    assert main(["bench", "vision", "--game", "the-loop", "--pieces", str(tmp_path / "no"), "--out", str(tmp_path)]) != 0
+    assert "no such folder of the-loop designs" in capsys.readouterr().err
     assert main(["detect", "--game", "loop", "--models", str(tmp_path / "empty"), str(picture)]) != 0
     assert "model file not found" in capsys.readouterr().err
 

@@ -67,6 +67,7 @@ def _scene_job(args: tuple[int, int, list[Path]]) -> BenchScene:
         cards.append(
             {
                 "code": obj.code,
+                "kind": obj.kind,
                 "face_up": obj.face_up,
                 "quad": quad,
                 "visible_fraction": obj.visible_fraction,

@@ -89,3 +89,8 @@ def head_parts(label: str, vocabulary: str) -> tuple[str, str]:
     if vocabulary == "cards":
         return rank_suit(label)
     return number_colour(label)
+
+
+# Catalogue cards (Loot Roll, The LOOP): no index names them, so they are named by matching pictures of the game's
+# cards (`catalogue`), and their labels are the catalogue's codes (dragon-egg, A01, BACK_MONSTER)
+CATALOGUE_GAMES = ("loot-roll", "the-loop")

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from vision.recognise.calibration import TableCalibration
+from vision.recognise.catalogue import CATALOGUE_GAMES, Catalogue, CatalogueRecogniser, stand_in_catalogue
 from vision.recognise.enrol import DeckHead
 from vision.recognise.enrol_rectified import RectifiedDeckHead
 from vision.recognise.models import ModelError, models_dir
@@ -29,12 +30,23 @@ def load_recogniser(
     deck: DeckHead | RectifiedDeckHead | None = None,
     calibration: TableCalibration | None = None,
     game: str = "loot-the-loop",
-) -> Recogniser | RectifiedRecogniser:
+    catalogue: Path | None = None,
+) -> Recogniser | RectifiedRecogniser | CatalogueRecogniser:
     """The recogniser `kind` names for `game`'s cards. Only the rectified design reads number cards (LOOP,
-    Bag-O-Loot), and no deck is enrolled for them yet."""
+    Bag-O-Loot), and no deck is enrolled for them yet. Catalogue cards (Loot Roll, The LOOP) are named against an
+    enrolled catalogue (`catalogue`, from tabletop enrol --game G) or, until one is, the shipped stand-ins."""
     if kind not in KINDS:
         raise ModelError(f"recogniser '{kind}': expected one of {', '.join(KINDS)}")
     root = models or models_dir()
+    if game in CATALOGUE_GAMES:
+        if kind == "previous" or deck is not None:
+            raise ModelError(f"{game}'s cards are named by their catalogue: drop --recogniser previous and --deck")
+        chosen = Catalogue.load(catalogue) if catalogue else stand_in_catalogue(game, root)
+        if chosen.game != game:
+            raise ModelError(f"{catalogue}: a catalogue of {chosen.game}'s cards, not {game}'s")
+        return CatalogueRecogniser(chosen, root, calibration=calibration)
+    if catalogue is not None:
+        raise ModelError(f"--catalogue names catalogue cards ({', '.join(CATALOGUE_GAMES)}), not {game}'s")
     if game != "loot-the-loop":
         if kind == "previous" or deck is not None:
             raise ModelError(

@@ -64,7 +64,7 @@ def geometry_of(objects: Sequence, deck: str = "") -> SceneGeometry:
     return SceneGeometry(
         quads=np.array([o.quad for o in cards], np.float32).reshape(n, 4, 2),
         face_up=np.array([o.face_up for o in cards], bool),
-        codes=np.array([o.subtype or o.code for o in cards], dtype="<U8"),
+        codes=np.array([o.subtype or o.code for o in cards], dtype="<U32"),
         corner_visible=np.array([o.corner_visible for o in cards], np.float32).reshape(n, 4),
         index_visible=np.array(
             [[c.visible_fraction for c in o.corners[:2]] + [0.0] * (2 - len(o.corners[:2])) for o in cards],

@@ -1,0 +1,579 @@
+"""Catalogue cards (Loot Roll, The LOOP): found by their corners, cut out whole, and named by comparing them with
+pictures of the catalogue's own cards.
+
+Why not an index reader: a catalogue card prints no index that names it (a monster's corner says "3-8", many cards
+share it); what tells two cards apart is the art and the title, spread over the whole face. We have one picture of
+every card (a player's enrolment, or the synthetic stand-ins), so naming a card is matching, not learning.
+
+Why cells, and why relative: the card is rectified to a small picture (`CELL_SIZE`) and cut into a grid of cells,
+each compared with the same cell of every catalogue picture by normalised correlation (lighting and white balance
+cancel). Most cells of a design are alike on every card (frames, text boxes), and a hand or another card covers
+some cells of the card in view. So a cell counts only by how much better it matches one picture than it matches
+the average picture (`match_scores`): shared cells and covered cells say nothing, the art and the title decide.
+Measured (session 19, Loot Roll design 1, 60 scenes, cards at least half visible, the true outline jittered by 2%
+of its width): this relative score names 84% of cards, the plain mean of the cells 83%, the best half of the cells
+77%. SIFT features with RANSAC found 15-19% of the same cards: a card 50-150 px wide in a 720p frame carries too few
+keypoints. Most cards it misses have their art covered and only text showing, which is a few pixels tall.
+
+Every corner the finder finds proposes a card (grouped corners give the outline; a lone corner its own edges),
+each tried both ways up and with its short and long edges both ways round; the best-matching proposals are kept,
+one per place. A proposal that matches no picture clearly enough (`CatalogueThresholds`) is not reported: a card
+from outside the catalogue must not be named as one in it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.recognise.calibration import TableCalibration
+from vision.recognise.corner_refiner import CornerRefiner
+from vision.recognise.corners import Corner, CornerFinder
+from vision.recognise.finder import quad_bounds
+from vision.recognise.labels import CATALOGUE_GAMES
+from vision.recognise.models import ModelError, ThresholdFile, models_dir
+from vision.recognise.recogniser import CardDetection
+
+CELL_SIZE = (32, 45)  # w, h of a rectified card for the cells: a 63 x 88 mm card at about 0.5 px/mm
+GRID = (4, 5)  # cells across, down: each 8 x 9 px (CELL_SIZE divides into them exactly)
+EMBED_SIZE = (40, 56)  # w, h of a rectified card for the embedder, and of the pictures a catalogue keeps
+EMBEDDER_FILE = "catalogue-embedder.onnx"  # optional: without it, cards are compared cell by cell
+COLOUR_WEIGHT = 1.5  # the a and b channels against lightness: rarity frames and art colours tell cards apart
+CARD_ASPECT = 88 / 63  # height / width of both games' cards (seeds: poker size)
+FORMAT = 1
+MATCHERS = ("auto", "cells", "embedder")
+ENROL_AGAIN = "enrol it again (tabletop enrol --game G DIR)"
+BACK_PREFIX = "BACK"  # a catalogue picture named BACK... is a back: its card lies face down
+MIN_WIDTH = 16.0  # px: a proposal narrower than this is too small to name
+SAME_PLACE = 0.5  # two proposals whose centres lie this many card widths apart are one card
+
+
+CELLS = GRID[0] * GRID[1]
+
+
+def cards_cells(pictures: np.ndarray) -> np.ndarray:
+    """Rectified cards ((n, h, w, 3) at CELL_SIZE, BGR uint8) as unit vectors, one per cell, over each cell's Lab
+    pixels less their mean: (n, cells, d)."""
+    w, h = CELL_SIZE
+    if pictures.shape[1:3] != (h, w):
+        raise ValueError(f"a rectified card is {w} x {h} px, not {pictures.shape[2]} x {pictures.shape[1]}")
+    lab = np.stack([cv2.cvtColor(cv2.GaussianBlur(p, (0, 0), 0.7), cv2.COLOR_BGR2LAB) for p in pictures]).astype(
+        np.float32
+    )
+    lab[..., 1:] *= COLOUR_WEIGHT
+    gx, gy = GRID
+    n = len(pictures)
+    cells = lab.reshape(n, gy, h // gy, gx, w // gx, 3).transpose(0, 1, 3, 2, 4, 5).reshape(n, CELLS, -1, 3)
+    cells = cells - cells.mean(axis=2, keepdims=True)
+    flat = cells.reshape(n, CELLS, -1)
+    return flat / (np.linalg.norm(flat, axis=2, keepdims=True) + 1e-3 * flat.shape[2])
+
+
+def card_cells(picture: np.ndarray) -> np.ndarray:
+    """`cards_cells` of one card: (cells, d)."""
+    return cards_cells(picture[None])[0]
+
+
+def rectify(frame: np.ndarray, quad: np.ndarray, size: tuple[int, int] = CELL_SIZE) -> np.ndarray:
+    """The card inside `quad` (TL, TR, BR, BL as printed) as an upright picture of `size`; a card that spans more
+    than 1.5 frame pixels per output pixel is shrunk by area first, never read through aliasing."""
+    q = np.asarray(quad, np.float32)
+    w, h = size
+    span = max(float(np.linalg.norm(q[1] - q[0])) / w, float(np.linalg.norm(q[3] - q[0])) / h)
+    lo = np.maximum(np.floor(q.min(axis=0)) - 2, 0).astype(int)
+    hi = np.minimum(np.ceil(q.max(axis=0)) + 2, [frame.shape[1], frame.shape[0]]).astype(int)
+    region = frame[lo[1] : hi[1], lo[0] : hi[0]]
+    q = (q - lo).astype(np.float32)
+    if span > 1.5 and min(region.shape[:2]) >= 4:
+        k = 1.5 / span
+        region = cv2.resize(region, None, fx=k, fy=k, interpolation=cv2.INTER_AREA)
+        q = (q * k).astype(np.float32)
+    if min(region.shape[:2]) < 2:
+        return np.zeros((h, w, 3), np.uint8)
+    target = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
+    return cv2.warpPerspective(
+        region, cv2.getPerspectiveTransform(q, target), (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+    )
+
+
+ALIGN_MARGIN = 0.25  # the outline is searched this share of the card beyond itself on every side
+ALIGN_STEPS = 30  # ECC iterations
+NOT_ALIGNED = -1.0
+ALIGN_CANDIDATES = 3  # the matcher's best this many pictures are fitted
+
+
+def align(frame: np.ndarray, quad: np.ndarray, picture: np.ndarray) -> tuple[float, np.ndarray]:
+    """The card's own picture laid over the frame where the outline says it lies, and moved (an affine map of the
+    rectified view, by ECC: `cv2.findTransformECC`) until it fits best. Returns how well it fits (the correlation
+    coefficient, 1 a perfect fit; NOT_ALIGNED where the search fails) and the outline it fits at. A card the
+    outline's picture truly shows fits at 0.9 and more; the same picture on the wrong card, or on a shifted outline,
+    rarely above 0.7 (session 19)."""
+    w, h = EMBED_SIZE
+    inner = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32) + np.float32([w, h]) * ALIGN_MARGIN
+    size = (round(w * (1 + 2 * ALIGN_MARGIN)), round(h * (1 + 2 * ALIGN_MARGIN)))
+    to_view = cv2.getPerspectiveTransform(np.asarray(quad, np.float32), inner)
+    view = cv2.cvtColor(cv2.warpPerspective(frame, to_view, size, flags=cv2.INTER_AREA), cv2.COLOR_BGR2GRAY)
+    template = cv2.cvtColor(picture, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    warp = np.float32([[1, 0, inner[0, 0]], [0, 1, inner[0, 1]]])
+    criteria = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, ALIGN_STEPS, 1e-3)
+    try:
+        fit, warp = cv2.findTransformECC(template, view.astype(np.float32), warp, cv2.MOTION_AFFINE, criteria, None, 1)
+    except cv2.error:  # the search diverged, or the view holds no texture
+        return NOT_ALIGNED, np.asarray(quad, np.float32)
+    corners = inner - inner[0]
+    in_view = corners @ warp[:, :2].T + warp[:, 2]
+    return float(fit), cv2.perspectiveTransform(in_view[None], np.linalg.inv(to_view))[0].astype(np.float32)
+
+
+def match_scores(catalogue_cells: np.ndarray, query_cells: np.ndarray) -> np.ndarray:
+    """(n, k): how well each of n rectified cards matches each of k catalogue pictures. Each cell's correlation
+    counts by how far it stands above that cell's mean over the catalogue, so cells every card shares (frames, text
+    boxes) and cells a hand covers weigh nothing."""
+    per_cell = np.einsum("kcd,ncd->nkc", catalogue_cells, query_cells)
+    return (per_cell - per_cell.mean(axis=1, keepdims=True)).mean(axis=2)
+
+
+@dataclass(frozen=True)
+class Catalogue:
+    """One picture per card (shrunk to EMBED_SIZE, upright): what the camera names catalogue cards against."""
+
+    game: str
+    name: str
+    codes: tuple[str, ...]
+    pictures: np.ndarray  # (k, h, w, 3) uint8 BGR
+    source: str = ""
+
+    def save(self, path: Path) -> Path:
+        meta = {
+            "format": FORMAT,
+            "game": self.game,
+            "name": self.name,
+            "source": self.source,
+            "codes": list(self.codes),
+        }
+        tmp = path.with_name(path.name + ".tmp.npz")
+        np.savez_compressed(tmp, pictures=self.pictures, meta=json.dumps(meta))
+        tmp.replace(path)
+        return path
+
+    @classmethod
+    def load(cls, path: Path) -> Catalogue:
+        """A saved catalogue; a file that is not one, or of another format, is a clear error."""
+        if not path.is_file():
+            raise ModelError(f"{path}: no such catalogue file (make one: tabletop enrol --game G DIR)")
+        try:
+            with np.load(path) as data:
+                meta = json.loads(str(data["meta"]))
+                pictures = data["pictures"]
+        except (OSError, KeyError, ValueError) as err:
+            raise ModelError(f"{path}: not a catalogue file ({err}); {ENROL_AGAIN}") from err
+        w, h = EMBED_SIZE
+        if meta.get("format") != FORMAT or pictures.shape[1:] != (h, w, 3) or len(pictures) != len(meta["codes"]):
+            raise ModelError(f"{path}: a catalogue of another format; {ENROL_AGAIN}")
+        return cls(meta["game"], meta["name"], tuple(meta["codes"]), pictures, meta.get("source", ""))
+
+    def without(self, codes: Sequence[str]) -> Catalogue:
+        """The catalogue less some cards: how the bench shows it cards from outside the catalogue."""
+        keep = [i for i, c in enumerate(self.codes) if c not in set(codes)]
+        return Catalogue(self.game, self.name, tuple(self.codes[i] for i in keep), self.pictures[keep], self.source)
+
+
+def catalogue_from_pictures(pictures: dict[str, np.ndarray], game: str, name: str, source: str = "") -> Catalogue:
+    """A catalogue from one upright picture per card code (any size, BGR)."""
+    codes = tuple(sorted(pictures))
+    shrunk = [cv2.resize(pictures[c], EMBED_SIZE, interpolation=cv2.INTER_AREA) for c in codes]
+    return Catalogue(game, name, codes, np.stack(shrunk), source)
+
+
+class CellMatcher:
+    """Cards compared cell by cell (`match_scores`): no model, the design that needs nothing but the pictures."""
+
+    name = "cells"
+
+    def keys(self, pictures: np.ndarray) -> np.ndarray:
+        return cards_cells(np.stack([cv2.resize(p, CELL_SIZE, interpolation=cv2.INTER_AREA) for p in pictures]))
+
+    def scores(self, catalogue_keys: np.ndarray, crops: np.ndarray) -> np.ndarray:
+        """Crops already at CELL_SIZE (`rectify`'s default)."""
+        return match_scores(catalogue_keys, cards_cells(crops))
+
+
+class EmbedderMatcher:
+    """Cards compared by a learnt embedding (`vision.train.catalogue_net`): cosine similarity of unit vectors."""
+
+    name = "embedder"
+
+    def __init__(self, path: Path, threads: int = 2) -> None:
+        from vision.recognise.models import session
+
+        self.session = session(path, threads)
+
+    def keys(self, pictures: np.ndarray) -> np.ndarray:
+        if not len(pictures):
+            return np.zeros((0, 1), np.float32)
+        x = np.ascontiguousarray(pictures[..., ::-1].transpose(0, 3, 1, 2), np.float32) / 255.0
+        return self.session.run(None, {"images": x})[0]
+
+    def scores(self, catalogue_keys: np.ndarray, crops: np.ndarray) -> np.ndarray:
+        return self.keys(crops) @ catalogue_keys.T
+
+
+def opaque(picture: np.ndarray) -> np.ndarray:
+    """A picture as BGR: a transparent surround (a card's rounded corners) laid on mid grey, as neutral as a table."""
+    if picture.ndim == 2:
+        return cv2.cvtColor(picture, cv2.COLOR_GRAY2BGR)
+    if picture.shape[2] == 3:
+        return picture
+    alpha = picture[..., 3:].astype(np.float32) / 255.0
+    return (picture[..., :3] * alpha + 128.0 * (1.0 - alpha)).astype(np.uint8)
+
+
+def catalogue_pictures_of(folder: Path) -> dict[str, np.ndarray]:
+    """A piece set's cards and their backs (`tabletop synth pieces`, or a player's folder in that layout), each
+    shrunk to EMBED_SIZE."""
+    from vision.synth.pieces import load_piece_set
+
+    pieces = load_piece_set(folder)
+    cards = [code for code in pieces.codes if pieces.pieces[code].kind == "card"]
+    names = sorted({*cards, *(pieces.side(code, False) for code in cards)})
+    return {n: cv2.resize(opaque(pieces.image(n)), EMBED_SIZE, interpolation=cv2.INTER_AREA) for n in names}
+
+
+def catalogue_of_piece_set(folder: Path) -> Catalogue:
+    """A piece set's catalogue (`catalogue_pictures_of`)."""
+    from vision.synth.pieces import load_piece_set
+
+    pieces = load_piece_set(folder)
+    return catalogue_from_pictures(catalogue_pictures_of(folder), pieces.game, pieces.name, str(folder))
+
+
+@dataclass(frozen=True)
+class CatalogueThresholds(ThresholdFile):
+    """The cut-offs between a match and a report, chosen on validation designs (`vision.train.tune_catalogue`)."""
+
+    corner: float = 0.2  # finder score for a corner to propose a card
+    min_score: float = 0.12  # relative match score below which a proposal names no card
+    min_margin: float = 0.0  # ... and how far it must stand above the next-best card
+    min_alignment: float = 0.8  # ... and how well its picture must fit the frame once moved onto it (`align`)
+
+
+def thresholds_file(game: str, matcher: str) -> str:
+    """The cut-offs of a game's catalogue cards for one matcher (their scores mean different things)."""
+    return f"{game}-catalogue-{matcher}-thresholds.json"
+
+
+@dataclass(frozen=True)
+class Proposal:
+    quad: np.ndarray  # (4, 2) TL, TR, BR, BL of the card as its best picture is printed
+    code: str
+    score: float
+    margin: float
+    candidates: tuple[tuple[str, float], ...]
+    alignment: float = NOT_ALIGNED  # how well its picture fits the frame once moved onto it (`align`)
+
+
+def clockwise(quad: np.ndarray) -> np.ndarray:
+    """A card outline whose first edge is its short one, as TL, TR, BR, BL of an unmirrored card: a corner whose
+    edges turn the other way is a card's top-right (or bottom-left), so its neighbour along the short edge is the
+    top-left."""
+    q = np.asarray(quad, np.float32)
+    (x1, y1), (x3, y3) = q[1] - q[0], q[3] - q[0]
+    return q if x1 * y3 - y1 * x3 >= 0 else q[[1, 0, 3, 2]]
+
+
+TRIPLE_TOLERANCE = 0.1  # a third corner confirms a pair when it lies this share of the card's width from its place
+MAX_PROPOSALS = 120  # outlines matched in a frame at most (best-scored corners' first)
+MAX_CARD_PX = 500.0  # px: no card edge is longer in a 720p frame (the finder is trained on cards up to about 450 px)
+
+
+def triple_quads(points: np.ndarray) -> list[np.ndarray]:
+    """Cards outlined by the corner points alone, which the finder places to about 2% of a card's width, where its
+    edge directions are far less sure: two points are one edge of a card (its short or its long one, the card on
+    either side), and a third point where that card's next corner must lie confirms it. Each card found once
+    (the same outline from other pairs dropped), listed clockwise from a short edge."""
+    p = np.asarray(points, np.float32).reshape(-1, 2)
+    n = len(p)
+    if n < 3:
+        return []
+    i, j = np.nonzero(~np.eye(n, dtype=bool))
+    edge = p[j] - p[i]
+    length = np.linalg.norm(edge, axis=1)
+    keep = (length >= MIN_WIDTH * 0.8) & (length <= MAX_CARD_PX)
+    i, j, edge, length = i[keep], j[keep], edge[keep], length[keep]
+    normal = np.stack([-edge[:, 1], edge[:, 0]], axis=1) / length[:, None]  # the edge turned a quarter clockwise
+    found: list[np.ndarray] = []
+    for across in (CARD_ASPECT, 1 / CARD_ASPECT):  # the pair is a short edge (the card runs on), or a long one
+        other = normal * (length * across)[:, None]
+        for corner in (p[j] + other, p[i] + other):
+            near = np.linalg.norm(corner[:, None, :] - p[None, :, :], axis=2).min(axis=1)
+            width = np.minimum(length, length * across)
+            for k in np.nonzero(near < TRIPLE_TOLERANCE * width)[0]:
+                quad = np.array([p[i[k]], p[j[k]], p[j[k]] + other[k], p[i[k]] + other[k]], np.float32)
+                found.append(clockwise(quad if across > 1 else np.roll(quad, -1, axis=0)))
+    return found
+
+
+def distinct_outlines(quads: Sequence[np.ndarray], limit: int | None = None) -> list[np.ndarray]:
+    """The first of each set of outlines on the same card (centres and widths within a tenth of the width), in the
+    order given, at most `limit` of them."""
+    if not len(quads):
+        return []
+    q = np.asarray(quads, np.float32)
+    centres = q.mean(axis=1)
+    widths = np.linalg.norm(q[:, 1] - q[:, 0], axis=1)
+    kept: list[int] = []
+    for k in range(len(q)):
+        if kept:
+            near = np.linalg.norm(centres[kept] - centres[k], axis=1) <= 0.1 * widths[k]
+            if (near & (np.abs(widths[kept] - widths[k]) <= 0.1 * widths[k])).any():
+                continue
+        kept.append(k)
+        if limit is not None and len(kept) >= limit:
+            break
+    return [q[k] for k in kept]
+
+
+def corner_quads(corner: Corner, outline: np.ndarray | None = None) -> list[np.ndarray]:
+    """The cards a corner (or its group's outline) may belong to: as its edges say, with the long side stretched to
+    the card's shape, and with its short and long edges the other way round; each both ways up."""
+    p, a, b = corner.point, corner.a, corner.b
+    la, lb = float(np.linalg.norm(a)), float(np.linalg.norm(b))
+    shapes = []
+    if outline is not None:
+        shapes.append(clockwise(np.asarray(outline, np.float32)))
+    for short, long_, length in ((a, b, la), (b, a, lb)):
+        if length < MIN_WIDTH:
+            continue
+        long_dir = long_ / max(float(np.linalg.norm(long_)), 1e-6)
+        tall = long_dir * length * CARD_ASPECT
+        shapes.append(clockwise(np.array([p, p + short, p + short + tall, p + tall], np.float32)))
+    out = []
+    for q in shapes:
+        out += [q, np.roll(q, 2, axis=0)]
+    return out  # each shape, then the same turned half round
+
+
+class CatalogueRecogniser:
+    """Corner finder (and refiner) plus a catalogue: frame in, named catalogue cards out, in the contract of the
+    other recognisers (`CardDetection`, labels are the catalogue's codes)."""
+
+    def __init__(
+        self,
+        catalogue: Catalogue,
+        models: Path | None = None,
+        threads: int = 2,
+        calibration: TableCalibration | None = None,
+        thresholds: CatalogueThresholds | None = None,
+        matcher: str = "auto",
+    ) -> None:
+        from vision.recognise.rectified import CORNER_REFINER_FILE, CORNERS_FILE, NUMBER_CORNERS_FILE
+
+        root = models or models_dir()
+        finder = root / NUMBER_CORNERS_FILE  # the finder that has seen other games' cards
+        self.finder = CornerFinder(finder if finder.is_file() else root / CORNERS_FILE, threads)
+        refiner = root / CORNER_REFINER_FILE
+        self.refiner = CornerRefiner(refiner, threads) if refiner.is_file() else None
+        embedder = root / EMBEDDER_FILE
+        if matcher not in MATCHERS:
+            raise ValueError(f"unknown matcher '{matcher}' (expected one of {', '.join(MATCHERS)})")
+        if matcher == "embedder" or (matcher == "auto" and embedder.is_file()):
+            self.matcher: CellMatcher | EmbedderMatcher = EmbedderMatcher(embedder, threads)
+        else:
+            self.matcher = CellMatcher()
+        self._keys: dict[int, np.ndarray] = {}
+        self.catalogue = catalogue
+        self.calibration = calibration
+        self.thresholds = thresholds or CatalogueThresholds.load(
+            root / thresholds_file(catalogue.game, self.matcher.name)
+        )
+
+    @property
+    def catalogue(self) -> Catalogue:
+        return self._catalogue
+
+    @catalogue.setter
+    def catalogue(self, catalogue: Catalogue) -> None:
+        """Another catalogue (a player's enrolment, or a bench design's): its pictures' keys made once and kept."""
+        self._catalogue = catalogue
+        self.game = catalogue.game
+        if id(catalogue) not in self._keys:
+            self._keys[id(catalogue)] = self.matcher.keys(catalogue.pictures)
+        self.catalogue_keys = self._keys[id(catalogue)]
+
+    def find(self, frame: np.ndarray, min_score: float | None = None) -> list[Corner]:
+        corners = self.finder.find(frame, self.thresholds.corner if min_score is None else min_score)
+        if self.refiner is not None:
+            corners = self.refiner.refine(frame, corners, True, True)
+        return corners
+
+    def match(self, frame: np.ndarray, quads: Sequence[np.ndarray]) -> np.ndarray:
+        """(n, k): how well the card inside each outline (TL, TR, BR, BL as printed) matches each catalogue card."""
+        size = CELL_SIZE if isinstance(self.matcher, CellMatcher) else EMBED_SIZE
+        return self.matcher.scores(self.catalogue_keys, np.stack([rectify(frame, q, size) for q in quads]))
+
+    def propose(self, frame: np.ndarray, corners: Sequence[Corner]) -> list[Proposal]:
+        """Every corner's candidate cards, matched; the best of each corner's candidates kept."""
+        from vision.recognise.rectified import card_outline, group_corners
+
+        outlines: list[np.ndarray] = []
+        for group in group_corners(corners):  # best-scored corners first
+            members = [corners[k] for k in group]
+            outlines += corner_quads(members[0], card_outline(members) if len(members) > 1 else None)[::2]
+        ranked = sorted(corners, key=lambda c: -c.score)
+        outlines += triple_quads(np.array([c.point for c in ranked], np.float32))
+        quads: list[np.ndarray] = []
+        owner: list[int] = []
+        for g, q in enumerate(distinct_outlines(outlines, MAX_PROPOSALS)):
+            quads += [q, np.roll(q, 2, axis=0)]
+            owner += [g, g]
+        if not quads:
+            return []
+        scores = self.match(frame, quads)
+        best: dict[int, Proposal] = {}
+        for i, row in enumerate(scores):
+            order = np.argsort(-row)[:3]
+            top = float(row[order[0]])
+            if owner[i] in best and best[owner[i]].score >= top:
+                continue
+            margin = top - float(row[order[1]]) if len(order) > 1 else top
+            candidates = tuple((self.catalogue.codes[k], float(row[k])) for k in order)
+            best[owner[i]] = Proposal(quads[i], self.catalogue.codes[int(order[0])], top, margin, candidates)
+        return list(best.values())
+
+    def aligned(self, frame: np.ndarray, proposals: Sequence[Proposal]) -> list[Proposal]:
+        """Each proposal's best few pictures fitted to the frame (`align`): the one that fits best names the card,
+        with the fit and the outline it fits at (cards of one kind share a layout, so the matcher's first choice is
+        not always the card; the fit tells them apart)."""
+        index = {code: k for k, code in enumerate(self.catalogue.codes)}
+        out = []
+        for p in proposals:
+            fits = [(*align(frame, p.quad, self.catalogue.pictures[index[code]]), code) for code, _ in p.candidates]
+            fit, quad, code = max(fits[:ALIGN_CANDIDATES], key=lambda f: f[0])
+            chosen = quad if fit > NOT_ALIGNED else p.quad
+            out.append(dataclasses.replace(p, code=code, alignment=fit, quad=chosen))
+        return out
+
+    def recognise(self, frame: np.ndarray) -> list[CardDetection]:
+        t = self.thresholds
+        proposals = self.propose(frame, self.find(frame))
+        likely = [p for p in proposals if p.score >= t.min_score and p.margin >= t.min_margin]
+        return self.report(self.aligned(frame, likely))
+
+    def report(self, proposals: Sequence[Proposal]) -> list[CardDetection]:
+        """The proposals clear enough to name a card, one per place, best first."""
+        t = self.thresholds
+        kept: list[Proposal] = []
+        for p in sorted(proposals, key=lambda p: (-p.alignment, -p.score)):
+            if p.score < t.min_score or p.margin < t.min_margin or p.alignment < t.min_alignment:
+                continue
+            width = float(np.linalg.norm(p.quad[1] - p.quad[0]))
+            centre = p.quad.mean(axis=0)
+            if any(np.linalg.norm(k.quad.mean(axis=0) - centre) < SAME_PLACE * width for k in kept):
+                continue
+            kept.append(p)
+        out = [
+            CardDetection(
+                label=p.code,
+                face_up=not p.code.startswith(BACK_PREFIX),
+                confidence=float(np.clip(p.alignment, 0.0, 1.0)),
+                quad=p.quad,
+                box=quad_bounds(p.quad),
+                candidates=p.candidates,
+            )
+            for p in kept
+        ]
+        if self.calibration is not None:
+            out = [self.calibration.place(d) for d in out]
+        return out
+
+
+class CatalogueError(ValueError):
+    """An enrolment folder that cannot become a catalogue; the message names the files and cards at fault."""
+
+
+STAND_IN_FILE = "{game}-catalogue.npz"  # the shipped catalogue of each game: its synthetic stand-in cards
+
+
+def stand_in_catalogue(game: str, models: Path | None = None) -> Catalogue:
+    """The catalogue a game's cards are named against until a player enrols theirs."""
+    path = (models or models_dir()) / STAND_IN_FILE.format(game=game)
+    if not path.is_file():
+        raise ModelError(
+            f"{path}: no catalogue of {game}'s cards (make it: python -m vision.recognise.catalogue stand-in "
+            f"--game {game}), or enrol your own cards (tabletop enrol --game {game} DIR)"
+        )
+    return Catalogue.load(path)
+
+
+def enrol_catalogue(folder: Path, game: str, expected: Sequence[str]) -> Catalogue:
+    """A player's pictures of their cards, one per card named by its code (`dragon-egg.png`, `BACK_MONSTER.jpg`;
+    any size, portrait or landscape), checked against the cards the game's catalogue holds. A picture that is
+    missing, unreadable, named twice or named for no card is an error naming it, and nothing is written."""
+    from vision.recognise.detect import IMAGE_SUFFIXES, read_image
+
+    if not folder.is_dir():
+        raise CatalogueError(f"{folder}: no such folder of card pictures")
+    files: dict[str, list[Path]] = {}
+    stray = []
+    for path in sorted(folder.iterdir()):
+        if path.suffix.lower() in IMAGE_SUFFIXES:
+            files.setdefault(path.stem, []).append(path)
+        elif path.is_file() and path.name != "pieces.json":
+            stray.append(path.name)
+    problems = []
+    if stray:
+        problems.append(f"not pictures: {', '.join(stray)}")
+    unknown = sorted(set(files) - set(expected))
+    if unknown:
+        problems.append(f"pictures of no {game} card: {', '.join(unknown)}")
+    twice = sorted(code for code, paths in files.items() if len(paths) > 1)
+    if twice:
+        problems.append(f"more than one picture of: {', '.join(twice)}")
+    missing = sorted(set(expected) - set(files))
+    if missing:
+        problems.append(f"{len(missing)} cards without a picture: {', '.join(missing)}")
+    pictures: dict[str, np.ndarray] = {}
+    for code, paths in files.items():
+        if code in expected and len(paths) == 1:
+            try:
+                picture = read_image(paths[0])
+            except ValueError as err:
+                problems.append(f"{paths[0].name}: {err}")
+                continue
+            pictures[code] = (
+                picture if picture.shape[0] >= picture.shape[1] else cv2.rotate(picture, cv2.ROTATE_90_CLOCKWISE)
+            )
+    if problems:
+        raise CatalogueError(f"{folder}: " + "; ".join(problems))
+    return catalogue_from_pictures(pictures, game, folder.name, str(folder))
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """`stand-in --game G`: the shipped catalogue of a game, from its procedural design 0 (`tabletop synth pieces`)."""
+    import argparse
+    import tempfile
+
+    parser = argparse.ArgumentParser(description=main.__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("stand-in")
+    p.add_argument("--game", required=True, choices=CATALOGUE_GAMES)
+    p.add_argument("--models", type=Path, default=None)
+    args = parser.parse_args(argv)
+    from vision.synth.components import design_dir, render_designs
+
+    with tempfile.TemporaryDirectory() as tmp:
+        render_designs(args.game, tmp, [0], workers=1, progress=False)
+        catalogue = catalogue_of_piece_set(design_dir(Path(tmp), args.game, 0))
+    target = (args.models or models_dir()) / STAND_IN_FILE.format(game=args.game)
+    stand_in = Catalogue(catalogue.game, f"{args.game} stand-ins", catalogue.codes, catalogue.pictures, "design 0")
+    print(stand_in.save(target))
+
+
+if __name__ == "__main__":
+    main()
