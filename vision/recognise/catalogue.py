@@ -34,7 +34,7 @@ import numpy as np
 
 from vision.recognise.calibration import TableCalibration
 from vision.recognise.corner_refiner import CornerRefiner
-from vision.recognise.corners import Corner, CornerFinder
+from vision.recognise.corners import Corner, CornerFinder, Pyramid
 from vision.recognise.finder import quad_bounds
 from vision.recognise.labels import CATALOGUE_GAMES
 from vision.recognise.models import ModelError, ThresholdFile, models_dir
@@ -80,32 +80,27 @@ def card_cells(picture: np.ndarray) -> np.ndarray:
     return cards_cells(picture[None])[0]
 
 
-def rectify(frame: np.ndarray, quad: np.ndarray, size: tuple[int, int] = CELL_SIZE) -> np.ndarray:
-    """The card inside `quad` (TL, TR, BR, BL as printed) as an upright picture of `size`; a card that spans more
-    than 1.5 frame pixels per output pixel is shrunk by area first, never read through aliasing."""
+def rectify(frame: np.ndarray | Pyramid, quad: np.ndarray, size: tuple[int, int] = CELL_SIZE) -> np.ndarray:
+    """The card inside `quad` (TL, TR, BR, BL as printed) as an upright picture of `size`, read from the level of
+    the frame's pyramid (`corners.Pyramid`: halvings by area) where an output pixel spans at most about 1.5 frame
+    pixels, so a large card is never read through aliasing; pass one Pyramid for many cards of one frame."""
+    pyramid = frame if isinstance(frame, Pyramid) else Pyramid(frame)
     q = np.asarray(quad, np.float32)
     w, h = size
     span = max(float(np.linalg.norm(q[1] - q[0])) / w, float(np.linalg.norm(q[3] - q[0])) / h)
-    lo = np.maximum(np.floor(q.min(axis=0)) - 2, 0).astype(int)
-    hi = np.minimum(np.ceil(q.max(axis=0)) + 2, [frame.shape[1], frame.shape[0]]).astype(int)
-    region = frame[lo[1] : hi[1], lo[0] : hi[0]]
-    q = (q - lo).astype(np.float32)
-    if span > 1.5 and min(region.shape[:2]) >= 4:
-        k = 1.5 / span
-        region = cv2.resize(region, None, fx=k, fy=k, interpolation=cv2.INTER_AREA)
-        q = (q * k).astype(np.float32)
-    if min(region.shape[:2]) < 2:
-        return np.zeros((h, w, 3), np.uint8)
+    level = int(np.clip(np.floor(np.log2(max(span, 1e-6) / 1.5)) + 1, 0, Pyramid.MAX_LEVEL)) if span > 1.5 else 0
+    image = pyramid.level(level)
+    scale = np.float32(image.shape[1] / pyramid.levels[0].shape[1])
     target = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
-    return cv2.warpPerspective(
-        region, cv2.getPerspectiveTransform(q, target), (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
-    )
+    to_card = cv2.getPerspectiveTransform((q * scale).astype(np.float32), target)
+    return cv2.warpPerspective(image, to_card, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
 
 ALIGN_MARGIN = 0.25  # the outline is searched this share of the card beyond itself on every side
 ALIGN_STEPS = 30  # ECC iterations
+ECC_BLUR = 5  # px: the Gaussian ECC smooths both pictures with
 NOT_ALIGNED = -1.0
-ALIGN_CANDIDATES = 3  # the matcher's best this many pictures are fitted
+ALIGN_SCALE = (0.6, 1.6)  # a fit that shrinks or grows the card beyond these has found something else
 
 
 def align(frame: np.ndarray, quad: np.ndarray, picture: np.ndarray) -> tuple[float, np.ndarray]:
@@ -123,20 +118,26 @@ def align(frame: np.ndarray, quad: np.ndarray, picture: np.ndarray) -> tuple[flo
     warp = np.float32([[1, 0, inner[0, 0]], [0, 1, inner[0, 1]]])
     criteria = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, ALIGN_STEPS, 1e-3)
     try:
-        fit, warp = cv2.findTransformECC(template, view.astype(np.float32), warp, cv2.MOTION_AFFINE, criteria, None, 1)
+        fit, warp = cv2.findTransformECC(
+            template, view.astype(np.float32), warp, cv2.MOTION_AFFINE, criteria, None, ECC_BLUR
+        )
     except cv2.error:  # the search diverged, or the view holds no texture
         return NOT_ALIGNED, np.asarray(quad, np.float32)
     corners = inner - inner[0]
     in_view = corners @ warp[:, :2].T + warp[:, 2]
-    return float(fit), cv2.perspectiveTransform(in_view[None], np.linalg.inv(to_view))[0].astype(np.float32)
+    fitted = cv2.perspectiveTransform(in_view[None], np.linalg.inv(to_view))[0].astype(np.float32)
+    before, after = float(np.linalg.norm(quad[1] - quad[0])), float(np.linalg.norm(fitted[1] - fitted[0]))
+    if not cv2.isContourConvex(fitted) or not ALIGN_SCALE[0] <= after / max(before, 1e-6) <= ALIGN_SCALE[1]:
+        return NOT_ALIGNED, np.asarray(quad, np.float32)  # it fitted something else: a neighbour, a pile
+    return float(fit), fitted
 
 
 def match_scores(catalogue_cells: np.ndarray, query_cells: np.ndarray) -> np.ndarray:
     """(n, k): how well each of n rectified cards matches each of k catalogue pictures. Each cell's correlation
     counts by how far it stands above that cell's mean over the catalogue, so cells every card shares (frames, text
     boxes) and cells a hand covers weigh nothing."""
-    per_cell = np.einsum("kcd,ncd->nkc", catalogue_cells, query_cells)
-    return (per_cell - per_cell.mean(axis=1, keepdims=True)).mean(axis=2)
+    per_cell = np.matmul(query_cells.transpose(1, 0, 2), catalogue_cells.transpose(1, 2, 0))  # (cells, n, k)
+    return (per_cell - per_cell.mean(axis=2, keepdims=True)).mean(axis=0)
 
 
 @dataclass(frozen=True)
@@ -415,7 +416,8 @@ class CatalogueRecogniser:
     def match(self, frame: np.ndarray, quads: Sequence[np.ndarray]) -> np.ndarray:
         """(n, k): how well the card inside each outline (TL, TR, BR, BL as printed) matches each catalogue card."""
         size = CELL_SIZE if isinstance(self.matcher, CellMatcher) else EMBED_SIZE
-        return self.matcher.scores(self.catalogue_keys, np.stack([rectify(frame, q, size) for q in quads]))
+        pyramid = Pyramid(frame)
+        return self.matcher.scores(self.catalogue_keys, np.stack([rectify(pyramid, q, size) for q in quads]))
 
     def propose(self, frame: np.ndarray, corners: Sequence[Corner]) -> list[Proposal]:
         """Every corner's candidate cards, matched; the best of each corner's candidates kept."""
@@ -437,27 +439,34 @@ class CatalogueRecogniser:
         scores = self.match(frame, quads)
         best: dict[int, Proposal] = {}
         for i, row in enumerate(scores):
-            order = np.argsort(-row)[:3]
-            top = float(row[order[0]])
-            if owner[i] in best and best[owner[i]].score >= top:
-                continue
-            margin = top - float(row[order[1]]) if len(order) > 1 else top
-            candidates = tuple((self.catalogue.codes[k], float(row[k])) for k in order)
-            best[owner[i]] = Proposal(quads[i], self.catalogue.codes[int(order[0])], top, margin, candidates)
+            if owner[i] not in best or best[owner[i]].score < float(row.max()):
+                best[owner[i]] = self.ranked(row, quads[i])
         return list(best.values())
 
     def aligned(self, frame: np.ndarray, proposals: Sequence[Proposal]) -> list[Proposal]:
-        """Each proposal's best few pictures fitted to the frame (`align`): the one that fits best names the card,
-        with the fit and the outline it fits at (cards of one kind share a layout, so the matcher's first choice is
-        not always the card; the fit tells them apart)."""
+        """Each proposal's outline made exact, then its card named again on it. The matcher's first picture is laid
+        over the frame and moved until it fits (`align`): a design's cards share their layout, so the fit finds
+        where the card lies even when the picture is not the card's; the relative cell scores (`match_scores`) on
+        the exact outline then say which card it is, far more surely than on the finder's rough outline."""
+        if not proposals:
+            return []
         index = {code: k for k, code in enumerate(self.catalogue.codes)}
+        fitted = [align(frame, p.quad, self.catalogue.pictures[index[p.code]]) for p in proposals]
+        scores = self.match(frame, [quad for _fit, quad in fitted])
         out = []
-        for p in proposals:
-            fits = [(*align(frame, p.quad, self.catalogue.pictures[index[code]]), code) for code, _ in p.candidates]
-            fit, quad, code = max(fits[:ALIGN_CANDIDATES], key=lambda f: f[0])
-            chosen = quad if fit > NOT_ALIGNED else p.quad
-            out.append(dataclasses.replace(p, code=code, alignment=fit, quad=chosen))
+        for p, (fit, quad), row in zip(proposals, fitted, scores, strict=True):
+            named = self.ranked(row)
+            out.append(dataclasses.replace(named, quad=quad, alignment=fit) if fit > NOT_ALIGNED else p)
         return out
+
+    def ranked(self, row: np.ndarray, quad: np.ndarray | None = None) -> Proposal:
+        """A proposal from one outline's match scores: the best card, its margin over the next, the best three."""
+        order = np.argsort(-row)[:3]
+        top = float(row[order[0]])
+        margin = top - float(row[order[1]]) if len(order) > 1 else top
+        candidates = tuple((self.catalogue.codes[k], float(row[k])) for k in order)
+        outline = np.zeros((4, 2), np.float32) if quad is None else quad
+        return Proposal(outline, self.catalogue.codes[int(order[0])], top, margin, candidates)
 
     def recognise(self, frame: np.ndarray) -> list[CardDetection]:
         t = self.thresholds
