@@ -62,12 +62,51 @@ def cmd_detect(args: argparse.Namespace) -> int:
             target.parent.mkdir(parents=True, exist_ok=True)
             cv2.imwrite(str(target), annotate(image, result.detections))
         if args.json:
-            results.append(result.to_json())
+            results.append(with_entries(result.to_json(), args.game))
         elif result.error is None:
             print(format_text(result))
     if args.json:
         print(json.dumps(results, indent=1))
     return 1 if failed else 0
+
+
+def catalogue_entry(game: str, code: str) -> dict[str, Any] | None:
+    """What the rules engine's catalogue says of a card the camera named (Loot Roll: its kind, price, rarity, slot,
+    survivability, value; The LOOP: an artifact's Origin Era and dimension); None for backs and cards it does not
+    list (The LOOP's Dr. Foo cards, the fight and flight cards)."""
+    if game == "loot-roll":
+        from games.loot_roll.catalogue import Ability, Loot, load_catalogue
+
+        catalogue = load_catalogue()
+        if not catalogue.knows(code):
+            return None
+        card = catalogue.card(code)
+        kind = "ability" if isinstance(card, Ability) else "loot" if isinstance(card, Loot) else "monster"
+        fields = {
+            "ability": ("name", "price", "text"),
+            "loot": ("name", "rarity", "slot", "survivability", "value", "text"),
+            "monster": ("name", "survivability", "loot", "text"),
+        }[kind]
+        return {"kind": kind, **{f: getattr(card, f) for f in fields}}
+    if game == "the-loop":
+        from games.the_loop.catalogue import load_catalogue as load_the_loop
+
+        artifact = load_the_loop().artifacts.get(code)
+        if artifact is None:
+            return None
+        return {"kind": "artifact", "name": artifact.name, "era": artifact.era, "dimension": artifact.dimension}
+    return None
+
+
+def with_entries(result: dict[str, Any], game: str) -> dict[str, Any]:
+    """A picture's detect JSON with each catalogue card's `entry` (`catalogue_entry`) beside its label."""
+    if game not in CATALOGUE_GAMES:
+        return result
+    for detection in result.get("detections", []):
+        entry = catalogue_entry(game, detection["label"])
+        if entry is not None:
+            detection["entry"] = json.loads(json.dumps(entry))  # tuples as lists, as the JSON will show them
+    return result
 
 
 def table_source(args: argparse.Namespace) -> Any:

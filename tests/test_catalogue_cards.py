@@ -170,6 +170,9 @@ def test_detect_and_enrol_name_loot_roll_cards_through_the_cli(tmp_path: Path, c
     (result,) = json.loads(capsys.readouterr().out)
     labels = [d["label"] for d in result["detections"]]
     assert set(codes) <= set(labels), labels
+    entries = {d["label"]: d.get("entry") for d in result["detections"]}
+    assert entries["dragon-egg"]["kind"] == "loot" and entries["dragon-egg"]["rarity"] == "epic"
+    assert entries["bandit"]["kind"] == "monster" and entries["adrenaline"]["kind"] == "ability"
     assert main(["enrol", "--game", "loot-roll", str(tmp_path / "nowhere")]) != 0
     assert "no such folder" in capsys.readouterr().err
     assert main(["detect", "--game", "loop", "--catalogue", str(catalogue), str(scene)]) != 0
