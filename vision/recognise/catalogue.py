@@ -43,6 +43,7 @@ from vision.recognise.recogniser import CardDetection
 CELL_SIZE = (32, 45)  # w, h of a rectified card for the cells: a 63 x 88 mm card at about 0.5 px/mm
 GRID = (4, 5)  # cells across, down: each 8 x 9 px (CELL_SIZE divides into them exactly)
 EMBED_SIZE = (40, 56)  # w, h of a rectified card for the embedder, and of the pictures a catalogue keeps
+CATALOGUE_CORNERS_FILE = "catalogue-corners.onnx"  # the card finder fine-tuned on catalogue cards (session 19)
 EMBEDDER_FILE = "catalogue-embedder.onnx"  # optional: without it, cards are compared cell by cell
 COLOUR_WEIGHT = 1.5  # the a and b channels against lightness: rarity frames and art colours tell cards apart
 CARD_ASPECT = 88 / 63  # height / width of both games' cards (seeds: poker size)
@@ -376,8 +377,12 @@ class CatalogueRecogniser:
         from vision.recognise.rectified import CORNER_REFINER_FILE, CORNERS_FILE, NUMBER_CORNERS_FILE
 
         root = models or models_dir()
-        finder = root / NUMBER_CORNERS_FILE  # the finder that has seen other games' cards
-        self.finder = CornerFinder(finder if finder.is_file() else root / CORNERS_FILE, threads)
+        # the finder fine-tuned on catalogue cards, else the one that has seen number cards, else the playing cards'
+        finder = next(
+            (root / f for f in (CATALOGUE_CORNERS_FILE, NUMBER_CORNERS_FILE) if (root / f).is_file()),
+            root / CORNERS_FILE,
+        )
+        self.finder = CornerFinder(finder, threads)
         refiner = root / CORNER_REFINER_FILE
         self.refiner = CornerRefiner(refiner, threads) if refiner.is_file() else None
         embedder = root / EMBEDDER_FILE
