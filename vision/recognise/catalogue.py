@@ -290,7 +290,7 @@ def clockwise(quad: np.ndarray) -> np.ndarray:
 
 
 TRIPLE_TOLERANCE = 0.1  # a third corner confirms a pair when it lies this share of the card's width from its place
-MAX_PROPOSALS = 120  # outlines matched in a frame at most (best-scored corners' first)
+MAX_PROPOSALS = 400  # outlines matched in a frame at most (best-scored corners' first)
 MAX_CARD_PX = 500.0  # px: no card edge is longer in a 720p frame (the finder is trained on cards up to about 450 px)
 
 
@@ -319,6 +319,38 @@ def triple_quads(points: np.ndarray) -> list[np.ndarray]:
                 quad = np.array([p[i[k]], p[j[k]], p[j[k]] + other[k], p[i[k]] + other[k]], np.float32)
                 found.append(clockwise(quad if across > 1 else np.roll(quad, -1, axis=0)))
     return found
+
+
+PAIR_COS = 0.96  # a corner's edge points at another corner when their directions agree this well (about 16 deg)
+PAIR_LENGTH = (0.6, 1.6)  # ... and the other corner lies within these shares of that edge's length
+
+
+def pair_quads(corners: Sequence[Corner]) -> list[np.ndarray]:
+    """Cards outlined by two corners along one edge, where no third corner shows (the rest of the card under
+    others): an edge of corner i points at corner j, so the two points are that edge's ends, and the card lies on
+    the side i's other edge points to. Whether the edge is the short or the long one the finder often has wrong, so
+    both are proposed."""
+    if len(corners) < 2:
+        return []
+    p = np.array([c.point for c in corners], np.float32)
+    out: list[np.ndarray] = []
+    for i, c in enumerate(corners):
+        d = p - p[i]
+        length = np.linalg.norm(d, axis=1)
+        ok = (length >= MIN_WIDTH * 0.8) & (length <= MAX_CARD_PX)
+        for along, other in ((c.a, c.b), (c.b, c.a)):
+            reach = max(float(np.linalg.norm(along)), 1e-6)
+            cos = (d @ (along / reach)) / np.maximum(length, 1e-6)
+            agree = (length >= PAIR_LENGTH[0] * reach) & (length <= PAIR_LENGTH[1] * reach)
+            for j in np.nonzero(ok & agree & (cos >= PAIR_COS))[0]:
+                normal = np.array([-d[j, 1], d[j, 0]], np.float32) / length[j]
+                if float(normal @ other) < 0:
+                    normal = -normal
+                for across in (CARD_ASPECT, 1 / CARD_ASPECT):
+                    off = normal * length[j] * across
+                    quad = np.array([p[i], p[j], p[j] + off, p[i] + off], np.float32)
+                    out.append(clockwise(quad if across > 1 else np.roll(quad, -1, axis=0)))
+    return out
 
 
 def distinct_outlines(quads: Sequence[np.ndarray], limit: int | None = None) -> list[np.ndarray]:
@@ -434,6 +466,7 @@ class CatalogueRecogniser:
             outlines += corner_quads(members[0], card_outline(members) if len(members) > 1 else None)[::2]
         ranked = sorted(corners, key=lambda c: -c.score)
         outlines += triple_quads(np.array([c.point for c in ranked], np.float32))
+        outlines += pair_quads(ranked)
         quads: list[np.ndarray] = []
         owner: list[int] = []
         for g, q in enumerate(distinct_outlines(outlines, MAX_PROPOSALS)):
