@@ -177,3 +177,25 @@ def test_detect_and_enrol_name_loot_roll_cards_through_the_cli(tmp_path: Path, c
     assert "no such folder" in capsys.readouterr().err
     assert main(["detect", "--game", "loop", "--catalogue", str(catalogue), str(scene)]) != 0
     assert "--catalogue names catalogue cards" in capsys.readouterr().err
+
+
+def test_corner_points_alone_outline_a_card_and_two_corners_along_an_edge_do_too() -> None:
+    from vision.recognise.catalogue import pair_quads, triple_quads
+    from vision.recognise.corners import Corner
+
+    across = np.array([90.0, 15.0], np.float32)  # 91 px wide, turned 9.5 degrees
+    down = np.array([-across[1], across[0]], np.float32) * 88 / 63
+    top_left = np.array([300, 200], np.float32)
+    card = np.array([top_left, top_left + across, top_left + across + down, top_left + down], np.float32)
+
+    def found(outlines: list[np.ndarray]) -> bool:
+        return any(min(np.abs(np.roll(q, r, axis=0) - card).max() for r in range(4)) < 2.0 for q in outlines)
+
+    stray = np.array([[700, 500], [40, 650]], np.float32)
+    assert found(triple_quads(np.concatenate([card[:3], stray])))  # three corners and two strays
+    assert not triple_quads(np.concatenate([card[:2], stray]))  # two corners confirm nothing
+    # two corners along the top edge: the first one's edges say which way the card lies (its short edge swapped with
+    # the long one, as the finder often has them)
+    first = Corner("up", 0.9, card[0], card[3] - card[0], card[1] - card[0])
+    second = Corner("up", 0.8, card[1], card[2] - card[1], card[0] - card[1])
+    assert found(pair_quads([first, second]))

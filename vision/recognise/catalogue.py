@@ -263,6 +263,7 @@ class CatalogueThresholds(ThresholdFile):
     min_score: float = 0.12  # relative match score below which a proposal names no card
     min_margin: float = 0.0  # ... and how far it must stand above the next-best card
     min_alignment: float = 0.8  # ... and how well its picture must fit the frame once moved onto it (`align`)
+    align_floor: float = 0.05  # a proposal matching below this on the finder's outline is not worth fitting
 
 
 def thresholds_file(game: str, matcher: str) -> str:
@@ -509,8 +510,7 @@ class CatalogueRecogniser:
     def recognise(self, frame: np.ndarray) -> list[CardDetection]:
         t = self.thresholds
         proposals = self.propose(frame, self.find(frame))
-        likely = [p for p in proposals if p.score >= t.min_score and p.margin >= t.min_margin]
-        return self.report(self.aligned(frame, likely))
+        return self.report(self.aligned(frame, [p for p in proposals if p.score >= t.align_floor]))
 
     def report(self, proposals: Sequence[Proposal]) -> list[CardDetection]:
         """The proposals clear enough to name a card, one per place, best first."""

@@ -34,8 +34,7 @@ from vision.recognise.models import models_dir
 MAX_OUTSIDERS = 0.01
 MIN_PRECISION = 0.9
 CORNERS = (0.2, 0.3, 0.4, 0.5)
-SCORE_FLOOR = 0.05  # proposals matching below this are never aligned (the grid's lowest match cut-off is above it)
-ALIGNMENTS = tuple(np.round(np.arange(0.5, 0.981, 0.02), 2))
+ALIGNMENTS = tuple(float(a) for a in np.round(np.arange(0.5, 0.981, 0.04), 2))
 
 
 def tune(recogniser: CatalogueRecogniser, bench: Sequence, enrolled: dict) -> tuple[CatalogueThresholds, dict]:
@@ -46,10 +45,11 @@ def tune(recogniser: CatalogueRecogniser, bench: Sequence, enrolled: dict) -> tu
         for scene, frame in zip(tqdm(bench, desc=f"corner {corner}", unit="scene"), frames, strict=True):
             recogniser.catalogue = enrolled[scene.deck]
             found = recogniser.propose(frame, recogniser.find(frame, corner))
-            proposals.append(recogniser.aligned(frame, [p for p in found if p.score >= SCORE_FLOOR]))
+            fitted = recogniser.aligned(frame, [p for p in found if p.score >= CatalogueThresholds.align_floor])
+            proposals.append([p for p in fitted if p.alignment >= ALIGNMENTS[0]])
         scores = sorted({round(p.score, 3) for ps in proposals for p in ps})
         grid_scores = np.quantile(scores, np.linspace(0, 0.9, 10)) if scores else [0.0]
-        grid = itertools.product(grid_scores, (0.0, 0.02, 0.05), ALIGNMENTS)
+        grid = itertools.product(grid_scores, (0.0, 0.02), ALIGNMENTS)
         for min_score, min_margin, min_alignment in grid:
             t = CatalogueThresholds(corner, float(min_score), min_margin, min_alignment)
             recogniser.thresholds = t
