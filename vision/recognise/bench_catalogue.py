@@ -4,7 +4,7 @@ training, each design enrolled from its own pictures as a player would enrol the
 What is scored (the issue's acceptance):
 - every card at least half visible, face up or face down (a face-down card is named by its back: BACK_MONSTER),
   must be named right at its place: recall; every report must name the card under it: precision;
-- cards outside the catalogue must not be named: a tenth of each design's cards (`OUTSIDERS`, fixed by the design's
+- cards outside the catalogue must not be named: a fifth of each design's cards (`OUTSIDERS`, fixed by the design's
   name) are left out of its enrolment, and every one of them at least half visible that gets any report is an
   outsider accepted;
 - the matcher alone, on the true outlines of the same cards: what the corner finder's proposals cost.
@@ -28,7 +28,7 @@ from vision.recognise.recogniser import CardDetection
 from vision.recognise.rectified import inside
 
 HALF_VISIBLE = 0.5  # the bar is on cards at least this visible
-OUTSIDERS = 0.1  # the share of each design's cards left out of its enrolment
+OUTSIDERS = 0.2  # the share of each design's cards left out of its enrolment (a fifth: enough of them to measure 1%)
 
 
 def outsiders(catalogue: Catalogue) -> list[str]:

@@ -37,9 +37,13 @@ CORNERS = (0.2, 0.3, 0.4, 0.5)
 ALIGNMENTS = tuple(float(a) for a in np.round(np.arange(0.5, 0.981, 0.04), 2))
 
 
-def tune(recogniser: CatalogueRecogniser, bench: Sequence, enrolled: dict) -> tuple[CatalogueThresholds, dict]:
+def tune(
+    recogniser: CatalogueRecogniser, bench: Sequence, enrolled: dict
+) -> tuple[CatalogueThresholds, dict, list[dict]]:
+    """The chosen cut-offs and their figures, and every setting's figures (the trade-off the choice was made on)."""
     frames = [cv2.imdecode(np.frombuffer(s.jpeg, np.uint8), cv2.IMREAD_COLOR) for s in bench]
     best: tuple[tuple, CatalogueThresholds, dict] | None = None
+    tried: list[dict] = []
     for corner in CORNERS:
         proposals = []
         for scene, frame in zip(tqdm(bench, desc=f"corner {corner}", unit="scene"), frames, strict=True):
@@ -59,12 +63,28 @@ def tune(recogniser: CatalogueRecogniser, bench: Sequence, enrolled: dict) -> tu
                 left_out = set(outsiders_of(enrolled[scene.deck], scene))
                 score_catalogue_scene(scene, recogniser.report(found), left_out, score)
             s = summary(score)
+            tried.append({**dataclasses.asdict(t), **s})
             ok = (s["outsiders_accepted"] or 0.0) <= MAX_OUTSIDERS and (s["precision"] or 0.0) >= MIN_PRECISION
             key = (ok, s["recall"] or 0.0, s["precision"] or 0.0)
             if best is None or key > best[0]:
                 best = (key, t, s)
     assert best is not None
-    return best[1], best[2]
+    return best[1], best[2], tried
+
+
+def trade_off(tried: Sequence[dict], floors: Sequence[float] = (0.7, 0.8, 0.9, 0.95)) -> list[str]:
+    """The most cards named at each precision floor, whatever the outsiders: what the outsider bar costs."""
+    lines = []
+    for floor in floors:
+        ok = [t for t in tried if (t["precision"] or 0.0) >= floor]
+        if ok:
+            t = max(ok, key=lambda t: t["recall"] or 0.0)
+            lines.append(
+                f"precision >= {floor:.0%}: recall {t['recall']:.1%}, outsiders accepted "
+                f"{t['outsiders_accepted'] or 0:.1%} of {t['outsiders']} (corner {t['corner']}, "
+                f"score {t['min_score']:.3f}, margin {t['min_margin']}, fit {t['min_alignment']})"
+            )
+    return lines
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -82,9 +102,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     bench, enrolled = catalogue_scenes(args.game, designs, args.scenes, args.seed)
     root = args.models or models_dir()
     recogniser = CatalogueRecogniser(next(iter(enrolled.values())), root, matcher=args.matcher)
-    chosen, figures = tune(recogniser, bench, enrolled)
+    chosen, figures, tried = tune(recogniser, bench, enrolled)
     path = chosen.save(root / thresholds_file(args.game, recogniser.matcher.name))
     print(dataclasses.asdict(chosen), figures)
+    print("\n".join(trade_off(tried)))
     print(path)
     return 0
 
