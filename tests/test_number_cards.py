@@ -83,7 +83,9 @@ def test_the_cli_refuses_a_game_it_cannot_read_with_the_reason(tmp_path: Path, c
 
     picture = tmp_path / "table.png"
     cv2.imwrite(str(picture), np.full((64, 64, 3), 120, np.uint8))
-    assert main(["bench", "vision", "--game", "the-loop", "--pieces", str(tmp_path / "no"), "--out", str(tmp_path)]) != 0
+    assert (
+        main(["bench", "vision", "--game", "the-loop", "--pieces", str(tmp_path / "no"), "--out", str(tmp_path)]) != 0
+    )
     assert "no such folder of the-loop designs" in capsys.readouterr().err
     assert main(["detect", "--game", "loop", "--models", str(tmp_path / "empty"), str(picture)]) != 0
     assert "model file not found" in capsys.readouterr().err
