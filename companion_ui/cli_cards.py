@@ -70,42 +70,44 @@ def cmd_detect(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
-def catalogue_entry(game: str, code: str) -> dict[str, Any] | None:
-    """What the rules engine's catalogue says of a card the camera named (Loot Roll: its kind, price, rarity, slot,
-    survivability, value; The LOOP: an artifact's Origin Era and dimension); None for backs and cards it does not
-    list (The LOOP's Dr. Foo cards, the fight and flight cards)."""
+def catalogue_entries(game: str) -> dict[str, dict[str, Any]]:
+    """What the rules engine's catalogue says of each card the camera may name (Loot Roll: its kind, price, rarity,
+    slot, survivability, value; The LOOP: an artifact's Origin Era and dimension). Backs and cards it does not list
+    (The LOOP's Dr. Foo cards, the fight and flight cards) have none. As JSON values (tuples as lists)."""
+    entries: dict[str, dict[str, Any]] = {}
     if game == "loot-roll":
-        from games.loot_roll.catalogue import Ability, Loot, load_catalogue
+        from games.loot_roll.catalogue import load_catalogue
 
         catalogue = load_catalogue()
-        if not catalogue.knows(code):
-            return None
-        card = catalogue.card(code)
-        kind = "ability" if isinstance(card, Ability) else "loot" if isinstance(card, Loot) else "monster"
-        fields = {
-            "ability": ("name", "price", "text"),
-            "loot": ("name", "rarity", "slot", "survivability", "value", "text"),
-            "monster": ("name", "survivability", "loot", "text"),
-        }[kind]
-        return {"kind": kind, **{f: getattr(card, f) for f in fields}}
-    if game == "the-loop":
+        sections = (
+            ("ability", catalogue.abilities, ("name", "price", "text")),
+            ("loot", catalogue.loot, ("name", "rarity", "slot", "survivability", "value", "text")),
+            ("monster", catalogue.monsters, ("name", "survivability", "loot", "text")),
+        )
+        for kind, cards, fields in sections:
+            for code, card in cards.items():
+                entries[code] = {"kind": kind, **{f: getattr(card, f) for f in fields}}
+    elif game == "the-loop":
         from games.the_loop.catalogue import load_catalogue as load_the_loop
 
-        artifact = load_the_loop().artifacts.get(code)
-        if artifact is None:
-            return None
-        return {"kind": "artifact", "name": artifact.name, "era": artifact.era, "dimension": artifact.dimension}
-    return None
+        for code, artifact in load_the_loop().artifacts.items():
+            entries[code] = {
+                "kind": "artifact",
+                "name": artifact.name,
+                "era": artifact.era,
+                "dimension": artifact.dimension,
+            }
+    return json.loads(json.dumps(entries))
 
 
 def with_entries(result: dict[str, Any], game: str) -> dict[str, Any]:
-    """A picture's detect JSON with each catalogue card's `entry` (`catalogue_entry`) beside its label."""
+    """A picture's detect JSON with each catalogue card's `entry` (`catalogue_entries`) beside its label."""
     if game not in CATALOGUE_GAMES:
         return result
+    entries = catalogue_entries(game)
     for detection in result.get("detections", []):
-        entry = catalogue_entry(game, detection["label"])
-        if entry is not None:
-            detection["entry"] = json.loads(json.dumps(entry))  # tuples as lists, as the JSON will show them
+        if detection["label"] in entries:
+            detection["entry"] = entries[detection["label"]]
     return result
 
 

@@ -53,7 +53,8 @@ def test_a_card_matches_its_own_picture_best_even_with_a_third_of_it_covered() -
         assert int(scores.argmax()) == k
     # cells every card shares weigh nothing: two identical catalogue pictures score the same, and a card matches
     # itself better than a card with the same frame
-    same = match_scores(np.stack([keys[0], keys[0], keys[1]]), keys[:1])[0]
+    cells = keys.cells
+    same = match_scores(np.stack([cells[0], cells[0], cells[1]]), cells[:1])[0]
     assert same[0] == pytest.approx(same[1]) and same[0] > same[2]
 
 

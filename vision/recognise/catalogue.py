@@ -28,6 +28,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, NamedTuple
 
 import cv2
 import numpy as np
@@ -74,11 +75,6 @@ def cards_cells(pictures: np.ndarray) -> np.ndarray:
     cells = cells - cells.mean(axis=2, keepdims=True)
     flat = cells.reshape(n, CELLS, -1)
     return flat / (np.linalg.norm(flat, axis=2, keepdims=True) + 1e-3 * flat.shape[2])
-
-
-def card_cells(picture: np.ndarray) -> np.ndarray:
-    """`cards_cells` of one card: (cells, d)."""
-    return cards_cells(picture[None])[0]
 
 
 def rectify(frame: np.ndarray | Pyramid, quad: np.ndarray, size: tuple[int, int] = CELL_SIZE) -> np.ndarray:
@@ -193,32 +189,37 @@ def catalogue_from_pictures(pictures: dict[str, np.ndarray], game: str, name: st
     return Catalogue(game, name, codes, np.stack(shrunk), source)
 
 
+class CellKeys(NamedTuple):
+    """A catalogue as the cell matcher keeps it: each picture's cells, and the relative score it earns against
+    itself (what a perfect sight of that card scores)."""
+
+    cells: np.ndarray  # (k, cells, d)
+    own: np.ndarray  # (k,)
+
+
 class CellMatcher:
     """Cards compared cell by cell (`match_scores`): no model, the design that needs nothing but the pictures."""
 
     name = "cells"
+    size = CELL_SIZE  # what the crops are cut at
 
-    def __init__(self) -> None:
-        self._own: dict[int, np.ndarray] = {}
+    def keys(self, pictures: np.ndarray) -> CellKeys:
+        cells = cards_cells(np.stack([cv2.resize(p, CELL_SIZE, interpolation=cv2.INTER_AREA) for p in pictures]))
+        return CellKeys(cells, np.maximum(np.diagonal(match_scores(cells, cells)), 1e-3))
 
-    def keys(self, pictures: np.ndarray) -> np.ndarray:
-        return cards_cells(np.stack([cv2.resize(p, CELL_SIZE, interpolation=cv2.INTER_AREA) for p in pictures]))
-
-    def scores(self, catalogue_keys: np.ndarray, crops: np.ndarray) -> np.ndarray:
-        """Each card's relative score (`match_scores`; crops at CELL_SIZE, `rectify`'s default) as a share of the one
-        its own picture earns: 1 for a perfect match whatever the card. A card much like others in its catalogue
-        earns less relative score than a distinctive one even when seen perfectly, so one cut-off for raw scores
-        would ask more of some cards than of others (session 19: clean, whole cards scored 0.24-0.30)."""
-        key = id(catalogue_keys)
-        if key not in self._own:
-            self._own[key] = np.maximum(np.diagonal(match_scores(catalogue_keys, catalogue_keys)), 1e-3)
-        return match_scores(catalogue_keys, cards_cells(crops)) / self._own[key][None, :]
+    def scores(self, catalogue: CellKeys, crops: np.ndarray) -> np.ndarray:
+        """Each card's relative score (`match_scores`) as a share of the one its own picture earns: 1 for a perfect
+        match whatever the card. A card much like others in its catalogue earns less relative score than a
+        distinctive one even when seen perfectly, so one cut-off for raw scores would ask more of some cards than of
+        others (session 19: clean, whole cards scored 0.24-0.30)."""
+        return match_scores(catalogue.cells, cards_cells(crops)) / catalogue.own[None, :]
 
 
 class EmbedderMatcher:
     """Cards compared by a learnt embedding (`vision.train.catalogue_net`): cosine similarity of unit vectors."""
 
     name = "embedder"
+    size = EMBED_SIZE
 
     def __init__(self, path: Path, threads: int = 2) -> None:
         from vision.recognise.models import session
@@ -226,13 +227,14 @@ class EmbedderMatcher:
         self.session = session(path, threads)
 
     def keys(self, pictures: np.ndarray) -> np.ndarray:
+        from vision.recognise.reader import bgr_blob
+
         if not len(pictures):
             return np.zeros((0, 1), np.float32)
-        x = np.ascontiguousarray(pictures[..., ::-1].transpose(0, 3, 1, 2), np.float32) / 255.0
-        return self.session.run(None, {"images": x})[0]
+        return self.session.run(None, {"images": bgr_blob(pictures)})[0]
 
-    def scores(self, catalogue_keys: np.ndarray, crops: np.ndarray) -> np.ndarray:
-        return self.keys(crops) @ catalogue_keys.T
+    def scores(self, catalogue: np.ndarray, crops: np.ndarray) -> np.ndarray:
+        return self.keys(crops) @ catalogue.T
 
 
 def opaque(picture: np.ndarray) -> np.ndarray:
@@ -245,23 +247,15 @@ def opaque(picture: np.ndarray) -> np.ndarray:
     return (picture[..., :3] * alpha + 128.0 * (1.0 - alpha)).astype(np.uint8)
 
 
-def catalogue_pictures_of(folder: Path) -> dict[str, np.ndarray]:
-    """A piece set's cards and their backs (`tabletop synth pieces`, or a player's folder in that layout), each
-    shrunk to EMBED_SIZE."""
+def catalogue_of_piece_set(folder: Path) -> Catalogue:
+    """A piece set's catalogue: its cards and their backs."""
     from vision.synth.pieces import load_piece_set
 
     pieces = load_piece_set(folder)
     cards = [code for code in pieces.codes if pieces.pieces[code].kind == "card"]
     names = sorted({*cards, *(pieces.side(code, False) for code in cards)})
-    return {n: cv2.resize(opaque(pieces.image(n)), EMBED_SIZE, interpolation=cv2.INTER_AREA) for n in names}
-
-
-def catalogue_of_piece_set(folder: Path) -> Catalogue:
-    """A piece set's catalogue (`catalogue_pictures_of`)."""
-    from vision.synth.pieces import load_piece_set
-
-    pieces = load_piece_set(folder)
-    return catalogue_from_pictures(catalogue_pictures_of(folder), pieces.game, pieces.name, str(folder))
+    pictures = {n: opaque(pieces.image(n)) for n in names}
+    return catalogue_from_pictures(pictures, pieces.game, pieces.name, str(folder))
 
 
 @dataclass(frozen=True)
@@ -299,6 +293,13 @@ def clockwise(quad: np.ndarray) -> np.ndarray:
     return q if x1 * y3 - y1 * x3 >= 0 else q[[1, 0, 3, 2]]
 
 
+def edge_outline(start: np.ndarray, end: np.ndarray, off: np.ndarray, short_edge: bool) -> np.ndarray:
+    """The card with an edge from `start` to `end` and its other two corners `off` beyond them, listed clockwise
+    from its short edge (`clockwise`): the given edge first where it is the short one."""
+    quad = np.array([start, end, end + off, start + off], np.float32)
+    return clockwise(quad if short_edge else np.roll(quad, -1, axis=0))
+
+
 TRIPLE_TOLERANCE = 0.1  # a third corner confirms a pair when it lies this share of the card's width from its place
 MAX_PROPOSALS = 400  # outlines matched in a frame at most (best-scored corners' first)
 MAX_CARD_PX = 500.0  # px: no card edge is longer in a 720p frame (the finder is trained on cards up to about 450 px)
@@ -307,8 +308,8 @@ MAX_CARD_PX = 500.0  # px: no card edge is longer in a 720p frame (the finder is
 def triple_quads(points: np.ndarray) -> list[np.ndarray]:
     """Cards outlined by the corner points alone, which the finder places to about 2% of a card's width, where its
     edge directions are far less sure: two points are one edge of a card (its short or its long one, the card on
-    either side), and a third point where that card's next corner must lie confirms it. Each card found once
-    (the same outline from other pairs dropped), listed clockwise from a short edge."""
+    either side), and a third point where that card's next corner must lie confirms it. One card is found from
+    several pairs (`distinct_outlines` keeps one); each is listed clockwise from a short edge."""
     p = np.asarray(points, np.float32).reshape(-1, 2)
     n = len(p)
     if n < 3:
@@ -326,8 +327,7 @@ def triple_quads(points: np.ndarray) -> list[np.ndarray]:
             near = np.linalg.norm(corner[:, None, :] - p[None, :, :], axis=2).min(axis=1)
             width = np.minimum(length, length * across)
             for k in np.nonzero(near < TRIPLE_TOLERANCE * width)[0]:
-                quad = np.array([p[i[k]], p[j[k]], p[j[k]] + other[k], p[i[k]] + other[k]], np.float32)
-                found.append(clockwise(quad if across > 1 else np.roll(quad, -1, axis=0)))
+                found.append(edge_outline(p[i[k]], p[j[k]], other[k], across > 1))
     return found
 
 
@@ -357,9 +357,7 @@ def pair_quads(corners: Sequence[Corner]) -> list[np.ndarray]:
                 if float(normal @ other) < 0:
                     normal = -normal
                 for across in (CARD_ASPECT, 1 / CARD_ASPECT):
-                    off = normal * length[j] * across
-                    quad = np.array([p[i], p[j], p[j] + off, p[i] + off], np.float32)
-                    out.append(clockwise(quad if across > 1 else np.roll(quad, -1, axis=0)))
+                    out.append(edge_outline(p[i], p[j], normal * length[j] * across, across > 1))
     return out
 
 
@@ -383,9 +381,9 @@ def distinct_outlines(quads: Sequence[np.ndarray], limit: int | None = None) -> 
     return [q[k] for k in kept]
 
 
-def corner_quads(corner: Corner, outline: np.ndarray | None = None) -> list[np.ndarray]:
+def corner_outlines(corner: Corner, outline: np.ndarray | None = None) -> list[np.ndarray]:
     """The cards a corner (or its group's outline) may belong to: as its edges say, with the long side stretched to
-    the card's shape, and with its short and long edges the other way round; each both ways up."""
+    the card's shape, and with its short and long edges the other way round."""
     p, a, b = corner.point, corner.a, corner.b
     la, lb = float(np.linalg.norm(a)), float(np.linalg.norm(b))
     shapes = []
@@ -397,10 +395,7 @@ def corner_quads(corner: Corner, outline: np.ndarray | None = None) -> list[np.n
         long_dir = long_ / max(float(np.linalg.norm(long_)), 1e-6)
         tall = long_dir * length * CARD_ASPECT
         shapes.append(clockwise(np.array([p, p + short, p + short + tall, p + tall], np.float32)))
-    out = []
-    for q in shapes:
-        out += [q, np.roll(q, 2, axis=0)]
-    return out  # each shape, then the same turned half round
+    return shapes
 
 
 class CatalogueRecogniser:
@@ -434,7 +429,8 @@ class CatalogueRecogniser:
             self.matcher: CellMatcher | EmbedderMatcher = EmbedderMatcher(embedder, threads)
         else:
             self.matcher = CellMatcher()
-        self._keys: dict[int, np.ndarray] = {}
+        # per catalogue (by id; the catalogue is held beside its keys, so no other can take its id meanwhile)
+        self._keys: dict[int, tuple[Catalogue, Any]] = {}
         self.catalogue = catalogue
         self.calibration = calibration
         self.thresholds = thresholds or CatalogueThresholds.load(
@@ -451,8 +447,8 @@ class CatalogueRecogniser:
         self._catalogue = catalogue
         self.game = catalogue.game
         if id(catalogue) not in self._keys:
-            self._keys[id(catalogue)] = self.matcher.keys(catalogue.pictures)
-        self.catalogue_keys = self._keys[id(catalogue)]
+            self._keys[id(catalogue)] = (catalogue, self.matcher.keys(catalogue.pictures))
+        self.catalogue_keys = self._keys[id(catalogue)][1]
 
     def find(self, frame: np.ndarray, min_score: float | None = None) -> list[Corner]:
         corners = self.finder.find(frame, self.thresholds.corner if min_score is None else min_score)
@@ -462,18 +458,19 @@ class CatalogueRecogniser:
 
     def match(self, frame: np.ndarray, quads: Sequence[np.ndarray]) -> np.ndarray:
         """(n, k): how well the card inside each outline (TL, TR, BR, BL as printed) matches each catalogue card."""
-        size = CELL_SIZE if isinstance(self.matcher, CellMatcher) else EMBED_SIZE
         pyramid = Pyramid(frame)
-        return self.matcher.scores(self.catalogue_keys, np.stack([rectify(pyramid, q, size) for q in quads]))
+        crops = np.stack([rectify(pyramid, q, self.matcher.size) for q in quads])
+        return self.matcher.scores(self.catalogue_keys, crops)
 
     def propose(self, frame: np.ndarray, corners: Sequence[Corner]) -> list[Proposal]:
-        """Every corner's candidate cards, matched; the best of each corner's candidates kept."""
+        """Every outline the corners propose (`distinct_outlines` of them), matched both ways up; the better way
+        kept."""
         from vision.recognise.rectified import card_outline, group_corners
 
         outlines: list[np.ndarray] = []
         for group in group_corners(corners):  # best-scored corners first
             members = [corners[k] for k in group]
-            outlines += corner_quads(members[0], card_outline(members) if len(members) > 1 else None)[::2]
+            outlines += corner_outlines(members[0], card_outline(members) if len(members) > 1 else None)
         ranked = sorted(corners, key=lambda c: -c.score)
         outlines += triple_quads(np.array([c.point for c in ranked], np.float32))
         outlines += pair_quads(ranked)

@@ -19,7 +19,7 @@ import cv2
 import numpy as np
 from tqdm import tqdm
 
-from vision.recognise.catalogue import EMBED_SIZE, catalogue_pictures_of, rectify
+from vision.recognise.catalogue import EMBED_SIZE, catalogue_of_piece_set, rectify
 from vision.train.corner_data import SceneGeometry, stored_scenes
 
 JITTER = 0.03  # card widths: each outline corner moved by about this much (the finder's median point error is 0.02)
@@ -70,9 +70,8 @@ def build(scene_dirs: Sequence[Path], design_roots: Sequence[Path], out: Path, c
         if geometry.deck not in roots:
             continue
         if geometry.deck not in designs:
-            pictures = catalogue_pictures_of(roots[geometry.deck])
-            codes = sorted(pictures)
-            designs[geometry.deck] = (codes, np.stack([pictures[c] for c in codes]))
+            catalogue = catalogue_of_piece_set(roots[geometry.deck])
+            designs[geometry.deck] = (list(catalogue.codes), catalogue.pictures)
         codes = designs[geometry.deck][0]
         image = cv2.imread(str(stem.with_suffix(".jpg")))
         names = list(designs)

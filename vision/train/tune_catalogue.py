@@ -59,7 +59,6 @@ def tune(
             recogniser.thresholds = t
             score = CatalogueScore()
             for scene, found in zip(bench, proposals, strict=True):
-                recogniser.catalogue = enrolled[scene.deck]
                 left_out = set(outsiders_of(enrolled[scene.deck], scene))
                 score_catalogue_scene(scene, recogniser.report(found), left_out, score)
             s = summary(score)
