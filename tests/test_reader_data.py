@@ -33,6 +33,19 @@ def test_flat_crops_through_the_camera_model_are_labelled_with_their_side(tmp_pa
     assert len(illegible) < len(rows) // 3
 
 
+def test_crops_cut_with_the_edges_swapped_show_the_index_on_its_side_and_are_taught_as_no_index(
+    tmp_path: Path,
+) -> None:
+    deck = load_deck(write_deck(tmp_path / "d"))
+    upright = flat_crops(deck, np.random.default_rng(4), 60, [])
+    turned = flat_crops(deck, np.random.default_rng(4), 60, [], swapped=True)
+    assert all(RANK_CLASSES[r[1]] == "none" and r[2] == NO_SUIT for r in turned)
+    assert [r[4] for r in turned] == [r[4] for r in upright]  # the same corners, face or back as they were
+    # the same frames cut the other way round: the crops differ wherever an index is printed
+    indexed = [k for k, r in enumerate(upright) if r[4] == 1 and r[1] >= 0 and RANK_CLASSES[r[1]] != "none"]
+    assert indexed and all(np.abs(upright[k][0].astype(int) - turned[k][0]).mean() > 3 for k in indexed)
+
+
 def test_a_deck_printing_its_index_top_left_only_teaches_no_index_at_the_bottom_right(tmp_path: Path) -> None:
     assert index_corners(write_deck(tmp_path / "plain")) == (0, 2)
     assert index_corners(write_deck(tmp_path / "gnome-tango_nuevo")) == (0,)

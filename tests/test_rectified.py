@@ -34,6 +34,8 @@ from vision.recognise.rectified import (
     group_corners,
     region_frames,
     same_card,
+    turn_sideways,
+    turned_corner,
 )
 
 
@@ -332,6 +334,34 @@ def test_corners_the_card_head_calls_no_cards_are_not_read_and_a_reader_without_
     assert len(assemble_read(corners, Reading(probs, None, face=heads.face), t)) == 2
     # the finder's own score still decides first
     assert assemble_read(corners, heads, RectifiedThresholds(min_card=0.5, corner=0.95)) == []
+
+
+def test_a_corner_read_as_no_index_is_turned_where_the_reader_sees_an_index_the_other_way_round():
+    from vision.recognise.reader import Reading
+
+    quad = rect(100, 100)
+    true = card_corners(quad)[0]
+    swapped = Corner("up", 0.9, true.point, true.b / np.linalg.norm(true.b) * true.width, true.a * 1.4)
+    back = card_corners(rect(400, 100))[0]
+    corners = [swapped, back]
+    reading = Reading(np.vstack([one_hot(NONE)[None], one_hot(NONE)[None]]), None, face=np.array([0.9, 0.1]))
+    turned = [turned_corner(c) for c in corners]
+    # turned, the first shows the seven of hearts; the back's corner still shows nothing
+    other = Reading(np.vstack([one_hot("7H")[None], one_hot(NONE)[None]]), None, face=np.array([0.95, 0.2]))
+    none = READER_CLASSES.index(NONE)
+    rows = np.arange(2)
+    out, read = turn_sideways(corners, reading, rows, turned, other, RectifiedThresholds(sideways=0.2), none)
+    np.testing.assert_allclose(out[0].a, true.a, atol=1e-3)  # the card's own short edge, at its width
+    np.testing.assert_allclose(np.linalg.norm(out[0].b), np.linalg.norm(true.b), atol=1e-3)
+    assert out[1] is back and read.probs[0].argmax() == READER_CLASSES.index("7H") and read.face[0] == 0.95
+    assert read.probs[1].argmax() == none and read.face[1] == 0.1
+    assert [c.label for c in assemble_read(out, read, RectifiedThresholds(sideways=0.2))] == ["7H", "BACK"]
+    # off (the default), or where the first reading already saw an index, nothing is turned
+    kept, same = turn_sideways(corners, reading, rows, turned, other, RectifiedThresholds(), none)
+    assert kept == corners and same is reading
+    seen = Reading(np.vstack([one_hot("2C")[None], one_hot(NONE)[None]]), None)
+    kept, _ = turn_sideways(corners, seen, rows, turned, other, RectifiedThresholds(sideways=0.2), none)
+    assert kept[0] is swapped
 
 
 # ----- enrolment for the rectified reader, without its trained weights ------------------------------------------

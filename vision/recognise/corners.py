@@ -82,6 +82,18 @@ def handedness(a: np.ndarray, b: np.ndarray) -> float:
     return 1.0 if bool(right_handed(a, b)[0]) else -1.0
 
 
+def swapped_edges(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A corner's frame with its short and long edges the other way round, each keeping its own length's place: the
+    new short edge runs along the old long one at the old short one's length (the card's width, which sets the
+    reading scale), and the new long edge along the old short one at the old long one's length. How the finder errs
+    on about one corner in seven (session 19), and how the reader is taught what such a frame shows (session 20)."""
+    a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
+    short, long_ = np.linalg.norm(a, axis=-1, keepdims=True), np.linalg.norm(b, axis=-1, keepdims=True)
+    return (b / np.maximum(long_, 1e-6) * short).astype(np.float32), (a / np.maximum(short, 1e-6) * long_).astype(
+        np.float32
+    )
+
+
 def reading_maps(points: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """(n, 2, 3) affine maps from card-width units (x across along a, y down along b) to frame pixels, one per corner
     (points, a, b each (n, 2)). Both axes are in units of the card's width, so a tall or short deck is read at one

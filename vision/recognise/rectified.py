@@ -11,7 +11,7 @@ its candidates; corners that read as no index at all (pips, court art, a back's 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -21,7 +21,7 @@ import numpy as np
 from vision.recognise.calibration import TableCalibration
 from vision.recognise.corner_reader import CornerFrame, CornerReader
 from vision.recognise.corner_refiner import CornerRefiner
-from vision.recognise.corners import Corner, CornerFinder, handedness, printed_corner
+from vision.recognise.corners import Corner, CornerFinder, handedness, printed_corner, swapped_edges
 from vision.recognise.crops import CORNER_INDEX
 from vision.recognise.finder import quad_bounds
 from vision.recognise.labels import BACK, GAME_LABELS, JOKER, NONE, ONE_OF_EACH, READER_CLASSES
@@ -92,6 +92,9 @@ class RectifiedThresholds(ThresholdFile):
     refine_edges: bool = True
     refine_point: bool = True
     refine_lengths: bool = True
+    # A corner read as showing no index is read again with its short and long edges swapped, and taken that way
+    # round where the reader then sees an index with "none" below this (0: never; `turn_sideways`)
+    sideways: float = 0.0
 
 
 def same_card(i: Corner, j: Corner) -> bool:
@@ -238,13 +241,74 @@ class RectifiedRecogniser:
         """What the reader says of each corner."""
         return self.reader.read(frame, [(c.point, c.a, c.b) for c in corners])
 
+    def turned_where_sideways(
+        self, frame: np.ndarray, corners: Sequence[Corner], reading: Reading
+    ) -> tuple[list[Corner], Reading]:
+        """`turn_sideways` on this frame: only the corners read as showing no index are read again, turned."""
+        t = self.thresholds
+        if t.sideways <= 0 or not len(corners):
+            return list(corners), reading
+        rows = np.flatnonzero(reading.probs[:, self.reader.none_column] >= t.none_reject)
+        turned = [turned_corner(corners[k]) for k in rows]
+        other = self.read_corners(frame, turned)
+        return turn_sideways(corners, reading, rows, turned, other, t, self.reader.none_column)
+
     def recognise(self, frame: np.ndarray) -> list[CardDetection]:
         corners = self.find(frame)
         reading = self.read_corners(frame, corners)
+        corners, reading = self.turned_where_sideways(frame, corners, reading)
         out = assemble_read(corners, reading, self.thresholds, self.classes, self.game in ONE_OF_EACH)
         if self.calibration is not None:
             out = [self.calibration.place(d) for d in out]
         return out
+
+
+def turned_corner(corner: Corner) -> Corner:
+    """The corner with its short and long edges the other way round (`corners.swapped_edges`)."""
+    a, b = swapped_edges(corner.a, corner.b)
+    return replace(corner, a=a, b=b)
+
+
+def turn_sideways(
+    corners: Sequence[Corner],
+    reading: Reading,
+    rows: np.ndarray,
+    turned: Sequence[Corner],
+    other: Reading,
+    t: RectifiedThresholds,
+    none: int,
+) -> tuple[list[Corner], Reading]:
+    """The corners and their reading, each corner `rows[j]` replaced by `turned[j]` (read as `other`'s row j) where
+    it read as showing no index (`none_reject`) and the reader sees an index in it turned, with "none" below
+    `t.sideways` (0: never). The finder swaps the short and long edges of about one found corner in seven; a swapped
+    corner's crop shows its index on its side, which the reader is taught to call no index (session 20)."""
+    out = list(corners)
+    if t.sideways <= 0 or not len(rows):
+        return out, reading
+    take = np.flatnonzero((reading.probs[rows, none] >= t.none_reject) & (other.probs[:, none] < t.sideways))
+    for j in take:
+        out[rows[j]] = turned[j]
+    return out, reading_with_rows(reading, rows[take], other, take)
+
+
+def reading_with_rows(reading: Reading, rows: np.ndarray, other: Reading, picked: np.ndarray) -> Reading:
+    """`reading` with its `rows` replaced by `other`'s rows `picked` (in the same order), every array it has."""
+    if not len(rows):
+        return reading
+
+    def merged(mine: np.ndarray | None, theirs: np.ndarray | None) -> np.ndarray | None:
+        if mine is None or theirs is None:
+            return mine
+        out = mine.copy()
+        out[rows] = theirs[picked]
+        return out
+
+    return Reading(
+        merged(reading.probs, other.probs),  # type: ignore[arg-type]
+        merged(reading.features, other.features),
+        merged(reading.face, other.face),
+        merged(reading.card, other.card),
+    )
 
 
 def assemble_read(

@@ -672,6 +672,18 @@ def _stem(w: float, h: float, top: float, flare: float) -> Primitive:
     return "poly", (*left, *right)
 
 
+def _club_lobe_radius(w: float, head: float, overlap: float) -> float:
+    """The radius of a club's three lobes in a w-wide head: the side lobes touch the sides and the head's foot, the
+    top lobe the head's top, and neighbouring lobes' centres lie `overlap` of a diameter apart. Printed clubs sit near
+    0.8, which keeps the notches between the lobes deep enough to survive a 10 px index; lobes that overlap further
+    round the club into a spade's silhouette (session 20: the earlier fixed lobe size did that at small sizes)."""
+    # (w/2 - r)^2 + (head - 2r)^2 = (2 overlap r)^2, the smaller root
+    a = 5 - 4 * overlap**2
+    b = -(w + 4 * head)
+    c = w**2 / 4 + head**2
+    return float((-b - np.sqrt(max(b * b - 4 * a * c, 0.0))) / (2 * a))
+
+
 def _suit_primitives(suit: str, s: SuitShapes, h: float) -> tuple[float, list[Primitive]]:
     """Vector pieces of one suit symbol of height h: (width, primitives)."""
     if suit == "H":
@@ -693,8 +705,8 @@ def _suit_primitives(suit: str, s: SuitShapes, h: float) -> tuple[float, list[Pr
         head = h * (1 - s.spade_stem)
         return w, [*_heart(w, head, s.spade_lobe, 0.08, flip=True), _stem(w, h, head * 0.7, s.spade_flare)]
     w = s.club_aspect * h
-    r = s.club_lobe * w
     head = h * (1 - s.club_stem)
+    r = _club_lobe_radius(w, head, overlap=0.8 + (s.club_lobe - 0.22) * 1.5)
     side_y = head - r
     middle = (w / 2, (r + side_y) / 2 + r * 0.2, r * 0.55)
     triangle = (w / 2, r, r, side_y, w - r, side_y)

@@ -29,7 +29,7 @@ import cv2
 import numpy as np
 from tqdm import tqdm
 
-from vision.recognise.corners import Corner, CornerFinder, corner_crop, printed_corner
+from vision.recognise.corners import Corner, CornerFinder, corner_crop, printed_corner, swapped_edges
 from vision.recognise.labels import NONE, NUMBER_CLASSES, RANK_CLASSES, VOCABULARIES, head_parts
 from vision.recognise.samples import jitter, seen_corners
 from vision.synth.backgrounds import load_table_textures
@@ -178,10 +178,15 @@ def flat_crops(
     backgrounds: Sequence[np.ndarray],
     camera_model: bool = True,
     fanned: bool = False,
+    swapped: bool = False,
 ) -> list[tuple]:
     """n crops of one deck's cards (or one piece set's), each a corner of a card warped onto a table patch and seen
     through a camera: the scene renderer's own camera model (`camera`) by default, else the older, milder `degrade`.
-    With `fanned`, three crops in ten have the next card of a fan or a cascade lying over this one (`fanned_over`)."""
+    With `fanned`, three crops in ten have the next card of a fan or a cascade lying over this one (`fanned_over`).
+    With `swapped`, every crop is cut along the corner's frame with its short and long edges the other way round
+    (`corners.swapped_edges`), as the finder cuts about one corner in seven, and taught as showing no index: the
+    index lies on its side there, and a reader that says so lets the runtime try the corner the other way
+    (session 20). Until then such crops were left out of training, and the reader read them as anything."""
     labels = labels_for(deck)
     codes = labels.codes
     if not any(labels.region(code, k) for code in codes for k in range(4)):
@@ -211,6 +216,8 @@ def flat_crops(
                 over = fanned_over(rng, quad, k)
             glossy = np.maximum(glossy, paste(canvas, other, unit, over))
         p, a, b = cut_frame(rng, *printed_corner(quad, k))
+        if swapped:
+            a, b = swapped_edges(a, b)
         # the camera's faults applied where the crop is cut, not everywhere
         before = p
         if camera_model:
@@ -221,7 +228,7 @@ def flat_crops(
             canvas = degrade(rng, canvas, width)
         region = labels.region(code, k)
         legible = index_legibility(canvas, img, quad - (before - p), region) if region else 1.0
-        rank, suit = labels.label(code, region is not None, legible)
+        rank, suit = labels.label(code, region is not None and not swapped, legible)
         out.append((corner_crop(canvas, p, a, b), rank, suit, deck.name, int(code != "BACK")))
     return out
 
@@ -421,12 +428,12 @@ def _init(
     _WORKER["backgrounds"] = backgrounds or [t.image for t in load_table_textures()]
 
 
-def _flat_job(args: tuple[int, int, int, bool, bool]) -> list[tuple]:
-    seed, index, n, fanned, camera_model = args
+def _flat_job(args: tuple[int, int, int, bool, bool, bool]) -> list[tuple]:
+    seed, index, n, fanned, camera_model, swapped = args
     rng = np.random.default_rng([seed, index])
     decks: list[Deck] = _WORKER["decks"]  # type: ignore[assignment]
     deck = decks[index % len(decks)]
-    return flat_crops(deck, rng, n, _WORKER["backgrounds"], camera_model, fanned)  # type: ignore[arg-type]
+    return flat_crops(deck, rng, n, _WORKER["backgrounds"], camera_model, fanned, swapped)  # type: ignore[arg-type]
 
 
 def _scene_job(args: tuple[int, str]) -> list[tuple]:
@@ -451,13 +458,15 @@ def build(
     finder_errors: Path | None = None,
     false_corner_finder: tuple[Path, float] | None = None,
     piece_dirs: Sequence[Path] = (),
+    swapped: bool = False,
 ) -> CropSet:
     """Flat crops of every deck of the split in equal shares, plus the crops of the given stored scenes, each cut
     along a frame drawn from `finder_errors` (a `finder_errors` table) when given. With `false_corner_finder`
     (a corner finder's graph and its score floor) the scenes give the finder's false corners instead."""
     bg = [str(s.with_suffix(".jpg")) for s in scenes[:40]]
     chunk = 200
-    jobs = [(seed, i, chunk, fanned, camera_model) for i in range(max(1, n_flat // chunk) if n_flat > 0 else 0)]
+    chunks = max(1, n_flat // chunk) if n_flat > 0 else 0
+    jobs = [(seed, i, chunk, fanned, camera_model, swapped) for i in range(chunks)]
     rows: list[tuple] = []
     with Pool(
         workers,
@@ -532,6 +541,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         help="cut crops along frames erred as in this table (python -m vision.train.finder_errors), not a wobble",
     )
     parser.add_argument(
+        "--swapped",
+        action="store_true",
+        help="cut every flat crop with the corner's short and long edges swapped, taught as showing no index",
+    )
+    parser.add_argument(
         "--join", type=Path, nargs="+", help="write OUT as these crop files joined (nothing is rendered or cut)"
     )
     parser.add_argument(
@@ -565,6 +579,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         args.finder_errors,
         false_corner_source() if args.false_corners else None,
         args.pieces,
+        args.swapped,
     )
     classes = NUMBER_CLASSES if args.pieces and not args.decks else RANK_CLASSES
     ranks = np.bincount(crops.rank[crops.rank >= 0], minlength=len(classes))

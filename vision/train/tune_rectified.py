@@ -41,7 +41,14 @@ from vision.recognise.corners import Corner
 from vision.recognise.labels import ONE_OF_EACH
 from vision.recognise.models import models_dir
 from vision.recognise.reader import Reading
-from vision.recognise.rectified import RectifiedRecogniser, RectifiedThresholds, assemble_read, thresholds_file
+from vision.recognise.rectified import (
+    RectifiedRecogniser,
+    RectifiedThresholds,
+    assemble_read,
+    thresholds_file,
+    turn_sideways,
+    turned_corner,
+)
 
 FLOOR = 0.15  # the lowest corner score in the grid
 UP_GRID = {
@@ -62,6 +69,8 @@ DOWN_GRID = {
 }
 
 
+# how clearly the reader must see an index in a no-index corner turned the other way round (0: never turned)
+SIDEWAYS_GRID = {"sideways": (0.0, 0.05, 0.1, 0.2, 0.35)}
 # how sure the card head must be that a corner is a card's (0: every corner is read, as before it existed)
 CARD_GRID = {"min_card": (0.0, 0.1, 0.2, 0.35, 0.5, 0.65, 0.8)}
 
@@ -72,16 +81,31 @@ class Cached:
     reading: Reading  # theirs, in order: probabilities, and the face and card heads' where the reader has them
     classes: tuple[str, ...]  # the reader's labels (its game's), naming the probabilities' columns
     one_of_each: bool  # whether its game prints each card once (`labels.ONE_OF_EACH`)
+    turned: list[Corner]  # each corner with its edges the other way round (`rectified.turned_corner`)...
+    turned_reading: Reading  # ...and what the reader says of it, for `sideways`
+    none: int  # the probabilities' "none" column
 
 
 def read_all(recogniser: RectifiedRecogniser, frame: np.ndarray) -> Cached:
     corners = recogniser.find(frame, FLOOR)
-    game = recogniser.game
-    return Cached(corners, recogniser.read_corners(frame, corners), recogniser.classes, game in ONE_OF_EACH)
+    turned = [turned_corner(c) for c in corners]
+    return Cached(
+        corners,
+        recogniser.read_corners(frame, corners),
+        recogniser.classes,
+        recogniser.game in ONE_OF_EACH,
+        turned,
+        recogniser.read_corners(frame, turned),
+        recogniser.reader.none_column,
+    )
 
 
 def replay(cached: Cached, t: RectifiedThresholds) -> list:
-    return assemble_read(cached.corners, cached.reading, t, cached.classes, cached.one_of_each)
+    rows = np.arange(len(cached.corners))
+    corners, reading = turn_sideways(
+        cached.corners, cached.reading, rows, cached.turned, cached.turned_reading, t, cached.none
+    )
+    return assemble_read(corners, reading, t, cached.classes, cached.one_of_each)
 
 
 def scores(scenes: Sequence, cache: Sequence[Cached], t: RectifiedThresholds) -> list[SceneScore]:
@@ -182,6 +206,7 @@ def tune(recogniser: RectifiedRecogniser, scenes: Sequence) -> tuple[RectifiedTh
     if card_head:  # which corners are cards' at all decides what both sides' cut-offs see: first, and again last
         chosen, _ = best_of(CARD_GRID, chosen, scenes, cache, both_sides)
     chosen, up = best_of(UP_GRID, chosen, scenes, cache, min_pr("face_up"))
+    chosen, up = best_of(SIDEWAYS_GRID, chosen, scenes, cache, min_pr("face_up"))
     chosen, up = best_of(LABEL_GRID, chosen, scenes, cache, min_pr("face_up"))
     down_grid = DOWN_GRID
     if any(c.reading.face is None for c in cache):  # a reader with no face head: its cut-off is written as off
