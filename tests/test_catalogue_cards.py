@@ -18,6 +18,8 @@ from vision.recognise.catalogue import (
     CellMatcher,
     catalogue_from_pictures,
     clockwise,
+    distinct_fits,
+    distinct_keys,
     enrol_catalogue,
     match_scores,
     rectify,
@@ -56,6 +58,20 @@ def test_a_card_matches_its_own_picture_best_even_with_a_third_of_it_covered() -
     cells = keys.cells
     same = match_scores(np.stack([cells[0], cells[0], cells[1]]), cells[:1])[0]
     assert same[0] == pytest.approx(same[1]) and same[0] > same[2]
+
+
+def test_an_outsider_of_the_same_design_shows_little_of_what_sets_the_named_card_apart() -> None:
+    pictures = _pictures(8, seed=2)
+    catalogue = catalogue_from_pictures({c: pictures[c] for c in list(pictures)[:6]}, "loot-roll", "test")
+    keys = distinct_keys(catalogue.pictures)
+    seen = np.stack([cv2.resize(p, EMBED_SIZE, interpolation=cv2.INTER_AREA) for p in pictures.values()])
+    lit = np.clip(seen.astype(np.float32) * 0.7 + 30, 0, 255).astype(np.uint8)  # dimmer, greyer light
+    named = np.arange(8) % 6  # the last two (outside the catalogue) named as its first two cards
+    own, outsiders = distinct_fits(keys, seen[:6], named[:6]), distinct_fits(keys, seen[6:], named[6:])
+    assert own.min() > 0.95 and distinct_fits(keys, lit[:6], named[:6]).min() > 0.9
+    assert outsiders.max() < 0.5
+    # a card named as another card of the catalogue shows little of that card's own art either
+    assert distinct_fits(keys, seen[:6], (named[:6] + 1) % 6).max() < 0.5
 
 
 def test_a_card_cut_from_a_frame_along_its_outline_comes_back_upright() -> None:

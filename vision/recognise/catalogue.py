@@ -129,6 +129,55 @@ def align(frame: np.ndarray, quad: np.ndarray, picture: np.ndarray) -> tuple[flo
     return float(fit), fitted
 
 
+DISTINCT_SHARE = 0.4  # the share of a picture's pixels, those furthest from the catalogue's mean, its check reads
+
+
+class DistinctKeys(NamedTuple):
+    """A catalogue as the post-fit check keeps it (`distinct_fits`): the pictures' mean, and each picture's own
+    departure from it on the pixels where it departs most."""
+
+    mean: np.ndarray  # (h * w * 3,) the normalised pictures' mean
+    departures: np.ndarray  # (k, h * w * 3) each normalised picture less the mean, zero off its distinct pixels
+
+
+def normalised_cards(cards: np.ndarray) -> np.ndarray:
+    """Cards at EMBED_SIZE ((n, h, w, 3) BGR uint8) as Lab vectors, colour weighed as the cells weigh it, each less
+    its own mean and over its own spread: a change of light or exposure leaves them as they are."""
+    lab = np.stack([cv2.cvtColor(cv2.GaussianBlur(c, (0, 0), 0.7), cv2.COLOR_BGR2LAB) for c in cards]).astype(
+        np.float32
+    )
+    lab[..., 1:] *= COLOUR_WEIGHT
+    flat = lab.reshape(len(cards), -1, 3)
+    flat = flat - flat.mean(axis=1, keepdims=True)
+    flat = flat.reshape(len(cards), -1)
+    return flat / (flat.std(axis=1, keepdims=True) + 1e-3)
+
+
+def distinct_keys(pictures: np.ndarray) -> DistinctKeys:
+    """`DistinctKeys` of a catalogue's pictures (at EMBED_SIZE, as a `Catalogue` keeps them)."""
+    cards = normalised_cards(pictures)
+    mean = cards.mean(axis=0)
+    departures = cards - mean
+    strength = np.abs(departures)
+    cut = np.quantile(strength, 1 - DISTINCT_SHARE, axis=1, keepdims=True)
+    return DistinctKeys(mean, np.where(strength >= cut, departures, 0.0).astype(np.float32))
+
+
+def distinct_fits(keys: DistinctKeys, crops: np.ndarray, named: np.ndarray) -> np.ndarray:
+    """How well each rectified card (crops at EMBED_SIZE, on the outline its picture was fitted to) shows what sets
+    its named picture apart from the rest of the catalogue: the correlation, over that picture's most distinct
+    pixels, of the card's and the picture's departures from the catalogue's mean (1: the picture itself, about 0: a
+    card of the same design with other art). A card outside the catalogue shares its design's frame, text boxes and
+    rarity colours with the cards inside, which the fit and the cell scores reward; only its art and its title set
+    it apart (session 20: the outsiders named in session 19 were such)."""
+    if not len(crops):
+        return np.zeros(0, np.float32)
+    ours = keys.departures[named]
+    seen = (normalised_cards(crops) - keys.mean) * (ours != 0)
+    num = (seen * ours).sum(axis=1)
+    return num / (np.linalg.norm(seen, axis=1) * np.linalg.norm(ours, axis=1) + 1e-6)
+
+
 def match_scores(catalogue_cells: np.ndarray, query_cells: np.ndarray) -> np.ndarray:
     """(n, k): how well each of n rectified cards matches each of k catalogue pictures. Each cell's correlation
     counts by how far it stands above that cell's mean over the catalogue, so cells every card shares (frames, text
@@ -267,6 +316,7 @@ class CatalogueThresholds(ThresholdFile):
     min_margin: float = 0.0  # ... and how far it must stand above the next-best card
     min_alignment: float = 0.8  # ... and how well its picture must fit the frame once moved onto it (`align`)
     align_floor: float = 0.05  # a proposal matching below this on the finder's outline is not worth fitting
+    min_distinct: float = -1.0  # ... and how well it shows what sets its picture apart (`distinct_fits`; -1: off)
 
 
 def thresholds_file(game: str, matcher: str) -> str:
@@ -282,6 +332,7 @@ class Proposal:
     margin: float
     candidates: tuple[tuple[str, float], ...]
     alignment: float = NOT_ALIGNED  # how well its picture fits the frame once moved onto it (`align`)
+    distinct: float = NOT_ALIGNED  # how well it shows what sets its picture apart, once fitted (`distinct_fits`)
 
 
 def clockwise(quad: np.ndarray) -> np.ndarray:
@@ -430,7 +481,7 @@ class CatalogueRecogniser:
         else:
             self.matcher = CellMatcher()
         # per catalogue (by id; the catalogue is held beside its keys, so no other can take its id meanwhile)
-        self._keys: dict[int, tuple[Catalogue, Any]] = {}
+        self._keys: dict[int, tuple[Catalogue, Any, DistinctKeys]] = {}
         self.catalogue = catalogue
         self.calibration = calibration
         self.thresholds = thresholds or CatalogueThresholds.load(
@@ -447,8 +498,9 @@ class CatalogueRecogniser:
         self._catalogue = catalogue
         self.game = catalogue.game
         if id(catalogue) not in self._keys:
-            self._keys[id(catalogue)] = (catalogue, self.matcher.keys(catalogue.pictures))
-        self.catalogue_keys = self._keys[id(catalogue)][1]
+            pictures = catalogue.pictures
+            self._keys[id(catalogue)] = (catalogue, self.matcher.keys(pictures), distinct_keys(pictures))
+        _, self.catalogue_keys, self.distinct_keys = self._keys[id(catalogue)]
 
     def find(self, frame: np.ndarray, min_score: float | None = None) -> list[Corner]:
         corners = self.finder.find(frame, self.thresholds.corner if min_score is None else min_score)
@@ -497,12 +549,16 @@ class CatalogueRecogniser:
             return []
         index = {code: k for k, code in enumerate(self.catalogue.codes)}
         fitted = [align(frame, p.quad, self.catalogue.pictures[index[p.code]]) for p in proposals]
-        scores = self.match(frame, [quad for _fit, quad in fitted])
-        out = []
-        for p, (fit, quad), row in zip(proposals, fitted, scores, strict=True):
-            named = self.ranked(row)
-            out.append(dataclasses.replace(named, quad=quad, alignment=fit) if fit > NOT_ALIGNED else p)
-        return out
+        quads = [quad for _fit, quad in fitted]
+        scores = self.match(frame, quads)
+        named = [self.ranked(row) for row in scores]
+        pyramid = Pyramid(frame)
+        crops = np.stack([rectify(pyramid, q, EMBED_SIZE) for q in quads])
+        distinct = distinct_fits(self.distinct_keys, crops, np.array([index[n.code] for n in named]))
+        return [
+            dataclasses.replace(n, quad=quad, alignment=fit, distinct=float(d)) if fit > NOT_ALIGNED else p
+            for p, (fit, quad), n, d in zip(proposals, fitted, named, distinct, strict=True)
+        ]
 
     def ranked(self, row: np.ndarray, quad: np.ndarray | None = None) -> Proposal:
         """A proposal from one outline's match scores: the best card, its margin over the next, the best three."""
@@ -524,6 +580,8 @@ class CatalogueRecogniser:
         kept: list[Proposal] = []
         for p in sorted(proposals, key=lambda p: (-p.alignment, -p.score)):
             if p.score < t.min_score or p.margin < t.min_margin or p.alignment < t.min_alignment:
+                continue
+            if p.distinct < t.min_distinct:
                 continue
             width = float(np.linalg.norm(p.quad[1] - p.quad[0]))
             centre = p.quad.mean(axis=0)

@@ -35,6 +35,7 @@ MAX_OUTSIDERS = 0.01
 MIN_PRECISION = 0.9
 CORNERS = (0.2, 0.3, 0.4, 0.5)
 ALIGNMENTS = tuple(float(a) for a in np.round(np.arange(0.5, 0.981, 0.04), 2))
+DISTINCTS = (-1.0, 0.2, 0.35, 0.5, 0.6, 0.7, 0.8)  # -1: the post-fit check (`catalogue.distinct_fits`) off
 
 
 def tune(
@@ -53,9 +54,9 @@ def tune(
             proposals.append([p for p in fitted if p.alignment >= ALIGNMENTS[0]])
         scores = sorted({round(p.score, 3) for ps in proposals for p in ps})
         grid_scores = np.quantile(scores, np.linspace(0, 0.9, 10)) if scores else [0.0]
-        grid = itertools.product(grid_scores, (0.0, 0.02), ALIGNMENTS)
-        for min_score, min_margin, min_alignment in grid:
-            t = CatalogueThresholds(corner, float(min_score), min_margin, min_alignment)
+        grid = itertools.product(grid_scores, (0.0, 0.02), ALIGNMENTS, DISTINCTS)
+        for min_score, min_margin, min_alignment, min_distinct in grid:
+            t = CatalogueThresholds(corner, float(min_score), min_margin, min_alignment, min_distinct=min_distinct)
             recogniser.thresholds = t
             score = CatalogueScore()
             for scene, found in zip(bench, proposals, strict=True):
@@ -81,7 +82,8 @@ def trade_off(tried: Sequence[dict], floors: Sequence[float] = (0.7, 0.8, 0.9, 0
             lines.append(
                 f"precision >= {floor:.0%}: recall {t['recall']:.1%}, outsiders accepted "
                 f"{t['outsiders_accepted'] or 0:.1%} of {t['outsiders']} (corner {t['corner']}, "
-                f"score {t['min_score']:.3f}, margin {t['min_margin']}, fit {t['min_alignment']})"
+                f"score {t['min_score']:.3f}, margin {t['min_margin']}, fit {t['min_alignment']}, distinct "
+                f"{t['min_distinct']})"
             )
     return lines
 
