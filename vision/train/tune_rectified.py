@@ -261,6 +261,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--check", type=Path, nargs="+", help="score these model folders instead of tuning")
     parser.add_argument("--stages", action="store_true", help="with --check: the stage bench's figures too")
     parser.add_argument(
+        "--calibration-only",
+        action="store_true",
+        help="keep the models folder's cut-offs and fit only its calibration curves again (after a new reader)",
+    )
+    parser.add_argument(
         "--game",
         default="loot-the-loop",
         choices=("loot-the-loop", *NUMBER_GAMES),
@@ -280,6 +285,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.check:
         for folder in args.check:
             print(check_line(folder, scenes, args.stages and args.game == "loot-the-loop", args.game), flush=True)
+        return 0
+    if args.calibration_only:
+        kept = RectifiedThresholds.load(root / thresholds_file(args.game))
+        recogniser = RectifiedRecogniser(root, thresholds=kept, game=args.game)
+        cache = [read_all(recogniser, cv2.imdecode(np.frombuffer(s.jpeg, np.uint8), cv2.IMREAD_COLOR)) for s in scenes]
+        chosen = fit_calibration(scenes, cache, kept)
+        print(
+            chosen,
+            {"calibration_error_after_fit (in sample)": summarise(scores(scenes, cache, chosen))["calibration"]["ece"]},
+        )
+        print(chosen.save(root / thresholds_file(args.game)))
         return 0
     chosen, summary = tune(RectifiedRecogniser(root, thresholds=RectifiedThresholds(), game=args.game), scenes)
     print(chosen, summary)
