@@ -8,12 +8,12 @@
 #   3. crops cut along frames erred as the trained corner finder errs (vision.train.finder_errors) (to 125 min);
 #   4. only with READER_MINUTES_4 set (e.g. 215): the same with the finder's false corners (on no card) beside them,
 #      which teach a card head: session 16's candidate (models/candidates/s16-reader7), not the shipped reader.
-#   5. (session 20, to READER_MINUTES_5: 170) the same crops beside crops cut with each corner's short and long edges
-#      swapped, taught as no index, which the runtime's turn of no-index corners (`sideways`) relies on. The shipped
-#      reader had 30 more minutes on legibility-labelled crops first (session 15) and 45 here.
+#   5. only with READER_MINUTES_5 set (e.g. 170): the same crops beside crops cut with each corner's short and long
+#      edges swapped, taught as no index, which the runtime's turn of no-index corners (`sideways`) relies on: session
+#      20's candidate (models/candidates/s20-reader9, continued 45 minutes from the shipped reader), not shipped.
 # Every crop is labelled with its index's legibility (vision.synth.legibility): smeared indices teach "unsure".
 # The corner refiner (session 17) is trained after the finder, on patches cut along that finder's own frames.
-# About 5.1 hours in all here: finder 45 min, reader 170 min, refiner 40 min (REFINER_MINUTES), data about 55 min,
+# About 4.2 hours in all here: finder 45 min, reader 125 min, refiner 40 min (REFINER_MINUTES), data about 45 min,
 # thresholds 5 min: over the issue's 4 hours (models/cards-corners.md, "Limits"; the candidate's fourth reader stage
 # adds 90 minutes more, "Session 16").
 set -euo pipefail
@@ -26,7 +26,7 @@ READER_MINUTES_1=${READER_MINUTES_1:-60}
 READER_MINUTES_2=${READER_MINUTES_2:-80}
 READER_MINUTES_3=${READER_MINUTES_3:-125}
 READER_MINUTES_4=${READER_MINUTES_4:-0}
-READER_MINUTES_5=${READER_MINUTES_5:-170}
+READER_MINUTES_5=${READER_MINUTES_5:-0}
 REFINER_MINUTES=${REFINER_MINUTES:-40}
 
 # deck designs: Debian's decks (split by family) and procedural decks (split by font family)
@@ -91,15 +91,17 @@ if [ "$READER_MINUTES_4" != 0 ]; then
   $T -m vision.train.reader_net train --data "$C/debian-train-l.npz" "$C/proc-train-l.npz" "$C/false-train.npz" \
     --val "$C/val-n.npz" --out "$RUN" --minutes "$READER_MINUTES_4"
 fi
-# (session 20) swapped corners taught as no index: the finder swaps the edges of about one corner in seven
-crops proc-swap.npz --decks "$OUT/procdecks" --split train --n 30000 --seed 51 "${E[@]}" --swapped
-crops debian-swap.npz --decks "$OUT/decks" --split train --n 20000 --seed 52 "${E[@]}" --swapped
-crops val-swap.npz --decks "$OUT/decks" "$OUT/procdecks" --split val --n 3000 --seed 53 \
-  --finder-errors "$OUT/finder_errors.npy" --swapped
-[ -f "$C/val-s.npz" ] || $R -m vision.train.reader_data "$C/val-s.npz" --join "$C/val-l.npz" "$C/val-swap.npz"
-$T -m vision.train.reader_net train --data "$C/debian-train-l.npz" "$C/proc-train-l.npz" "$C/debian-train-b.npz" \
-  "$C/proc-train-b.npz" "$C/proc-swap.npz" "$C/debian-swap.npz" --val "$C/val-s.npz" --out "$RUN" \
-  --minutes "$READER_MINUTES_5" --lr 5e-3
+if [ "$READER_MINUTES_5" != 0 ]; then
+  # (session 20) swapped corners taught as no index: the finder swaps the edges of about one corner in seven
+  crops proc-swap.npz --decks "$OUT/procdecks" --split train --n 30000 --seed 51 "${E[@]}" --swapped
+  crops debian-swap.npz --decks "$OUT/decks" --split train --n 20000 --seed 52 "${E[@]}" --swapped
+  crops val-swap.npz --decks "$OUT/decks" "$OUT/procdecks" --split val --n 3000 --seed 53 \
+    --finder-errors "$OUT/finder_errors.npy" --swapped
+  [ -f "$C/val-s.npz" ] || $R -m vision.train.reader_data "$C/val-s.npz" --join "$C/val-l.npz" "$C/val-swap.npz"
+  $T -m vision.train.reader_net train --data "$C/debian-train-l.npz" "$C/proc-train-l.npz" "$C/debian-train-b.npz" \
+    "$C/proc-train-b.npz" "$C/proc-swap.npz" "$C/debian-swap.npz" --val "$C/val-s.npz" --out "$RUN" \
+    --minutes "$READER_MINUTES_5" --lr 5e-3
+fi
 $T -m vision.train.reader_net export --run "$RUN" --onnx models/cards-corner-reader.float.onnx
 # the runtime reads with the 8-bit graph, calibrated on validation crops (2.7x as fast, the same top-1)
 $T -m vision.train.quantise corner-reader --float models/cards-corner-reader.float.onnx --crops "$C/val-l.npz" \
@@ -115,7 +117,7 @@ $T -m vision.train.refiner_net export --run "$OUT/runs/refiner" --onnx models/ca
 $T -m vision.train.quantise corner-refiner --float models/cards-corner-refiner.float.onnx \
   --patches "$OUT/refiner/val" --out models/cards-corner-refiner.onnx
 $R -m vision.train.tune_rectified --decks "$OUT/decks" --procedural "$OUT/procdecks" --scenes 300
-# (session 20) the shipped cut-offs are session 17's with `sideways` 0.05 and calibration curves fitted again
-# (`--calibration-only`): the full tune's face-down choices cost precision on fresh scenes (models/cards-corners.md)
+# (session 20) after a new reader, `--calibration-only` keeps the cut-offs and fits only the calibration curves: the
+# full tune's face-down choices cost precision on fresh scenes (models/cards-corners.md, "Session 20")
 echo "train-cards-v2: models/cards-corners.onnx, cards-corner-reader.onnx (.float.onnx), cards-corner-refiner.onnx"\
   "(.float.onnx), cards-corners-thresholds.json"
