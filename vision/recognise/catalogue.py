@@ -59,16 +59,23 @@ SAME_PLACE = 0.5  # two proposals whose centres lie this many card widths apart 
 CELLS = GRID[0] * GRID[1]
 
 
+def weighted_lab(cards: np.ndarray) -> np.ndarray:
+    """Cards ((n, h, w, 3) BGR uint8) lightly smoothed, in Lab as float32, the colour channels weighed by
+    COLOUR_WEIGHT: what both the cell matcher and the post-fit check compare."""
+    lab = np.stack([cv2.cvtColor(cv2.GaussianBlur(c, (0, 0), 0.7), cv2.COLOR_BGR2LAB) for c in cards]).astype(
+        np.float32
+    )
+    lab[..., 1:] *= COLOUR_WEIGHT
+    return lab
+
+
 def cards_cells(pictures: np.ndarray) -> np.ndarray:
     """Rectified cards ((n, h, w, 3) at CELL_SIZE, BGR uint8) as unit vectors, one per cell, over each cell's Lab
     pixels less their mean: (n, cells, d)."""
     w, h = CELL_SIZE
     if pictures.shape[1:3] != (h, w):
         raise ValueError(f"a rectified card is {w} x {h} px, not {pictures.shape[2]} x {pictures.shape[1]}")
-    lab = np.stack([cv2.cvtColor(cv2.GaussianBlur(p, (0, 0), 0.7), cv2.COLOR_BGR2LAB) for p in pictures]).astype(
-        np.float32
-    )
-    lab[..., 1:] *= COLOUR_WEIGHT
+    lab = weighted_lab(pictures)
     gx, gy = GRID
     n = len(pictures)
     cells = lab.reshape(n, gy, h // gy, gx, w // gx, 3).transpose(0, 1, 3, 2, 4, 5).reshape(n, CELLS, -1, 3)
@@ -143,11 +150,7 @@ class DistinctKeys(NamedTuple):
 def normalised_cards(cards: np.ndarray) -> np.ndarray:
     """Cards at EMBED_SIZE ((n, h, w, 3) BGR uint8) as Lab vectors, colour weighed as the cells weigh it, each less
     its own mean and over its own spread: a change of light or exposure leaves them as they are."""
-    lab = np.stack([cv2.cvtColor(cv2.GaussianBlur(c, (0, 0), 0.7), cv2.COLOR_BGR2LAB) for c in cards]).astype(
-        np.float32
-    )
-    lab[..., 1:] *= COLOUR_WEIGHT
-    flat = lab.reshape(len(cards), -1, 3)
+    flat = weighted_lab(cards).reshape(len(cards), -1, 3)
     flat = flat - flat.mean(axis=1, keepdims=True)
     flat = flat.reshape(len(cards), -1)
     return flat / (flat.std(axis=1, keepdims=True) + 1e-3)
@@ -508,9 +511,9 @@ class CatalogueRecogniser:
             corners = self.refiner.refine(frame, corners, True, True)
         return corners
 
-    def match(self, frame: np.ndarray, quads: Sequence[np.ndarray]) -> np.ndarray:
+    def match(self, frame: np.ndarray | Pyramid, quads: Sequence[np.ndarray]) -> np.ndarray:
         """(n, k): how well the card inside each outline (TL, TR, BR, BL as printed) matches each catalogue card."""
-        pyramid = Pyramid(frame)
+        pyramid = frame if isinstance(frame, Pyramid) else Pyramid(frame)
         crops = np.stack([rectify(pyramid, q, self.matcher.size) for q in quads])
         return self.matcher.scores(self.catalogue_keys, crops)
 
@@ -540,24 +543,29 @@ class CatalogueRecogniser:
                 best[owner[i]] = self.ranked(row, quads[i])
         return list(best.values())
 
-    def aligned(self, frame: np.ndarray, proposals: Sequence[Proposal]) -> list[Proposal]:
+    def aligned(self, frame: np.ndarray, proposals: Sequence[Proposal], distinct: bool | None = None) -> list[Proposal]:
         """Each proposal's outline made exact, then its card named again on it. The matcher's first picture is laid
         over the frame and moved until it fits (`align`): a design's cards share their layout, so the fit finds
         where the card lies even when the picture is not the card's; the relative cell scores (`match_scores`) on
-        the exact outline then say which card it is, far more surely than on the finder's rough outline."""
+        the exact outline then say which card it is, far more surely than on the finder's rough outline. With
+        `distinct` (by default: where the cut-offs use it) each is also checked for what sets its named picture
+        apart (`distinct_fits`); unchecked, its `distinct` stays NOT_ALIGNED."""
         if not proposals:
             return []
         index = {code: k for k, code in enumerate(self.catalogue.codes)}
         fitted = [align(frame, p.quad, self.catalogue.pictures[index[p.code]]) for p in proposals]
         quads = [quad for _fit, quad in fitted]
-        scores = self.match(frame, quads)
-        named = [self.ranked(row) for row in scores]
         pyramid = Pyramid(frame)
-        crops = np.stack([rectify(pyramid, q, EMBED_SIZE) for q in quads])
-        distinct = distinct_fits(self.distinct_keys, crops, np.array([index[n.code] for n in named]))
+        named = [self.ranked(row) for row in self.match(pyramid, quads)]
+        if distinct is None:
+            distinct = self.thresholds.min_distinct > NOT_ALIGNED
+        fits = np.full(len(quads), NOT_ALIGNED, np.float32)
+        if distinct:
+            crops = np.stack([rectify(pyramid, q, EMBED_SIZE) for q in quads])
+            fits = distinct_fits(self.distinct_keys, crops, np.array([index[n.code] for n in named]))
         return [
             dataclasses.replace(n, quad=quad, alignment=fit, distinct=float(d)) if fit > NOT_ALIGNED else p
-            for p, (fit, quad), n, d in zip(proposals, fitted, named, distinct, strict=True)
+            for p, (fit, quad), n, d in zip(proposals, fitted, named, fits, strict=True)
         ]
 
     def ranked(self, row: np.ndarray, quad: np.ndarray | None = None) -> Proposal:

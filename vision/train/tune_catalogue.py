@@ -50,7 +50,9 @@ def tune(
         for scene, frame in zip(tqdm(bench, desc=f"corner {corner}", unit="scene"), frames, strict=True):
             recogniser.catalogue = enrolled[scene.deck]
             found = recogniser.propose(frame, recogniser.find(frame, corner))
-            fitted = recogniser.aligned(frame, [p for p in found if p.score >= CatalogueThresholds.align_floor])
+            fitted = recogniser.aligned(
+                frame, [p for p in found if p.score >= CatalogueThresholds.align_floor], distinct=True
+            )
             proposals.append([p for p in fitted if p.alignment >= ALIGNMENTS[0]])
         scores = sorted({round(p.score, 3) for ps in proposals for p in ps})
         grid_scores = np.quantile(scores, np.linspace(0, 0.9, 10)) if scores else [0.0]

@@ -195,11 +195,16 @@ def fit_calibration(scenes: Sequence, cache: Sequence[Cached], t: RectifiedThres
     )
 
 
-def tune(recogniser: RectifiedRecogniser, scenes: Sequence) -> tuple[RectifiedThresholds, dict]:
-    cache = [
+def read_scenes(recogniser: RectifiedRecogniser, scenes: Sequence) -> list[Cached]:
+    """Every scene read once (`read_all`), for the grids to replay."""
+    return [
         read_all(recogniser, cv2.imdecode(np.frombuffer(s.jpeg, np.uint8), cv2.IMREAD_COLOR))
         for s in tqdm(scenes, desc="read", unit="scene")
     ]
+
+
+def tune(recogniser: RectifiedRecogniser, scenes: Sequence) -> tuple[RectifiedThresholds, dict]:
+    cache = read_scenes(recogniser, scenes)
     # first the temperature, for calibration: the cut-offs compare its beliefs
     chosen, ece = best_of({"temperature": TEMPERATURES}, RectifiedThresholds(), scenes, cache, least_calibration_error)
     card_head = all(c.reading.card is not None for c in cache)
@@ -289,7 +294,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.calibration_only:
         kept = RectifiedThresholds.load(root / thresholds_file(args.game))
         recogniser = RectifiedRecogniser(root, thresholds=kept, game=args.game)
-        cache = [read_all(recogniser, cv2.imdecode(np.frombuffer(s.jpeg, np.uint8), cv2.IMREAD_COLOR)) for s in scenes]
+        cache = read_scenes(recogniser, scenes)
         chosen = fit_calibration(scenes, cache, kept)
         print(
             chosen,
