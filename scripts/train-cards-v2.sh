@@ -8,12 +8,12 @@
 #   3. crops cut along frames erred as the trained corner finder errs (vision.train.finder_errors) (to 125 min);
 #   4. only with READER_MINUTES_4 set (e.g. 215): the same with the finder's false corners (on no card) beside them,
 #      which teach a card head: session 16's candidate (models/candidates/s16-reader7), not the shipped reader.
-#   5. only with READER_MINUTES_5 set (e.g. 170): the same crops beside crops cut with each corner's short and long
-#      edges swapped, taught as no index, which the runtime's turn of no-index corners (`sideways`) relies on: session
-#      20's candidate (models/candidates/s20-reader9, continued 45 minutes from the shipped reader), not shipped.
+#   5. to READER_MINUTES_5 (170 min; 0 skips it): the same crops beside crops cut with each corner's short and long
+#      edges swapped, taught as no index, and procedural decks with notched clubs: session 20's "reader9", shipped
+#      since session 21 (continued 45 minutes from the shipped reader6).
 # Every crop is labelled with its index's legibility (vision.synth.legibility): smeared indices teach "unsure".
 # The corner refiner (session 17) is trained after the finder, on patches cut along that finder's own frames.
-# About 4.2 hours in all here: finder 45 min, reader 125 min, refiner 40 min (REFINER_MINUTES), data about 45 min,
+# About 5.2 hours in all here: finder 45 min, reader 170 min, refiner 40 min (REFINER_MINUTES), data about 65 min,
 # thresholds 5 min: over the issue's 4 hours (models/cards-corners.md, "Limits"; the candidate's fourth reader stage
 # adds 90 minutes more, "Session 16").
 set -euo pipefail
@@ -26,7 +26,7 @@ READER_MINUTES_1=${READER_MINUTES_1:-60}
 READER_MINUTES_2=${READER_MINUTES_2:-80}
 READER_MINUTES_3=${READER_MINUTES_3:-125}
 READER_MINUTES_4=${READER_MINUTES_4:-0}
-READER_MINUTES_5=${READER_MINUTES_5:-0}
+READER_MINUTES_5=${READER_MINUTES_5:-170}
 REFINER_MINUTES=${REFINER_MINUTES:-40}
 
 # deck designs: Debian's decks (split by family) and procedural decks (split by font family)

@@ -185,3 +185,15 @@ def test_load_decks_takes_one_deck_or_a_folder_of_them(tmp_path: Path) -> None:
     (tmp_path / "many" / "broken").mkdir()
     with pytest.raises(DeckError, match="missing AS"):
         load_decks(tmp_path / "many")
+
+
+def test_the_vision_bench_names_a_deck_folder_without_its_test_families(tmp_path: Path, capsys) -> None:
+    """The bench's test split deals whole families over all of Debian's decks: a folder of a few decks leaves it
+    empty, which once ended in numpy's "high <= 0"."""
+    from companion_ui.cli import main
+
+    write_deck(tmp_path / "few" / "a")
+    write_deck(tmp_path / "few" / "b")
+    assert main(["bench", "vision", "--decks", str(tmp_path / "few"), "--scenes", "2", "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "no deck of the test families" in err and "tabletop synth decks --out" in err and "Traceback" not in err

@@ -429,10 +429,15 @@ def per_deck_recall(scenes: Sequence[BenchScene], scores: Sequence[SceneScore]) 
 
 def test_decks(decks_root: Path, split: str = "test") -> list[Path]:
     """The deck directories whose families the fixed family split (seed 0) keeps out of training."""
-    from vision.synth.deckdir import load_decks
+    from vision.synth.deckdir import DeckError, load_decks
     from vision.synth.decks import split_families
 
     decks = split_families(load_decks(decks_root), seed=0)[split]
+    if not decks:  # the fixed split deals whole families, so a folder of a few decks may leave this split empty
+        raise DeckError(
+            f"{decks_root}: no deck of the {split} families here; the split is made over all of Debian's decks, so "
+            f"render them all into it first (tabletop synth decks --out {decks_root})"
+        )
     return [Path(d.path) for d in decks]
 
 

@@ -5,6 +5,13 @@ convolutions are quantised (weights per channel, activations per tensor); softma
 where 8 bits would cost accuracy for no speed. Training environment only (needs the onnx package); the runtime just
 loads the graphs.
 
+Weights are quantised to 7 bits (`reduce_range`). On an x86 CPU without VNNI (AVX2 only: AMD Zen 2 and 3, Intel
+before Ice Lake) ONNX Runtime multiplies 8-bit activations by 8-bit weights with an instruction that adds pairs of
+products into 16 bits and saturates, so a graph with full-range weights reads differently there: session 21 found
+the 8-bit refiner swapping a third of the corners' edges and the 8-bit reader 9 points worse on an AMD EPYC, while
+the same graphs matched their float ones on the VNNI machines they had been measured on. With 7-bit weights no sum
+saturates, and every CPU computes the same result.
+
 - `corner-reader`: the rectified reader (issue 18), calibrated on a validation crop file of `reader_data`. Its
   8-bit graph is the one shipped as `models/cards-corner-reader.onnx`: 2.7x as fast as the float graph on a busy
   frame's 52 corners, and within 0.1 point of its top-1 (session 13). The corner finder is left in float: its
@@ -83,6 +90,7 @@ def quantise(src: Path, dst: Path, input_name: str, blobs: Iterator[np.ndarray])
             quant_format=QuantFormat.QDQ,
             op_types_to_quantize=["Conv"],
             per_channel=True,
+            reduce_range=True,  # 7-bit weights: see the module's docstring
             activation_type=QuantType.QUInt8,
             weight_type=QuantType.QInt8,
         )
