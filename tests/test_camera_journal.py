@@ -61,8 +61,15 @@ def test_a_camera_game_crashed_mid_game_resumes_from_its_journal_and_reads_on_th
     again = resumed.decoder_state()
     assert again["actions"] == told["actions"] and again["deck"] == told["deck"] and again["notes"] == told["notes"]
     follow(resumed, frames[CRASH_AT:], CRASH_AT)
-    assert resumed.decoder_state()["actions"] == whole["actions"], "the resumed game read on as if never stopped"
-    assert len(whole["actions"]) > len(told["actions"])
+    after = resumed.decoder_state()
+    # The resumed game reads on as if never stopped: the same steps, every one told the same way. Only a step both
+    # runs hold unsure may end on another best reading: after a resume the frame loop reads the still table again,
+    # which may tip a near-tie of the beam (session 21: the first move's pile order, 'order 3 1 2' at 0.55 against
+    # 'order 3 2 1', told as the former with a "please check" in both runs).
+    assert after["said_steps"] == whole["said_steps"], "the resumed game told what the uninterrupted one told"
+    assert len(after["steps"]) == len(whole["steps"]) > len(told["steps"])
+    differ = {k for k, (a, b) in enumerate(zip(after["steps"], whole["steps"], strict=True)) if a != b}
+    assert differ <= set(after["unsure_steps"]) & set(whole["unsure_steps"]), (after["steps"], whole["steps"])
     entries, _ = read_entries(journal)
     assert entries[0]["mode"] == "camera" and {e["kind"] for e in entries[1:]} == {"camera"}
 
