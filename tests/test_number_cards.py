@@ -182,18 +182,11 @@ def test_the_shipped_8_bit_number_reader_reads_as_its_float_graph_does(loop_desi
     """As the card reader's test: on a held-out LOOP design's corners, clear and smeared, the 8-bit graph gives the
     float one's top label almost everywhere. Its graph with full 8-bit weights agreed on 94.9% on a CPU without VNNI,
     where ONNX Runtime's 8-bit multiply saturates (session 21); with 7-bit weights, 98.0%."""
-    from vision.recognise.bench_stages import flat_card_view
-    from vision.recognise.corner_reader import CornerReader
-    from vision.recognise.corners import printed_corner
+    from tests.quantised import eight_bit_and_float
     from vision.recognise.models import models_dir
     from vision.recognise.rectified import NUMBER_READER_FILE
 
-    int8 = CornerReader(models_dir() / NUMBER_READER_FILE, game="loop")
-    float_graph = CornerReader(models_dir() / NUMBER_READER_FILE.replace(".onnx", ".float.onnx"), game="loop")
-    crops = []
-    for k, code in enumerate(c for c in loop_design.codes if c != "BACK"):
-        frame, quad = flat_card_view(loop_design.image(code), 70 + (k % 4) * 20, 0.0, (k % 3) * 4, 10.0 * k, k)
-        crops.append(int8.crops(frame, [printed_corner(quad, 0), printed_corner(quad, 2)]))
-    a, b = int8.read_crops(np.concatenate(crops)).probs, float_graph.read_crops(np.concatenate(crops)).probs
+    codes = [c for c in loop_design.codes if c != "BACK"]
+    a, b = eight_bit_and_float(models_dir() / NUMBER_READER_FILE, loop_design, codes, game="loop")
     assert len(a) > 80 and (a.argmax(axis=1) == b.argmax(axis=1)).mean() >= 0.97
     assert np.abs(a - b).max() < 0.3

@@ -298,21 +298,12 @@ def test_the_flat_sweep_reads_a_held_out_deck_clear_and_loses_it_to_heavy_blur(d
 def test_the_shipped_8_bit_reader_reads_as_its_float_graph_does(deck):
     """The runtime reads with an 8-bit graph quantised from the float one beside it (for speed): on a held-out
     deck's corners, clear and smeared, the two must give the same top label almost everywhere."""
-    from vision.recognise.bench_stages import flat_card_view
-    from vision.recognise.corner_reader import CornerReader
-    from vision.recognise.corners import printed_corner
+    from tests.quantised import eight_bit_and_float
     from vision.recognise.models import models_dir
     from vision.recognise.rectified import CORNER_READER_FILE
 
-    int8 = CornerReader(models_dir() / CORNER_READER_FILE)
-    float_graph = CornerReader(models_dir() / CORNER_READER_FILE.replace(".onnx", ".float.onnx"))
-    crops = []
-    for k, code in enumerate(deck.codes):
-        frame, quad = flat_card_view(deck.image(code), 70 + (k % 4) * 20, 0.0, (k % 3) * 4, 10.0 * k, k)
-        crops.append(int8.crops(frame, [printed_corner(quad, 0), printed_corner(quad, 2)]))
-    crops = np.concatenate(crops)
-    a, b = int8.read_crops(crops).probs, float_graph.read_crops(crops).probs
-    assert len(crops) == 2 * len(deck.codes)
+    a, b = eight_bit_and_float(models_dir() / CORNER_READER_FILE, deck, deck.codes)
+    assert len(a) == 2 * len(deck.codes)
     assert (a.argmax(axis=1) == b.argmax(axis=1)).mean() >= 0.97
     assert np.abs(a - b).max() < 0.3  # the same graph, only rounded: no reading turned upside down
 

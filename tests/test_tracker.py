@@ -3,7 +3,6 @@ perfectly placed (but optionally misread) tables from seeded games, including im
 
 from __future__ import annotations
 
-import difflib
 import random
 
 import numpy as np
@@ -12,6 +11,7 @@ import pytest
 from games.loot_the_loop.engine import LootTheLoop
 from games.policies import random_policy
 from tests.tracker_tables import card_quad, illegal_explore, snapshot
+from tracker.bench import matched_actions
 from tracker.decoder import EMIT, PATIENCE, SAY_NOW, Emitter, Hypothesis, alternatives
 from tracker.loot_the_loop import LABELS, LootTheLoopDecoder, Observation, corridor, engine
 from tracker.motion import REGION_CHANGED, MotionGate
@@ -149,7 +149,7 @@ def _decode(cores: list[dict], misread: dict[int, dict[str, str]] | None = None)
 
 
 def _matched(truth: list[str], decoded: list[str]) -> int:
-    return sum(b.size for b in difflib.SequenceMatcher(a=truth, b=decoded, autojunk=False).get_matching_blocks())
+    return len(matched_actions(truth, decoded))
 
 
 def test_clean_tables_decode_to_the_true_actions():

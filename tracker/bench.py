@@ -20,7 +20,7 @@ import difflib
 import gzip
 import json
 import statistics
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -92,6 +92,13 @@ def step_outcomes(events: list[TrackerEvent]) -> dict[int, dict[str, Any]]:
     return steps
 
 
+def matched_actions(true_actions: Sequence[str], decoded: Sequence[str]) -> dict[int, int]:
+    """The decoded actions that match the true ones in the game's order (decoded position -> true position): aligned,
+    so one missed or extra action does not count every later one as wrong."""
+    matcher = difflib.SequenceMatcher(a=list(true_actions), b=list(decoded), autojunk=False)
+    return {block.b + n: block.a + n for block in matcher.get_matching_blocks() for n in range(block.size)}
+
+
 def score_game(
     truth: list[dict],
     result: ReplayResult,
@@ -103,11 +110,7 @@ def score_game(
     """Compare decoded actions with the truth (see the module docstring)."""
     true_actions = [a["action"] for a in truth]
     decoded = [(k, a) for k, step in enumerate(steps_of) for a in step]
-    matcher = difflib.SequenceMatcher(a=true_actions, b=[a for _, a in decoded], autojunk=False)
-    matched: dict[int, int] = {}  # decoded position -> true position
-    for block in matcher.get_matching_blocks():
-        for n in range(block.size):
-            matched[block.b + n] = block.a + n
+    matched = matched_actions(true_actions, [a for _, a in decoded])
     correct = len(matched)
     outcomes = step_outcomes(events)
     silent = 0
