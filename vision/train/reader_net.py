@@ -129,11 +129,11 @@ def to_tensor(x: np.ndarray) -> torch.Tensor:
 
 def augment(x: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
     """Cheap in-batch variety on top of the crops' own: exposure, contrast, a shift of a pixel or two."""
-    n = x.shape[0]
-    gain = 1 + (torch.rand(n, 1, 1, 1, generator=gen) - 0.5) * 0.5
-    bias = (torch.rand(n, 1, 1, 1, generator=gen) - 0.5) * 0.3
+    n, dev = x.shape[0], gen.device
+    gain = 1 + (torch.rand(n, 1, 1, 1, generator=gen, device=dev) - 0.5) * 0.5
+    bias = (torch.rand(n, 1, 1, 1, generator=gen, device=dev) - 0.5) * 0.3
     x = ((x - 0.5) * gain + 0.5 + bias).clamp(0, 1)
-    dx, dy = (int(v) for v in torch.randint(-2, 3, (2,), generator=gen))
+    dx, dy = (int(v) for v in torch.randint(-2, 3, (2,), generator=gen, device=dev))
     return torch.roll(x, shifts=(dy, dx), dims=(2, 3))
 
 
@@ -141,33 +141,35 @@ def soften(x: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
     """The losses of a small or moving card, applied to random parts of the batch: a quarter is shrunk to 35-80%
     and blown up again (a card far from the camera: fewer pixels on the index), a sixth is smeared along a random
     line (motion), a sixth defocused. Most crops are cut from flat cards at a generous size; the camera's frames
-    are smaller and softer (issue 18: the reader read 69% of true crops of cards 60-100 px wide, 98% flat)."""
+    are smaller and softer (issue 18: the reader read 69% of true crops of cards 60-100 px wide, 98% flat).
+    Runs where `gen` lives (the GPU probe, `reader_probe`, draws on the GPU)."""
     n, _, h, w = x.shape
-    roll = torch.rand(n, generator=gen)
+    dev = gen.device
+    roll = torch.rand(n, generator=gen, device=dev)
     out = x.clone()
     small = roll < 0.25
     if small.any():
-        k = float(0.35 + 0.45 * torch.rand(1, generator=gen))
+        k = float(0.35 + 0.45 * torch.rand(1, generator=gen, device=dev))
         part = F.interpolate(x[small], size=(max(4, round(h * k)), max(3, round(w * k))), mode="area")
         out[small] = F.interpolate(part, size=(h, w), mode="bilinear", align_corners=False)
     moving = (roll >= 0.25) & (roll < 0.42)
     if moving.any():
-        length = int(torch.randint(3, 8, (1,), generator=gen))
-        angle = float(torch.rand(1, generator=gen)) * math.pi
+        length = int(torch.randint(3, 8, (1,), generator=gen, device=dev))
+        angle = float(torch.rand(1, generator=gen, device=dev)) * math.pi
         t = torch.linspace(-(length - 1) / 2, (length - 1) / 2, length * 3)
         kernel = torch.zeros(length + 2, length + 2)
         cx = (length + 1) / 2
         kernel[(cx + t * math.sin(angle)).round().long(), (cx + t * math.cos(angle)).round().long()] = 1.0
-        kernel = (kernel / kernel.sum()).expand(3, 1, *kernel.shape)
+        kernel = (kernel / kernel.sum()).expand(3, 1, *kernel.shape).to(x.device)
         pad = (length + 2) // 2
         part = F.pad(x[moving], (pad, pad, pad, pad), mode="replicate")
         out[moving] = F.conv2d(part, kernel, groups=3)[..., :h, :w]
     soft = (roll >= 0.42) & (roll < 0.59)
     if soft.any():
-        sigma = float(0.6 + 0.9 * torch.rand(1, generator=gen))
+        sigma = float(0.6 + 0.9 * torch.rand(1, generator=gen, device=dev))
         r = torch.arange(-3, 4, dtype=torch.float32)
         g = torch.exp(-(r**2) / (2 * sigma * sigma))
-        g = g / g.sum()
+        g = (g / g.sum()).to(x.device)
         part = F.pad(x[soft], (3, 3, 3, 3), mode="replicate")
         part = F.conv2d(part, g.view(1, 1, 1, 7).expand(3, 1, 1, 7), groups=3)
         out[soft] = F.conv2d(part, g.view(1, 1, 7, 1).expand(3, 1, 7, 1), groups=3)
