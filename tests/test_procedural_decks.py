@@ -22,6 +22,7 @@ from vision.synth.procedural import (
     font_split,
     index_box,
     index_boxes,
+    joker_word,
     random_style,
     render_cards,
     style_for,
@@ -133,3 +134,21 @@ def test_vector_clubs_keep_notches_between_their_lobes() -> None:
         head = club[: widest + 1]
         hull = cv2.convexHull(cv2.findNonZero(head))
         assert 1 - head.sum() / cv2.contourArea(hull) > 0.04, f"design {i}: the club's lobes merge"
+
+
+def test_some_jokers_spell_their_word_down_the_index_in_their_own_lettering() -> None:
+    styles = [style_for("train", 0, i) for i in range(240)]
+    words = [joker_word(style) for style in styles]
+    assert 0.1 < np.mean([bool(w) for w in words]) < 0.35
+    assert not any(w for style, w in zip(styles, words, strict=True) if style.beside or style.joker_index == "star")
+    assert {w for style, w in zip(styles, words, strict=True) if style.lettering == "russian" and w} == {"ДЖОКЕР"}
+    assert words == [joker_word(style) for style in styles]  # drawn from the design's own seed
+    style = next(s for s, w in zip(styles, words, strict=True) if w == "ДЖОКЕР")
+    masks = render_cards(style, 300, index_only=True)
+    height, width = masks["JOKER"].shape
+    _, y0, _, y1 = (round(v) for v in index_boxes(style, width, height)[0])
+    ink = (masks["JOKER"][: height // 2, : width // 2] > 0).astype(np.uint8)
+    letters = cv2.connectedComponents(ink)[0] - 1
+    assert letters >= len("ДЖОКЕР")  # one blob a letter, where a "J" and a star make two
+    rows = np.flatnonzero(ink.any(axis=1))
+    assert rows[-1] - rows[0] > 0.7 * (y1 - y0)  # down the whole index, not in the rank's cell alone

@@ -59,6 +59,11 @@ LETTERINGS: dict[str, tuple[str, str, str, str]] = {
     "russian": ("Т", "В", "Д", "К"),
     "numeric-ace": ("1", "J", "Q", "K"),
 }
+# What a joker's index spells where it prints the word, one letter above the next down the index (many real jokers
+# do; session 22 found the reader calling such jokers "none", Cyrillic ones above all). Any lettering not named
+# spells it in Latin letters.
+JOKER_WORDS = {"russian": "ДЖОКЕР"}
+JOKER_WORD_SHARE = {"none": 0.5, "J": 0.25}  # of the designs whose joker index is "none" or "J", these print the word
 LETTERING_WEIGHTS = {"english": 0.65, "german": 0.10, "french": 0.10, "dutch": 0.05, "russian": 0.05}
 LETTERING_WEIGHTS["numeric-ace"] = 0.05
 # Characters every index font must draw besides its lettering: the numbers, H (its cap height and stem set the
@@ -855,6 +860,30 @@ def _blank_face(style: DeckStyle, width: int, height: int, rng: np.random.Genera
     return np.clip(face, 0, 255)
 
 
+def joker_word(style: DeckStyle) -> str:
+    """The word this design's joker index spells down its column ("" for none), drawn from its own seed stream so
+    that every other choice of every design stays as it was (decks drawn before session 22 keep their looks). A
+    lettering whose word the index font cannot draw spells it in Latin letters, which every index font draws."""
+    share = 0.0 if style.beside else JOKER_WORD_SHARE.get(style.joker_index, 0.0)  # a column needs a tall index
+    if np.random.default_rng([style.seed, 7]).random() >= share:
+        return ""
+    word = JOKER_WORDS.get(style.lettering, "JOKER")
+    return word if _renders(style.font, word) else "JOKER"
+
+
+def _word_column(style: DeckStyle, word: str, width: int, height: int, s: int) -> list[_Placed]:
+    """`word` one letter above the next down the index box (rank cell over suit cell), each letter fitted to its share
+    of the box's height: the joker's word takes the place of its rank and suit, as on real jokers."""
+    x0, y0, x1, y1 = index_box(style, width, height)
+    step = (y1 - y0) / len(word)
+    placed = []
+    for k, letter in enumerate(word):
+        box = (x0, y0 + k * step, x1, y0 + (k + 0.85) * step)
+        cw, ch = _cell_px(box, s)
+        placed.append(_place_in(_fit_rank(_label_mask(style, letter, ch), cw, ch), box, s))
+    return placed
+
+
 def _build_assets(style: DeckStyle, card_height: int) -> _Assets:
     s = SUPERSAMPLE
     height = card_height
@@ -876,6 +905,8 @@ def _build_assets(style: DeckStyle, card_height: int) -> _Assets:
         size = min(rank_cw, rank_ch)
         star = _rasterise(size, size, [("poly", tuple(_star(size / 2, size / 2 + 1, size / 2)))])
         joker.append(_place_in(_fit(star, rank_cw, rank_ch), rank_box, s))
+    if word := joker_word(style):
+        joker = _word_column(style, word, width, height, s)
     # pip field: between the index columns, from pip_top to the mirrored bottom
     ix1 = index_box(style, width, height)[2]
     fx0 = round((ix1 + 0.02 * width) * s)
@@ -1241,6 +1272,7 @@ def style_json(style: DeckStyle, card_height: int) -> dict[str, object]:
     """The style as JSON-ready data plus the index boxes as fractions of the picture (detection labels)."""
     width = round(card_height / style.aspect)
     data: dict[str, object] = asdict(style)
+    data["joker_word"] = joker_word(style)
     data["index_boxes"] = [
         [round(x0 / width, 5), round(y0 / card_height, 5), round(x1 / width, 5), round(y1 / card_height, 5)]
         for x0, y0, x1, y1 in index_boxes(style, width, card_height)
