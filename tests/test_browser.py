@@ -77,6 +77,7 @@ def log_texts(page: object) -> list[str]:
     return page.eval_on_selector_all("#log li", "items => items.map(i => i.textContent)")
 
 
+@pytest.mark.long
 def test_demo_page_shows_video_state_announcements_and_takes_a_correction(browser, tmp_path):
     proc, url = start(["demo", "--once"], tmp_path)  # speech on: synthesised by espeak-ng, text on the page
     try:

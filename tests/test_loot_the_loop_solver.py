@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 import games
 from games.loot_the_loop import solver
 from games.loot_the_loop.bench import format_table, play_many, run_bench
@@ -110,6 +112,7 @@ def test_solver_picks_a_legal_pile_order_and_moves():
     assert info("loot-the-loop").policy("solver") is solver.solver_policy
 
 
+@pytest.mark.long
 def test_solver_beats_random_on_seeded_games():
     smart = play_many(solver.solver_policy, 150, seed=500)
     rand = play_many(random_policy, 150, seed=500)

@@ -3,10 +3,13 @@ state fetches) come and go. The full hour is `tabletop bench soak`; its figures 
 
 from __future__ import annotations
 
+import pytest
+
 from companion_ui.cli import main
 from companion_ui.soak import format_summary, run_soak
 
 
+@pytest.mark.long
 def test_eight_pages_are_served_while_the_frame_loop_runs_and_each_gets_the_table_and_its_video() -> None:
     result = run_soak(minutes=0.3, clients=8, phase_s=6.0)
     loaded = [p for p in result["phases"] if p["clients"] == 8]

@@ -41,6 +41,7 @@ def clip(tmp_path_factory):
     return out, actions, move
 
 
+@pytest.mark.long
 def test_replay_decodes_the_moves_ignores_the_hand_and_flags_the_forbidden_move(clip):
     """With the previous recogniser, which this clip was written for; the rectified one (the tracker's since session
     15) still decodes the hand as a move here (the strict xfail below)."""
