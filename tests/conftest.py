@@ -11,3 +11,9 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     worker is left finishing a 90-second test alone at the end (the default suite must stay under 10 minutes)."""
     first = {item.nodeid.split("::")[0] for item in items if item.get_closest_marker("long")}
     items.sort(key=lambda item: item.nodeid.split("::")[0] not in first)
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    """`-m slow` runs one test at a time. Among the slow runs, the companion bench plays the demo in real time and
+    counts the moves it reads live; a worker beside it would take half the CPU it is timed on."""
+    return 0 if config.getoption("markexpr") == "slow" else None
