@@ -897,7 +897,9 @@ def _build_assets(style: DeckStyle, card_height: int) -> _Assets:
         ranks[rank] = _place_in(_fit_rank(_label_mask(style, label, rank_ch), rank_cw, rank_ch), rank_box, s)
     suits = {suit: _place_in(_fit(_suit_mask(style, suit, suit_ch), suit_cw, suit_ch), suit_box, s) for suit in SUITS}
     joker: list[_Placed] = []
-    if style.joker_index == "J":
+    if word := joker_word(style):
+        joker = _word_column(style, word, width, height, s)
+    elif style.joker_index == "J":
         joker.append(_place_in(_fit_rank(_label_mask(style, "J", rank_ch), rank_cw, rank_ch), rank_box, s))
         star = _rasterise(suit_ch, suit_ch, [("poly", tuple(_star(suit_ch / 2, suit_ch / 2 + 1, suit_ch / 2)))])
         joker.append(_place_in(_fit(star, suit_cw, suit_ch), suit_box, s))
@@ -905,8 +907,6 @@ def _build_assets(style: DeckStyle, card_height: int) -> _Assets:
         size = min(rank_cw, rank_ch)
         star = _rasterise(size, size, [("poly", tuple(_star(size / 2, size / 2 + 1, size / 2)))])
         joker.append(_place_in(_fit(star, rank_cw, rank_ch), rank_box, s))
-    if word := joker_word(style):
-        joker = _word_column(style, word, width, height, s)
     # pip field: between the index columns, from pip_top to the mirrored bottom
     ix1 = index_box(style, width, height)[2]
     fx0 = round((ix1 + 0.02 * width) * s)

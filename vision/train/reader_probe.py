@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import time
 from collections.abc import Sequence
@@ -32,6 +31,7 @@ from torch import nn
 from torch.nn import functional as F
 
 from vision.recognise.corners import READ_H, READ_W
+from vision.train.budget import cosine_lr
 from vision.train.reader_data import NO_SUIT, NOT_A_CARD, CropSet
 from vision.train.reader_net import CornerReader, augment, block, rank_loss, side_loss, soften
 
@@ -158,8 +158,7 @@ def train_arm(
     with log.open("w") as out:
         for step in range(1, steps + 1):
             progress = min(1.0, max(step / steps, (time.time() - start - eval_s) / wall_s))
-            for group in opt.param_groups:
-                group["lr"] = lr * min(1.0, step / 300) * 0.5 * (1 + math.cos(math.pi * progress))
+            cosine_lr(opt, lr, step - 1, progress, warmup=300)
             idx = torch.randint(0, n, (batch,), device=device, generator=gen)
             x = augment(soften(train["x"][idx].float() / 255, gen), gen)
             with torch.autocast("cuda", torch.bfloat16, enabled=x.is_cuda):
