@@ -253,6 +253,7 @@ def bench_vision(args: argparse.Namespace) -> int:
                 Path(args.out),
                 baseline_runs=Path(args.baseline) if args.baseline else None,
                 enrol_scenes=args.enrol_scenes,
+                closeups=args.closeups,
                 **common,
             )
         elif game in CATALOGUE_GAMES:
@@ -955,6 +956,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--models", metavar="DIR", help="vision: folder with the ONNX models (default: models/)")
     p.add_argument("--baseline", metavar="RUNS", help="vision: training runs folder, to time ultralytics predict too")
     p.add_argument("--enrol-scenes", type=int, default=200, help="vision: scenes for the enrolment test (0: skip)")
+    p.add_argument("--closeups", type=int, default=60, help="vision: phone close-ups of the held-out decks (0: skip)")
     p.add_argument(
         "--split",
         choices=("test", "val"),

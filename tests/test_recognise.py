@@ -306,6 +306,18 @@ def test_scoring_counts_right_wrong_unknown_and_duplicates():
     assert summary["face_down"]["recall"] == 1.0 and summary["duplicates"] == 1
 
 
+def test_reports_on_no_card_are_counted_unknown_ones_too_but_not_those_on_a_card_that_does_not_count():
+    scene = _scene(_card("QH", 0), _card("2D", 200, index_visible=False), _card("BACK", 300, False))
+    dets = [
+        CardDetection(UNKNOWN, True, 0.2, _quad(500, 0, 563, 88), (500, 0, 563, 88)),  # the cloth
+        CardDetection("AS", True, 0.4, _quad(600, 0, 663, 88), (600, 0, 663, 88)),  # the cloth
+        CardDetection(UNKNOWN, True, 0.2, _quad(200, 0, 263, 88), (200, 0, 263, 88)),  # a card, index hidden
+        CardDetection(UNKNOWN, True, 0.2, _quad(300, 0, 363, 88), (300, 0, 363, 88)),  # a face-down card
+    ]
+    up = summarise([score_scene(scene, dets)])["face_up"]
+    assert up["reports_off_card"] == 2 and up["unknown_reports"] == 3 and up["reported_wrong"] == 1
+
+
 def test_recall_over_legible_cards_leaves_out_the_smeared_ones_but_precision_still_counts_them():
     scene = _scene(_card("QH", 0), _card("7S", 100, legible=False), _card("2D", 200, legible=False))
     dets = [

@@ -240,6 +240,26 @@ def test_the_rectified_recogniser_reads_held_out_cards_and_never_reports_one_twi
     assert right >= 8, f"read {right} of {readable} cards right"
 
 
+CLOSE_UPS = (  # a phone held over the table: cards about 330 and 520 px wide in a 1280 px frame
+    ([CardSpec("QD", True, -20, 0, -15, False), CardSpec("4S", True, 25, 10, 20, False)], 200.0),
+    ([CardSpec("KH", True, 0, 0, 95, False)], 130.0),
+)
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_a_close_up_is_read_as_its_cards_and_nothing_else(deck, seed):
+    """Session 23: a card this large is past the finder's trained sizes, and its pips and art read as small cards
+    (before it: 4S read at 0.46 among six other reports, KH read as 10C beside a BACK and UNKNOWNs). The coarse
+    pass finds it whole, and the fragment rule drops what its face made."""
+    from vision.recognise.load import load_recogniser
+
+    rectified = load_recogniser()
+    for cards, height in CLOSE_UPS:
+        scene = _scene(deck, cards, seed, tilt=10.0, height=height)
+        found = sorted(d.label for d in rectified.recognise(scene.image))
+        assert found == sorted(c.code for c in cards)
+
+
 def test_detect_can_use_either_recogniser_and_says_which_one_an_enrolled_deck_needs(deck, tmp_path, capsys):
     good = tmp_path / "table.png"
     cv2.imwrite(str(good), _scene(deck, ROW, 1).image)
@@ -504,6 +524,23 @@ def test_bench_scenes_rendered_in_one_process_are_of_the_decks_asked_for(deck, t
     first = render_scenes([deck.path], 1, seed=5, workers=1)[0]
     second = render_scenes([grey], 1, seed=5, workers=1)[0]
     assert second.deck == "grey-deck" and second.jpeg != first.jpeg
+
+
+def test_the_close_up_bench_renders_large_cards_and_reads_them_both_ways(deck):
+    """`tabletop bench vision`'s close-ups: a phone held over a few cards, read as shipped and as before session 23
+    (one finder pass, no fragment rule) on the same frames, the shipped thresholds left as they were."""
+    from vision.recognise.bench import closeup_bench, closeup_lines, render_scenes
+    from vision.recognise.load import load_recogniser
+
+    scenes = render_scenes([deck.path], 3, seed=7, workers=1, closeup=True)
+    widths = [c["width_px"] for s in scenes for c in s.cards]
+    assert np.median(widths) > 200  # the table scenes' median is about 97 px
+    rectified = load_recogniser()
+    shipped = rectified.thresholds
+    result = closeup_bench(rectified, scenes)
+    assert rectified.thresholds is shipped and shipped.coarse and shipped.fragments
+    assert result["scenes"] == 3 and {"shipped", "one_scale"} <= result.keys()
+    assert "one scale" in "\n".join(closeup_lines(result))
 
 
 def test_the_tuner_picks_every_cut_off_from_its_grid_and_leaves_a_missing_face_head_off(deck):

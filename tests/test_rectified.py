@@ -4,13 +4,16 @@ decoding, grouping corners into cards, reading regions the tracker names, and tu
 from __future__ import annotations
 
 import itertools
+from dataclasses import replace
 
 import numpy as np
 import pytest
 
 from vision.recognise.corner_reader import card_probs
 from vision.recognise.corners import (
+    COARSE_MIN_WIDTH,
     CORNER_KINDS,
+    FINE_MAX_WIDTH,
     N_OUTPUTS,
     READ_H,
     READ_W,
@@ -21,6 +24,7 @@ from vision.recognise.corners import (
     decode,
     finder_blob,
     handedness,
+    merge_scales,
     printed_corner,
 )
 from vision.recognise.crops import corner_quads
@@ -582,3 +586,48 @@ def test_a_temperature_softens_a_cards_probability_but_never_changes_its_label()
     soft = assemble_corners([card[0], card[2]], both, RectifiedThresholds(min_confidence=0.0, temperature=3.0))
     assert sure[0].label == soft[0].label == "9D"
     assert soft[0].confidence < sure[0].confidence and soft[0].candidates[1][0] == sure[0].candidates[1][0]
+
+
+# ---------------------------------------------------------------------------------------------------- close-ups
+
+
+def test_each_finder_pass_keeps_the_corners_of_the_card_sizes_it_was_trained_for():
+    """A close-up's cards are past the first pass's trained widths and below the coarse pass's for a table view;
+    where both find one corner, the coarse one is dropped."""
+    small, big, both = (
+        card_corners(rect(50, 50, 90, 126)),
+        card_corners(rect(300, 50, 500, 700)),
+        rect(900, 50, 290, 406),
+    )
+    fine = [small[0], big[0], card_corners(both)[0]]  # the first pass misjudges a big card's corner too
+    coarse = [card_corners(rect(52, 51, 92, 128))[0], card_corners(rect(302, 52, 496, 694))[0]]
+    coarse.append(card_corners(both + 3)[0])
+    kept = merge_scales(fine, coarse)
+    widths = sorted(round(c.width) for c in kept)
+    assert widths == [90, 290, 496]  # the small card's and the overlap's from the first pass, the big one's coarse
+    assert FINE_MAX_WIDTH >= COARSE_MIN_WIDTH  # the two passes overlap: no card width is left to neither
+    # widths are compared in the frame the finder saw: a phone photo shrunk by 4 keeps its 500 px card's fine corner
+    assert sorted(round(c.width) for c in merge_scales(fine, [], scale=0.25)) == [90, 290, 500]
+
+
+def test_a_small_card_on_a_surer_larger_card_is_a_piece_of_its_face_and_an_unknown_on_its_face_too():
+    t = RectifiedThresholds(fragments=True)
+    big = card_corners(rect(100, 100, 500, 700))
+    pip = card_corners(rect(300, 350, 90, 126))  # a pip or a court's art, read as a small card
+    corners = [big[0], big[2], pip[0]]
+    probs = np.stack([one_hot("9C"), one_hot("9C"), one_hot("AS", 0.6)])
+    assert [c.label for c in assemble_corners(corners, probs, t)] == ["9C"]
+    assert sorted(c.label for c in assemble_corners(corners, probs, replace(t, fragments=False))) == ["9C", "AS"]
+    # an UNKNOWN made of the card's own corners, misjudged (every corner of it on the named card's face)
+    ghost = Corner("up", 0.9, big[0].point + np.float32([4, 3]), big[0].a * 0.8, big[0].b * 0.6)
+    unsure = np.full(len(READER_CLASSES), 1 / len(READER_CLASSES), np.float32)
+    cards = assemble_corners([big[0], big[2], ghost], np.stack([one_hot("9C"), one_hot("9C"), unsure]), t)
+    assert [c.label for c in cards] == ["9C"]
+
+
+def test_cards_of_one_size_overlapping_in_a_pile_are_all_kept():
+    t = RectifiedThresholds(fragments=True)
+    top, under = card_corners(rect(100, 100)), card_corners(rect(130, 60, angle=8))
+    corners = [top[0], top[2], under[0]]  # the card under shows its top-left index beyond the top card
+    probs = np.stack([one_hot("QH"), one_hot("QH"), one_hot("4D", 0.7)])
+    assert sorted(c.label for c in assemble_corners(corners, probs, t)) == ["4D", "QH"]

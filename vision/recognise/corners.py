@@ -25,6 +25,13 @@ CORNER_KINDS = ("up", "down")  # a face-up card's corner, a face-down card's cor
 # output channels: a corner's heat logit, the logit that it is face down, sub-cell offset (x, y), a (x, y), b (x, y)
 N_OUTPUTS = 2 + 2 + 4
 MAX_SIDE = 1280  # frames are read at most this wide (a phone photo is shrunk): cards then span the trained sizes
+# A phone close-up holds cards wider than any table view (the finder was trained on cards about 30-340 px wide), and
+# its pips and court art then look like small cards' corners. A second, coarse pass sees the frame COARSE times
+# smaller: it finds those cards' corners at a trained scale, for about a sixteenth of the first pass's work.
+COARSE = 4
+FINE_MAX_WIDTH = 340.0  # px of the (shrunk) frame: a first-pass corner wider than this is past the trained zooms
+COARSE_MIN_WIDTH = 240.0  # px of the (shrunk) frame: a coarse corner narrower than this (60 px there) is too small
+SAME_CORNER = 0.15  # a coarse corner within this many card widths of a first-pass one of like width is that corner
 
 # The reader's crop, in units of the card's width from the corner: along a (across the card) and along b (down it).
 # A standard index sits inside x 0.02-0.30, y 0.02-0.48; the margin leaves room for an imprecise corner.
@@ -200,9 +207,10 @@ def frame_scale(shape: Sequence[int], max_side: int = MAX_SIDE) -> float:
     return min(1.0, max_side / max(shape[0], shape[1]))
 
 
-def finder_blob(frame: np.ndarray) -> tuple[np.ndarray, float]:
-    """(1, 3, H, W) float32 RGB 0-1, padded to a multiple of 32, and the scale applied to the frame."""
-    scale = frame_scale(frame.shape)
+def finder_blob(frame: np.ndarray, shrink: float = 1.0) -> tuple[np.ndarray, float]:
+    """(1, 3, H, W) float32 RGB 0-1, padded to a multiple of 32, and the scale applied to the frame (`shrink` times
+    smaller than the frame's reading size)."""
+    scale = frame_scale(frame.shape) / shrink
     if scale < 1.0:
         frame = cv2.resize(frame, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
     h, w = frame.shape[:2]
@@ -243,10 +251,32 @@ class CornerFinder:
             raise ModelError(f"{path}: {channels} output channels, expected {N_OUTPUTS} (a corner finder)")
         self.input_name = self.session.get_inputs()[0].name
 
-    def raw(self, frame: np.ndarray) -> tuple[np.ndarray, float]:
-        blob, scale = finder_blob(frame)
+    def raw(self, frame: np.ndarray, shrink: float = 1.0) -> tuple[np.ndarray, float]:
+        blob, scale = finder_blob(frame, shrink)
         return self.session.run(None, {self.input_name: blob})[0], scale
 
-    def find(self, frame: np.ndarray, min_score: float = 0.3) -> list[Corner]:
+    def find(self, frame: np.ndarray, min_score: float = 0.3, coarse: bool = False) -> list[Corner]:
+        """The corners scoring at least `min_score`, best first; with `coarse`, also those of cards too large for
+        one pass (`merge_scales`). Training data keeps to the first pass: it is what the trained scales describe."""
         output, scale = self.raw(frame)
-        return decode(output, min_score, scale)
+        fine = decode(output, min_score, scale)
+        if not coarse:
+            return fine
+        output, small = self.raw(frame, COARSE)
+        return merge_scales(fine, decode(output, min_score, small), scale)
+
+
+def merge_scales(fine: Sequence[Corner], coarse: Sequence[Corner], scale: float = 1.0) -> list[Corner]:
+    """The corners of both passes that each found at a scale it was trained for (widths in the frame shrunk by
+    `scale`), a coarse corner dropped where the first pass found the same one; best first."""
+    kept = [c for c in fine if c.width * scale <= FINE_MAX_WIDTH]
+    for c in coarse:
+        if c.width * scale < COARSE_MIN_WIDTH:
+            continue
+        if any(
+            np.linalg.norm(f.point - c.point) < SAME_CORNER * c.width and 2 / 3 <= f.width / c.width <= 3 / 2
+            for f in kept
+        ):
+            continue
+        kept.append(c)
+    return sorted(kept, key=lambda c: -c.score)

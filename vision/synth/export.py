@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 from multiprocessing import Pool
 from pathlib import Path
 
@@ -19,12 +20,12 @@ from tqdm import tqdm
 
 from vision.recognise.labels import CARD_CLASSES
 from vision.synth.backgrounds import TableTexture, load_table_textures
-from vision.synth.camera import CARD_H_MM, CARD_W_MM, DEFAULT_IMAGE_SIZE
+from vision.synth.camera import CARD_H_MM, CARD_W_MM, DEFAULT_IMAGE_SIZE, closeup_camera
 from vision.synth.deckdir import BACK, REQUIRED, Deck, load_deck
 from vision.synth.effects import frame_jpeg
 from vision.synth.game_scenes import random_game_spec, solid_classes
 from vision.synth.pieces import PieceSet, as_piece_set
-from vision.synth.scene import ObjectLabel, Scene, random_spec, render_scene
+from vision.synth.scene import ObjectLabel, Scene, SceneSpec, random_spec, render_scene
 
 CLASSES: tuple[str, ...] = CARD_CLASSES  # standard cards: the classes every deck shares
 CLASS_ID = {code: i for i, code in enumerate(CLASSES)}
@@ -33,6 +34,7 @@ KINDS = ("detect", "obb", "cls")
 OBB_MIN_VISIBLE = 0.3  # a card mostly under others has no meaningful oriented box to learn
 CLS_MIN_VISIBLE = 0.9  # crops must show the whole face, or the class is a guess
 CLS_PX_PER_MM = 1.5
+CLOSEUP_CARDS = 4  # at most this many cards under a phone held close
 JPEG_QUALITY = 90  # only for frames rendered with JPEG off; camera frames keep the camera's own bytes
 
 _WORKER: dict[str, object] = {}
@@ -59,18 +61,46 @@ def classes_for(components: Sequence[Components]) -> tuple[str, ...]:
 
 
 def scene_for(
-    index: int, seed: int, decks: Sequence[Components], backgrounds: Sequence[TableTexture], size: tuple[int, int]
+    index: int,
+    seed: int,
+    decks: Sequence[Components],
+    backgrounds: Sequence[TableTexture],
+    size: tuple[int, int],
+    closeup: bool = False,
 ) -> Scene:
+    """Scene `index` of the stream `seed`; `closeup`: a phone held over a few standard cards (CLOSEUP_CARDS)."""
     rng = np.random.default_rng([seed, index])
     deck_index = int(rng.integers(0, len(decks)))
     chosen = decks[deck_index]
-    if isinstance(chosen, PieceSet) and chosen.game != "loot-the-loop":
+    if closeup:
+        spec = closeup_spec(rng, len(decks), len(backgrounds), size, chosen.codes, deck_index)
+    elif isinstance(chosen, PieceSet) and chosen.game != "loot-the-loop":
         spec = random_game_spec(rng, chosen, len(decks), len(backgrounds), size[0], size[1], deck_index)
     else:
         spec = random_spec(
             rng, len(decks), len(backgrounds), size[0], size[1], codes=chosen.codes, deck_index=deck_index
         )
     return render_scene(spec, decks, backgrounds)
+
+
+def closeup_spec(
+    rng: np.random.Generator,
+    n_decks: int,
+    n_backgrounds: int,
+    size: tuple[int, int],
+    codes: Sequence[str],
+    deck_index: int,
+) -> SceneSpec:
+    """A phone held over a few cards: the group moved to where the camera looks, as a player frames a close-up,
+    a hand now and then and no clutter, so what the bench measures there is the cards' scale."""
+    camera = closeup_camera(rng, size[0], size[1])
+    spec = random_spec(
+        rng, n_decks, n_backgrounds, size[0], size[1], codes, CLOSEUP_CARDS, 0.2, deck_index, camera=camera
+    )
+    dx, dy = rng.normal(0.0, 12.0, 2) - np.mean([(c.x_mm, c.y_mm) for c in spec.cards], axis=0)
+    cards = tuple(replace(c, x_mm=c.x_mm + float(dx), y_mm=c.y_mm + float(dy)) for c in spec.cards)
+    hands = tuple(o for o in spec.occluders if o.kind == "hand")
+    return replace(spec, cards=cards, occluders=hands)
 
 
 def detect_lines(scene: Scene, class_id: dict[str, int] = CLASS_ID) -> list[str]:

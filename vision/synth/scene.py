@@ -146,12 +146,14 @@ def random_spec(
     hand_rate: float = 0.4,
     deck_index: int | None = None,
     piece_size_mm: tuple[float, float] = (CARD_W_MM, CARD_H_MM),
+    camera: Camera | None = None,
 ) -> SceneSpec:
     """Cards come in groups (a pile, a fan, a row, a scatter) placed by sampling image points and casting them onto
     the table, so groups land where the camera looks, some straddling the frame edge. Pass `deck_index` and that
     deck's `codes` when decks differ in what they hold (not every design has a joker), and the pieces' printed size
-    when they are not poker cards, so fans and rows are spaced for them."""
-    camera = random_camera(rng, width, height)
+    when they are not poker cards, so fans and rows are spaced for them; `camera` replaces the usual table view
+    (`camera.closeup_camera` for a phone close-up)."""
+    camera = camera or random_camera(rng, width, height)
     n_cards = int(rng.integers(1, max_cards + 1))
     chosen = [str(c) for c in rng.permutation(np.array(codes))[:n_cards]]
     cards: list[CardSpec] = []
