@@ -401,10 +401,10 @@ def assemble_corners(
         )
         widths.append(max(c.width for c in group))
         points.append(np.array([corners[r].point for r in readable]))
-    if t.fragments:
-        out = without_fragments(out, widths, points)
-    faces = out + distinct_backs(plain_faces, out)  # a face's plain corners beside its read ones: by its centre
-    return faces + distinct_backs(backs, faces, seen if t.backs_under_faces else None)
+    plain = distinct_backs(plain_faces, out)  # a face's plain corners beside its read ones: by its centre
+    backs = distinct_backs(backs, out + plain, seen if t.backs_under_faces else None)
+    # a fragment is dropped after it has done its part: the corners of backs lying on it are its card's, too
+    return (without_fragments(out, widths, points) if t.fragments else out) + plain + backs
 
 
 FRAGMENT_RATIO = 1.6  # a face-up "card" this many times narrower than a card it lies on is part of that card's face
