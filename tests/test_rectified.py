@@ -11,9 +11,7 @@ import pytest
 
 from vision.recognise.corner_reader import card_probs
 from vision.recognise.corners import (
-    COARSE_MIN_WIDTH,
     CORNER_KINDS,
-    FINE_MAX_WIDTH,
     N_OUTPUTS,
     READ_H,
     READ_W,
@@ -24,12 +22,12 @@ from vision.recognise.corners import (
     decode,
     finder_blob,
     handedness,
-    merge_scales,
     printed_corner,
 )
 from vision.recognise.crops import corner_quads
+from vision.recognise.finder import quad_bounds
 from vision.recognise.labels import NONE, RANK_CLASSES, READER_CLASSES, SUIT_CLASSES, rank_suit
-from vision.recognise.recogniser import UNKNOWN
+from vision.recognise.recogniser import UNKNOWN, CardDetection
 from vision.recognise.rectified import (
     RectifiedThresholds,
     assemble_corners,
@@ -40,6 +38,7 @@ from vision.recognise.rectified import (
     same_card,
     turn_sideways,
     turned_corner,
+    with_close_ups,
 )
 
 
@@ -591,38 +590,46 @@ def test_a_temperature_softens_a_cards_probability_but_never_changes_its_label()
 # ---------------------------------------------------------------------------------------------------- close-ups
 
 
-def test_each_finder_pass_keeps_the_corners_of_the_card_sizes_it_was_trained_for():
-    """A close-up's cards are past the first pass's trained widths and below the coarse pass's for a table view;
-    where both find one corner, the coarse one is dropped."""
-    small, big, both = (
-        card_corners(rect(50, 50, 90, 126)),
-        card_corners(rect(300, 50, 500, 700)),
-        rect(900, 50, 290, 406),
-    )
-    fine = [small[0], big[0], card_corners(both)[0]]  # the first pass misjudges a big card's corner too
-    coarse = [card_corners(rect(52, 51, 92, 128))[0], card_corners(rect(302, 52, 496, 694))[0]]
-    coarse.append(card_corners(both + 3)[0])
-    kept = merge_scales(fine, coarse)
-    widths = sorted(round(c.width) for c in kept)
-    assert widths == [90, 290, 496]  # the small card's and the overlap's from the first pass, the big one's coarse
-    assert FINE_MAX_WIDTH >= COARSE_MIN_WIDTH  # the two passes overlap: no card width is left to neither
-    # widths are compared in the frame the finder saw: a phone photo shrunk by 4 keeps its 500 px card's fine corner
-    assert sorted(round(c.width) for c in merge_scales(fine, [], scale=0.25)) == [90, 290, 500]
+def test_a_large_card_replaces_the_pieces_its_face_made_and_its_own_index_found_small():
+    """The coarse pass's card, read surely, replaces the unsure small "cards" its pips made and the first pass's
+    reading of its own index (the surer of the two is kept); a card of its size lying across it stays."""
+    big = detection("9C", 0.98, rect(100, 100, 500, 700))
+    pip = detection("AS", 0.6, rect(300, 350, 90, 126))
+    index = detection("9C", 0.9, rect(100, 100, 120, 168))
+    across = detection("4D", 0.99, rect(400, 300, 480, 680))
+    kept = with_close_ups([pip, index, across], [big])
+    assert sorted(d.label for d in kept) == ["4D", "9C"] and any(d is big for d in kept)
+    surer_index = detection("9C", 0.99, rect(100, 100, 120, 168))
+    kept = with_close_ups([pip, surer_index], [big])
+    assert [d.label for d in kept] == ["9C"] and kept[0] is surer_index
 
 
-def test_a_small_card_on_a_surer_larger_card_is_a_piece_of_its_face_and_an_unknown_on_its_face_too():
+def test_a_table_seen_coarse_does_not_hide_its_cards_under_one_large_card():
+    """Seen coarse, a pile of small cards looks like one large one: an UNKNOWN or a back is never taken, and a named
+    one is not where a card on it is read as surely."""
+    cards = [detection("QH", 0.98, rect(100, 100)), detection("BACK", 0.7, rect(250, 120), face_up=False)]
+    for phantom in (
+        detection(UNKNOWN, 0.2, rect(80, 80, 400, 560)),
+        detection("BACK", 0.9, rect(80, 80, 400, 560), face_up=False),
+        detection("7S", 0.98, rect(80, 80, 400, 560)),
+    ):
+        assert with_close_ups(cards, [phantom]) == cards
+
+
+def test_an_unknown_made_of_a_surer_cards_own_corners_is_dropped_and_a_named_one_is_not():
     t = RectifiedThresholds(fragments=True)
-    big = card_corners(rect(100, 100, 500, 700))
-    pip = card_corners(rect(300, 350, 90, 126))  # a pip or a court's art, read as a small card
-    corners = [big[0], big[2], pip[0]]
-    probs = np.stack([one_hot("9C"), one_hot("9C"), one_hot("AS", 0.6)])
-    assert [c.label for c in assemble_corners(corners, probs, t)] == ["9C"]
-    assert sorted(c.label for c in assemble_corners(corners, probs, replace(t, fragments=False))) == ["9C", "AS"]
+    big = card_corners(rect(100, 100, 200, 280))
     # an UNKNOWN made of the card's own corners, misjudged (every corner of it on the named card's face)
     ghost = Corner("up", 0.9, big[0].point + np.float32([4, 3]), big[0].a * 0.8, big[0].b * 0.6)
     unsure = np.full(len(READER_CLASSES), 1 / len(READER_CLASSES), np.float32)
-    cards = assemble_corners([big[0], big[2], ghost], np.stack([one_hot("9C"), one_hot("9C"), unsure]), t)
-    assert [c.label for c in cards] == ["9C"]
+    probs = np.stack([one_hot("9C"), one_hot("9C"), unsure])
+    assert [c.label for c in assemble_corners([big[0], big[2], ghost], probs, t)] == ["9C"]
+    kept = assemble_corners([big[0], big[2], ghost], probs, replace(t, fragments=False))
+    assert sorted(c.label for c in kept) == ["9C", UNKNOWN]
+
+
+def detection(label: str, confidence: float, quad: np.ndarray, face_up: bool = True) -> CardDetection:
+    return CardDetection(label, face_up, confidence, quad, quad_bounds(quad))
 
 
 def test_cards_of_one_size_overlapping_in_a_pile_are_all_kept():

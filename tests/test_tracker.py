@@ -371,3 +371,15 @@ def test_the_corridor_orders_the_deck_from_the_top_card():
     assert places[0][0].best[0] == "7H" and places[2][0].best[0] == BACK
     assert [o.best[0] for o in loose] == ["2D"]
     assert Observation.of(build_snapshot([], LABELS, 0, 0, 1280, 720), top).groups[0] == ({}, [])
+
+
+def test_the_tracker_reads_with_backs_under_faces_off_and_keeps_every_unknown():
+    """Both rules help `tabletop bench vision` and `tabletop detect` and cost the decoder moves (sessions 16, 23):
+    the tracker turns them off on its own copy, the shipped thresholds stay as they are."""
+    from tracker.replay import make_recognise
+    from vision.recognise.load import load_recogniser
+
+    _, read_regions = make_recognise()
+    thresholds = read_regions.__self__.thresholds
+    assert not thresholds.backs_under_faces and not thresholds.fragments and thresholds.coarse
+    assert load_recogniser().thresholds.fragments

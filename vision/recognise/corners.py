@@ -29,9 +29,7 @@ MAX_SIDE = 1280  # frames are read at most this wide (a phone photo is shrunk): 
 # its pips and court art then look like small cards' corners. A second, coarse pass sees the frame COARSE times
 # smaller: it finds those cards' corners at a trained scale, for about a sixteenth of the first pass's work.
 COARSE = 4
-FINE_MAX_WIDTH = 340.0  # px of the (shrunk) frame: a first-pass corner wider than this is past the trained zooms
-COARSE_MIN_WIDTH = 240.0  # px of the (shrunk) frame: a coarse corner narrower than this (60 px there) is too small
-SAME_CORNER = 0.15  # a coarse corner within this many card widths of a first-pass one of like width is that corner
+LARGE_CARD = 240.0  # px of the (shrunk) frame: a coarse corner narrower than this (60 px there) is the first pass's
 
 # The reader's crop, in units of the card's width from the corner: along a (across the card) and along b (down it).
 # A standard index sits inside x 0.02-0.30, y 0.02-0.48; the margin leaves room for an imprecise corner.
@@ -255,28 +253,13 @@ class CornerFinder:
         blob, scale = finder_blob(frame, shrink)
         return self.session.run(None, {self.input_name: blob})[0], scale
 
-    def find(self, frame: np.ndarray, min_score: float = 0.3, coarse: bool = False) -> list[Corner]:
-        """The corners scoring at least `min_score`, best first; with `coarse`, also those of cards too large for
-        one pass (`merge_scales`). Training data keeps to the first pass: it is what the trained scales describe."""
+    def find(self, frame: np.ndarray, min_score: float = 0.3) -> list[Corner]:
         output, scale = self.raw(frame)
-        fine = decode(output, min_score, scale)
-        if not coarse:
-            return fine
-        output, small = self.raw(frame, COARSE)
-        return merge_scales(fine, decode(output, min_score, small), scale)
+        return decode(output, min_score, scale)
 
-
-def merge_scales(fine: Sequence[Corner], coarse: Sequence[Corner], scale: float = 1.0) -> list[Corner]:
-    """The corners of both passes that each found at a scale it was trained for (widths in the frame shrunk by
-    `scale`), a coarse corner dropped where the first pass found the same one; best first."""
-    kept = [c for c in fine if c.width * scale <= FINE_MAX_WIDTH]
-    for c in coarse:
-        if c.width * scale < COARSE_MIN_WIDTH:
-            continue
-        if any(
-            np.linalg.norm(f.point - c.point) < SAME_CORNER * c.width and 2 / 3 <= f.width / c.width <= 3 / 2
-            for f in kept
-        ):
-            continue
-        kept.append(c)
-    return sorted(kept, key=lambda c: -c.score)
+    def find_large(self, frame: np.ndarray, min_score: float = 0.3) -> list[Corner]:
+        """The corners of cards too large for `find` (at least LARGE_CARD px wide in the frame it reads), found in
+        the frame shrunk COARSE times more; best first."""
+        output, scale = self.raw(frame, COARSE)
+        shrink = frame_scale(frame.shape)
+        return [c for c in decode(output, min_score, scale) if c.width * shrink >= LARGE_CARD]

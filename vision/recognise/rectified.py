@@ -96,7 +96,7 @@ class RectifiedThresholds(ThresholdFile):
     # round where the reader then sees an index with "none" below this (0: never; `turn_sideways`)
     sideways: float = 0.0
     # Session 23: the finder also looks at the frame shrunk COARSE times, for cards too large for its one pass (a
-    # phone close-up), and a face-up card that is a piece of a surer one is dropped (`without_fragments`)
+    # phone close-up: `with_close_ups`), and an UNKNOWN made of a surer card's corners is dropped (`without_fragments`)
     coarse: bool = True
     fragments: bool = True
 
@@ -224,11 +224,12 @@ class RectifiedRecogniser:
     def classes(self) -> tuple[str, ...]:
         return self.reader.classes
 
-    def find(self, frame: np.ndarray, min_score: float | None = None) -> list[Corner]:
+    def find(self, frame: np.ndarray, min_score: float | None = None, large: bool = False) -> list[Corner]:
         """The corners the finder scores at least `min_score` (default: the `corner` cut-off), their edges measured
-        again by the refiner where there is one."""
+        again by the refiner where there is one; `large`: those of cards too large for the finder's first pass."""
         t = self.thresholds
-        corners = self.finder.find(frame, t.corner if min_score is None else min_score, t.coarse)
+        score = t.corner if min_score is None else min_score
+        corners = self.finder.find_large(frame, score) if large else self.finder.find(frame, score)
         if self.refiner is not None and t.refine_edges:
             corners = self.refiner.refine(frame, corners, bool(t.refine_point), bool(t.refine_lengths))
         return corners
@@ -257,11 +258,18 @@ class RectifiedRecogniser:
         other = self.read_corners(frame, turned)
         return turn_sideways(corners, reading, rows, turned, other, t, self.reader.none_column)
 
-    def recognise(self, frame: np.ndarray) -> list[CardDetection]:
-        corners = self.find(frame)
+    def cards(self, frame: np.ndarray, corners: Sequence[Corner]) -> list[CardDetection]:
+        """The cards these corners make, as read."""
         reading = self.read_corners(frame, corners)
         corners, reading = self.turned_where_sideways(frame, corners, reading)
-        out = assemble_read(corners, reading, self.thresholds, self.classes, self.game in ONE_OF_EACH)
+        return assemble_read(corners, reading, self.thresholds, self.classes, self.game in ONE_OF_EACH)
+
+    def recognise(self, frame: np.ndarray) -> list[CardDetection]:
+        out = self.cards(frame, self.find(frame))
+        if self.thresholds.coarse:
+            large = self.find(frame, large=True)
+            if large:
+                out = with_close_ups(out, self.cards(frame, large))
         if self.calibration is not None:
             out = [self.calibration.place(d) for d in out]
         return out
@@ -375,7 +383,6 @@ def assemble_corners(
             backs.append(CardDetection(BACK, False, score, quad, quad_bounds(quad)))
             seen.append(np.array([c.point for c in group]))
     out: list[CardDetection] = []
-    widths: list[float] = []
     points: list[np.ndarray] = []  # the corners each face-up card was read by
     for parts in by_label.values():
         readable = [r for _, rows in parts for r in rows]
@@ -399,41 +406,66 @@ def assemble_corners(
                 index_boxes=tuple(quad_bounds(corners[r].region_quad()) for r in readable),
             )
         )
-        widths.append(max(c.width for c in group))
         points.append(np.array([corners[r].point for r in readable]))
     plain = distinct_backs(plain_faces, out)  # a face's plain corners beside its read ones: by its centre
     backs = distinct_backs(backs, out + plain, seen if t.backs_under_faces else None)
     # a fragment is dropped after it has done its part: the corners of backs lying on it are its card's, too
-    return (without_fragments(out, widths, points) if t.fragments else out) + plain + backs
+    return (without_fragments(out, points) if t.fragments else out) + plain + backs
 
 
-FRAGMENT_RATIO = 1.6  # a face-up "card" this many times narrower than a card it lies on is part of that card's face
-
-
-def without_fragments(
-    cards: Sequence[CardDetection], widths: Sequence[float], points: Sequence[np.ndarray]
-) -> list[CardDetection]:
-    """The face-up cards less those that are pieces of another, surer one. A pip, a court's art or the index of a
-    card seen large (a phone close-up) make corners of a small card on the large one's face: one deck's cards are
-    one size, so a card whose centre lies on one at least FRAGMENT_RATIO times wider (`widths`, in order) is such a
-    piece. So is an UNKNOWN every corner of which (`points`: the corners each was read by) lies on another's face:
-    its corners were that card's own, misjudged (session 23, validation scenes: 64 of the 81 UNKNOWNs this drops
-    lay on a card named by another report or on no card). The rule is not applied to named cards: a card under
-    another in a pile shows its index near the top card's edge, and the rule cost 3 points of recall there."""
+def without_fragments(cards: Sequence[CardDetection], points: Sequence[np.ndarray]) -> list[CardDetection]:
+    """The face-up cards less the UNKNOWNs every corner of which (`points`: the corners each was read by, in order)
+    lies on a surer card's face: their corners were that card's own, misjudged (session 23, validation scenes: 64
+    of the 81 UNKNOWNs this drops lay on a card named by another report or on no card). A named card is not dropped
+    so: a card under another in a pile shows its index near the top card's edge, and that cost 3 points of recall."""
     kept = []
     for k, card in enumerate(cards):
-        centre = card.quad.mean(axis=0)
-        if not any(
+        if card.label != UNKNOWN or not any(
             j != k
             and other.confidence >= card.confidence
-            and (
-                (widths[j] >= FRAGMENT_RATIO * widths[k] and inside(centre, other.quad))
-                or (card.label == UNKNOWN and all(inside(p, grown(other.quad, ON_FACE_MARGIN)) for p in points[k]))
-            )
+            and all(inside(p, grown(other.quad, ON_FACE_MARGIN)) for p in points[k])
             for j, other in enumerate(cards)
         ):
             kept.append(card)
     return kept
+
+
+PIECE_RATIO = 1.6  # a first-pass card this many times narrower than a large card it lies on is a piece of it
+
+
+def with_close_ups(cards: Sequence[CardDetection], large: Sequence[CardDetection]) -> list[CardDetection]:
+    """The first pass's cards (`cards`) with the coarse pass's (`large`: cards too large for the first pass, as in a
+    phone close-up) where they explain the frame better. The first pass makes the pips, court art and index of a
+    card seen large into small cards on its face ("pieces", PIECE_RATIO times narrower or more), read unsurely; a
+    table view seen coarse makes a pile or a hand into one large card (an UNKNOWN, or a back that hid the real ones:
+    session 23, the tracker decoded 45 of 120 moves with them). So a large card counts only named (not UNKNOWN, not
+    a back) and surer than every piece on it; the pieces are then dropped, and of it and a first-pass card of its
+    label (its index, found by the first pass) the surer one is kept. Cards of its size lying across it stay."""
+    kept = list(cards)
+    for big in sorted(large, key=lambda d: -d.confidence):
+        if not big.face_up or big.label in (UNKNOWN, BACK):
+            continue
+        width = card_width(big.quad)
+        same = [d for d in kept if d.face_up and d.label == big.label]
+        pieces = [
+            d
+            for d in kept
+            if not any(d is o for o in same)
+            and card_width(d.quad) * PIECE_RATIO <= width
+            and inside(d.quad.mean(axis=0), grown(big.quad, ON_FACE_MARGIN))
+        ]
+        if any(d.confidence >= big.confidence for d in pieces):
+            continue
+        sure = all(big.confidence >= d.confidence for d in same)
+        gone = pieces + (same if sure else [])
+        kept = [d for d in kept if not any(d is o for o in gone)] + ([big] if sure else [])
+    return kept
+
+
+def card_width(quad: np.ndarray) -> float:
+    """A card outline's shorter side."""
+    q = np.asarray(quad, np.float32)
+    return float(np.linalg.norm(np.roll(q, -1, axis=0) - q, axis=1).min())
 
 
 def calibrated(ranked: np.ndarray, curve: Sequence[float]) -> np.ndarray:
