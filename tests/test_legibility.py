@@ -77,3 +77,11 @@ def test_regions_mirror_the_top_left_box_into_each_corner() -> None:
     assert np.allclose(corner_region(2), (0.82, 0.75, 1.0, 1.0))
     assert np.allclose(corner_region(1), (0.82, 0.0, 1.0, 0.25))
     assert np.allclose(corner_region(3), (0.0, 0.75, 0.18, 1.0))
+
+
+def test_only_the_courts_of_a_deck_that_prints_no_rank_there_have_an_unnamed_rank() -> None:
+    from vision.synth.legibility import COURTS_WITHOUT_RANK, rank_printed
+
+    (guyenne,) = COURTS_WITHOUT_RANK
+    assert [rank_printed(guyenne, c) for c in ("JS", "QH", "KD", "JOKER", "7D", "AS")] == [0, 0, 0, 1, 1, 1]
+    assert all(rank_printed("gnome-paris", c) for c in ("JS", "QH", "KD"))

@@ -228,3 +228,19 @@ def test_decks_without_a_joker_never_get_one_drawn(tmp_path) -> None:
     ]
     assert len(codes) > 12, "the scenes must hold cards"
     assert "JOKER" not in codes
+
+
+def test_a_court_of_a_deck_that_prints_no_rank_in_its_corners_is_labelled_illegible(deck):
+    """Guyenne's courts show a suit pip in the corner and no rank letter (session 22): no reader can name them from
+    there, so the labeller measures their indices as illegible; its number cards, and another deck's courts, stay
+    legible."""
+    from dataclasses import replace
+
+    from vision.synth.legibility import COURTS_WITHOUT_RANK, is_legible
+    from vision.synth.pieces import from_deck
+
+    cards = [_card(-40.0, 0.0, code="KD"), _card(40.0, 0.0, code="7D")]
+    for name, court_legible in ((deck.name, True), (next(iter(COURTS_WITHOUT_RANK)), False)):
+        scene = render_scene(fixed_spec(cards), [replace(from_deck(deck), name=name)])
+        legible = {o.code: any(is_legible(c.legibility) for c in o.corners if c.visible) for o in scene.cards()}
+        assert legible == {"KD": court_legible, "7D": True}

@@ -26,6 +26,10 @@ import numpy as np
 from vision.synth.pieces import STANDARD_INDEX
 
 LEGIBLE = 0.6
+# Decks whose courts print no rank in the corner, only a suit pip (looked at, card by card: session 22 found the
+# reader could name none of Guyenne's 60 legible court crops, and called 55 of them "no index"): a court's corner
+# there says "a court of this suit", never which, so the labellers measure its index as not legible
+COURTS_WITHOUT_RANK = frozenset({"gnome-guyenne-classic"})
 READ_PX_PER_WIDTH = 100.0  # the reader's crops are cut at about this many pixels per card width
 BAND = (0.7, 2.5)  # difference-of-Gaussians sigmas, reader pixels: an index stroke is 2-5 px wide there
 
@@ -38,6 +42,11 @@ def corner_region(k: int, top_left: Region = STANDARD_INDEX[0]) -> Region:
     xs = (x0, x1) if k in (0, 3) else (1 - x1, 1 - x0)
     ys = (y0, y1) if k in (0, 1) else (1 - y1, 1 - y0)
     return xs[0], ys[0], xs[1], ys[1]
+
+
+def rank_printed(deck: str, code: str) -> bool:
+    """Whether the corner index of card `code` (QH, JOKER, ...) of deck `deck` names its rank."""
+    return not (deck in COURTS_WITHOUT_RANK and code[:1] in "JQK" and code != "JOKER")
 
 
 def is_legible(legibility: float | None) -> bool:

@@ -29,7 +29,7 @@ from vision.synth.camera import (
 )
 from vision.synth.deckdir import FACE_CODES, Deck
 from vision.synth.effects import EffectParams, cast_shadow, finish, random_effects
-from vision.synth.legibility import index_legibility
+from vision.synth.legibility import index_legibility, rank_printed
 from vision.synth.occluders import OBJECT_KINDS, OccluderSpec, Patch, random_occluder, render_occluder
 from vision.synth.pieces import PieceSet, as_piece_set
 from vision.synth.solids import DIE_SIDES, SolidRender, SolidSpec, render_shadow, render_solid
@@ -552,7 +552,9 @@ def label_objects(
             if image is not None and face_up and any(c.visible_fraction > 0 for c in corners):
                 shows = ids == z + 1  # once per card: a whole frame's comparison
                 for corner, region in zip(corners, pieces.pieces[side].index, strict=True):
-                    if corner.visible_fraction > 0:
+                    if corner.visible_fraction > 0 and not rank_printed(pieces.name, side):
+                        corner.legibility = 0.0
+                    elif corner.visible_fraction > 0:
                         corner.legibility = round(index_legibility(image, pieces.image(side), quad, region, shows), 3)
             code = pieces.label(side)
             pose = (source.x_mm, source.y_mm, source.rotation_deg)

@@ -35,7 +35,7 @@ from vision.recognise.samples import jitter, seen_corners
 from vision.synth.backgrounds import load_table_textures
 from vision.synth.deckdir import Deck, load_decks
 from vision.synth.effects import finish, random_effects
-from vision.synth.legibility import Region, corner_region, index_legibility, is_legible
+from vision.synth.legibility import Region, corner_region, index_legibility, is_legible, rank_printed
 from vision.synth.pieces import PieceSet
 from vision.train.corner_data import SceneGeometry, decks_of_split, pieces_of_split, stored_scenes
 from vision.train.finder_errors import apply_error
@@ -228,6 +228,7 @@ def flat_crops(
             canvas = degrade(rng, canvas, width)
         region = labels.region(code, k)
         legible = index_legibility(canvas, img, quad - (before - p), region) if region else 1.0
+        legible = legible if rank_printed(deck.name, code) else 0.0
         rank, suit = labels.label(code, region is not None and not swapped, legible)
         out.append((corner_crop(canvas, p, a, b), rank, suit, deck.name, int(code != "BACK")))
     return out
@@ -369,6 +370,7 @@ def scene_crops(stem: Path, rng: np.random.Generator, decks: Mapping[str, Deck])
             legible = 1.0
             if has_index and deck is not None and code in deck.codes:
                 legible = index_legibility(image, deck.image(code), g.quads[n], corner_region(k))
+                legible = legible if rank_printed(deck.name, code) else 0.0
             rank, suit = label_of(code if g.face_up[n] else "BACK", has_index, legible)
             out.append((corner_crop(image, p, a, b), rank, suit, "scene", int(bool(g.face_up[n]))))
     return out
