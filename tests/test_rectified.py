@@ -120,6 +120,11 @@ def test_decode_reads_a_peak_with_its_offset_and_edges():
     assert c.kind == "up"
     assert np.allclose(c.point, np.array([x + 0.25, y + 0.75]) * STRIDE / 0.5)
     assert np.allclose(c.a, [160.0, 0.0]) and np.allclose(c.b, [0.0, 224.0])
+    # a second, weaker peak of a narrower card: best first, and left out below a width floor (the coarse pass's)
+    out[0, 0, 30, 10] = 1.0
+    out[0, k + 2 :, 30, 10] = np.array([40.0, 0.0, 0.0, 56.0]) / REG_SCALE
+    assert [round(c.width) for c in decode(out, 0.5, scale=0.5)] == [160, 80]
+    assert [round(c.width) for c in decode(out, 0.5, scale=0.5, min_width=100.0)] == [160]
 
 
 def test_finder_blob_pads_to_a_multiple_of_32_and_shrinks_big_photos():
