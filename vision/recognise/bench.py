@@ -29,7 +29,7 @@ import numpy as np
 
 from vision.recognise.labels import BACK, CARD_CLASSES
 from vision.recognise.recogniser import UNKNOWN, CardDetection, Recogniser
-from vision.recognise.rectified import grown, inside
+from vision.recognise.rectified import card_width, grown, inside
 from vision.synth.legibility import is_legible
 
 BACK_MIN_VISIBLE = 0.3
@@ -63,7 +63,6 @@ def _scene_job(args: tuple[int, int, list[Path], bool]) -> BenchScene:
     cards = []
     for obj in scene.cards():
         quad = np.array(obj.quad, np.float32)
-        sides = np.linalg.norm(np.roll(quad, -1, axis=0) - quad, axis=1)
         cards.append(
             {
                 "code": obj.code,
@@ -73,7 +72,7 @@ def _scene_job(args: tuple[int, int, list[Path], bool]) -> BenchScene:
                 "visible_fraction": obj.visible_fraction,
                 "index_visible": any(c.visible for c in obj.corners),
                 "index_legible": any(c.visible and is_legible(c.legibility) for c in obj.corners),
-                "width_px": float(sides.min()),
+                "width_px": card_width(quad),
                 "corner_visible": list(obj.corner_visible),
                 "index_fraction": [c.visible_fraction for c in obj.corners],
                 "index_legibility": [c.legibility for c in obj.corners],

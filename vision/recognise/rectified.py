@@ -418,12 +418,11 @@ def without_fragments(cards: Sequence[CardDetection], points: Sequence[np.ndarra
     lies on a surer card's face: their corners were that card's own, misjudged (session 23, validation scenes: 64
     of the 81 UNKNOWNs this drops lay on a card named by another report or on no card). A named card is not dropped
     so: a card under another in a pile shows its index near the top card's edge, and that cost 3 points of recall."""
+    faces = [grown(card.quad, ON_FACE_MARGIN) for card in cards]
     kept = []
     for k, card in enumerate(cards):
         if card.label != UNKNOWN or not any(
-            j != k
-            and other.confidence >= card.confidence
-            and all(inside(p, grown(other.quad, ON_FACE_MARGIN)) for p in points[k])
+            j != k and other.confidence >= card.confidence and all(inside(p, faces[j]) for p in points[k])
             for j, other in enumerate(cards)
         ):
             kept.append(card)
@@ -446,19 +445,20 @@ def with_close_ups(cards: Sequence[CardDetection], large: Sequence[CardDetection
         if not big.face_up or big.label in (UNKNOWN, BACK):
             continue
         width = card_width(big.quad)
+        face = grown(big.quad, ON_FACE_MARGIN)
         same = [d for d in kept if d.face_up and d.label == big.label]
         pieces = [
             d
             for d in kept
-            if not any(d is o for o in same)
+            if not (d.face_up and d.label == big.label)
             and card_width(d.quad) * PIECE_RATIO <= width
-            and inside(d.quad.mean(axis=0), grown(big.quad, ON_FACE_MARGIN))
+            and inside(d.quad.mean(axis=0), face)
         ]
         if any(d.confidence >= big.confidence for d in pieces):
             continue
         sure = all(big.confidence >= d.confidence for d in same)
-        gone = pieces + (same if sure else [])
-        kept = [d for d in kept if not any(d is o for o in gone)] + ([big] if sure else [])
+        gone = {id(d) for d in pieces + (same if sure else [])}
+        kept = [d for d in kept if id(d) not in gone] + ([big] if sure else [])
     return kept
 
 
