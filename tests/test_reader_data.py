@@ -242,3 +242,15 @@ def test_crops_packed_for_a_lent_gpu_come_back_with_their_labels_and_nearly_thei
     assert sum(p.numel() for p in big.parameters()) > 9 * sum(p.numel() for p in make_reader("small").parameters())
     rank, suit, face, card = big(torch.zeros(2, 3, READ_H, READ_W))
     assert rank.shape == (2, len(RANK_CLASSES)) and suit.shape == (2, 4) and face.shape == card.shape == (2,)
+
+
+def test_a_faded_crop_keeps_a_fifth_to_half_of_its_contrast_and_none_fades_by_default() -> None:
+    torch = pytest.importorskip("torch")  # the training environment's test (scripts/setup-train.sh)
+    from vision.train.reader_net import augment
+
+    x = torch.zeros((256, 3, 8, 8))
+    x[:, :, :, 4:] = 1.0  # half black, half white: spread 0.5 (a shift rolls pixels round, keeping the spread)
+    faded = augment(x, torch.Generator().manual_seed(0), faded=1.0).std(dim=(1, 2, 3), unbiased=False)
+    assert float(faded.min()) >= 0.1 - 1e-4 and float(faded.max()) <= 0.25 + 1e-4  # gain 0.2-0.5, never clipped
+    plain = augment(x, torch.Generator().manual_seed(0)).std(dim=(1, 2, 3), unbiased=False)
+    assert float(plain.min()) >= 0.35  # the usual gain of 0.75-1.25, at worst a little clipped
