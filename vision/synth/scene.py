@@ -552,10 +552,12 @@ def label_objects(
             if image is not None and face_up and any(c.visible_fraction > 0 for c in corners):
                 shows = ids == z + 1  # once per card: a whole frame's comparison
                 for corner, region in zip(corners, pieces.pieces[side].index, strict=True):
-                    if corner.visible_fraction > 0 and not rank_printed(pieces.name, side):
-                        corner.legibility = 0.0
-                    elif corner.visible_fraction > 0:
-                        corner.legibility = round(index_legibility(image, pieces.image(side), quad, region, shows), 3)
+                    if corner.visible_fraction > 0:
+                        corner.legibility = (
+                            round(index_legibility(image, pieces.image(side), quad, region, shows), 3)
+                            if rank_printed(pieces.name, side)
+                            else 0.0
+                        )
             code = pieces.label(side)
             pose = (source.x_mm, source.y_mm, source.rotation_deg)
             info = pieces.pieces[source.code]

@@ -227,8 +227,10 @@ def flat_crops(
             (canvas,), p = around((canvas,), p, width)
             canvas = degrade(rng, canvas, width)
         region = labels.region(code, k)
-        legible = index_legibility(canvas, img, quad - (before - p), region) if region else 1.0
-        legible = legible if rank_printed(deck.name, code) else 0.0
+        if not rank_printed(deck.name, code):
+            legible = 0.0
+        else:
+            legible = index_legibility(canvas, img, quad - (before - p), region) if region else 1.0
         rank, suit = labels.label(code, region is not None and not swapped, legible)
         out.append((corner_crop(canvas, p, a, b), rank, suit, deck.name, int(code != "BACK")))
     return out
@@ -369,8 +371,8 @@ def scene_crops(stem: Path, rng: np.random.Generator, decks: Mapping[str, Deck])
             p, a, b = cut_frame(rng, *printed_corner(g.quads[n], k))
             legible = 1.0
             if has_index and deck is not None and code in deck.codes:
-                legible = index_legibility(image, deck.image(code), g.quads[n], corner_region(k))
-                legible = legible if rank_printed(deck.name, code) else 0.0
+                printed = rank_printed(deck.name, code)
+                legible = index_legibility(image, deck.image(code), g.quads[n], corner_region(k)) if printed else 0.0
             rank, suit = label_of(code if g.face_up[n] else "BACK", has_index, legible)
             out.append((corner_crop(image, p, a, b), rank, suit, "scene", int(bool(g.face_up[n]))))
     return out

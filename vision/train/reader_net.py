@@ -135,8 +135,9 @@ def augment(x: torch.Tensor, gen: torch.Generator, faded: float = 0.0) -> torch.
     with 0.15 read faded crops better and validation scenes worse (models/cards-corners.md, "Session 24")."""
     n, dev = x.shape[0], gen.device
     gain = 1 + (torch.rand(n, 1, 1, 1, generator=gen, device=dev) - 0.5) * 0.5
-    fade = torch.rand(n, 1, 1, 1, generator=gen, device=dev) < faded
-    gain = torch.where(fade, 0.2 + 0.3 * torch.rand(n, 1, 1, 1, generator=gen, device=dev), gain)
+    if faded > 0:  # drawn only when asked, so a run without fading draws what it drew before session 24
+        fade = torch.rand(n, 1, 1, 1, generator=gen, device=dev) < faded
+        gain = torch.where(fade, 0.2 + 0.3 * torch.rand(n, 1, 1, 1, generator=gen, device=dev), gain)
     bias = (torch.rand(n, 1, 1, 1, generator=gen, device=dev) - 0.5) * 0.3
     x = ((x - 0.5) * gain + 0.5 + bias).clamp(0, 1)
     dx, dy = (int(v) for v in torch.randint(-2, 3, (2,), generator=gen, device=dev))
