@@ -254,6 +254,7 @@ def bench_vision(args: argparse.Namespace) -> int:
                 baseline_runs=Path(args.baseline) if args.baseline else None,
                 enrol_scenes=args.enrol_scenes,
                 closeups=args.closeups,
+                enrol_adapt=args.enrol_adapt,
                 **common,
             )
         elif game in CATALOGUE_GAMES:
@@ -956,6 +957,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--models", metavar="DIR", help="vision: folder with the ONNX models (default: models/)")
     p.add_argument("--baseline", metavar="RUNS", help="vision: training runs folder, to time ultralytics predict too")
     p.add_argument("--enrol-scenes", type=int, default=200, help="vision: scenes for the enrolment test (0: skip)")
+    p.add_argument(
+        "--enrol-adapt",
+        type=float,
+        default=0.0,
+        metavar="MINUTES",
+        help="vision: the enrolment test also fine-tunes the reader on the deck (enrol --adapt; training environment)",
+    )
     p.add_argument("--closeups", type=int, default=60, help="vision: phone close-ups of the held-out decks (0: skip)")
     p.add_argument(
         "--split",

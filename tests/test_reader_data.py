@@ -173,6 +173,18 @@ def test_crop_files_join_into_one_and_cutting_needs_decks(tmp_path: Path) -> Non
         main([str(tmp_path / "k.npz")])
 
 
+def test_cutting_flat_crops_from_a_split_with_no_deck_is_refused_with_the_folder_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from vision.train.reader_data import main
+
+    deck = write_deck(tmp_path / "lone")  # one family: the family split deals it to train
+    with pytest.raises(SystemExit):
+        main([str(tmp_path / "k.npz"), "--decks", str(deck), "--split", "val", "--n", "10", "--workers", "1"])
+    assert f"no val decks or designs under {deck}" in capsys.readouterr().err
+    assert not (tmp_path / "k.npz").exists()
+
+
 def test_number_cards_are_cut_and_labelled_by_number_and_colour(tmp_path: Path) -> None:
     from vision.recognise.labels import COLOUR_CLASSES, NUMBER_CLASSES, number_colour
     from vision.synth.art import bag_o_loot, loop_cards

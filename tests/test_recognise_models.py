@@ -427,6 +427,49 @@ def test_a_stale_deck_head_is_refused(deck, deck_matcher, corner_reader):
         corner_reader.deck = None
 
 
+def test_a_deck_head_carrying_an_adapted_reader_reads_with_it_and_only_while_set(
+    deck, deck_matcher, corner_reader, tmp_path
+):
+    """`tabletop enrol --adapt` puts the reader fine-tuned on the deck inside the deck head (the runtime needs no
+    torch to read it). Stood in for here by the shipped reader's float graph, which reads a little differently from
+    the 8-bit one: the reader must read with the head's graph while the deck is set, and with its own after."""
+    import hashlib
+
+    from vision.recognise.corner_reader import CornerReader
+    from vision.recognise.enrol import EnrolError
+    from vision.recognise.enrol_rectified import RectifiedDeckHead, load_rectified_head
+    from vision.recognise.matcher import cut_flat
+
+    float_file = corner_reader.path.with_name(corner_reader.path.name.replace(".onnx", ".float.onnx"))
+    graph = float_file.read_bytes()
+    head = RectifiedDeckHead("mine", deck_matcher, (0, 2), 0.0, 1.0, hashlib.sha256(graph).hexdigest(), "", graph)
+    loaded = load_rectified_head(head.save(tmp_path / "mine.deck.npz"))
+    assert loaded.reader_graph == graph
+    crops = np.stack([cut_flat(deck.image(code), 0)[0] for code in deck.codes])
+    own = corner_reader.read_crops(crops).probs
+    by_float = CornerReader(float_file).read_crops(crops).probs
+    assert np.abs(own - by_float).max() > 1e-4  # the two graphs do read differently
+    try:
+        corner_reader.deck = loaded
+        np.testing.assert_allclose(corner_reader.read_crops(crops).probs, by_float, atol=1e-5)
+    finally:
+        corner_reader.deck = None
+    np.testing.assert_allclose(corner_reader.read_crops(crops).probs, own, atol=1e-6)
+    damaged = RectifiedDeckHead("bad", deck_matcher, (0, 2), 0.0, 1.0, head.reader_sha256, "", graph[:-9] + b"x" * 9)
+    with pytest.raises(EnrolError, match="its adapted reader is damaged"):
+        corner_reader.deck = damaged
+    assert corner_reader.deck is None
+
+
+def test_enrol_adapt_is_refused_for_the_previous_recogniser_and_for_negative_minutes(deck, tmp_path, capsys):
+    assert main(["enrol", str(deck.path), "--adapt", "-1", "--out", str(tmp_path / "x.npz")]) != 0
+    assert "--adapt must be minutes of training" in capsys.readouterr().err
+    args = ["enrol", str(deck.path), "--adapt", "5", "--recogniser", "previous", "--out", str(tmp_path / "y.npz")]
+    assert main(args) != 0
+    assert "--adapt fine-tunes the rectified reader" in capsys.readouterr().err
+    assert not list(tmp_path.glob("*.npz"))
+
+
 # Enrolment's gain on fresh scenes of the deck (another seed than enrolment's). With 20 enrolment scenes it was
 # 0.851 -> 0.908 on 8 fresh scenes when written; session 15's reader names far fewer cards wrongly to begin with, so 20
 # scenes no longer show the matcher's gain beyond chance and enrolment keeps the reader alone: it takes 200.

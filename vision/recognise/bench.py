@@ -465,15 +465,17 @@ def run_bench(
     progress: Callable[[str, int, int], None] | None = None,
     split: str = "test",
     closeups: int = 60,
+    enrol_adapt: float = 0.0,
 ) -> dict:
     """Renders the split's scenes, scores the recogniser on them, times it (and ultralytics' predict when
     `baseline_runs` is given), and enrols each recogniser's worst-read deck for it (`enrolment`: the previous one's,
     `enrolment_rectified`: the rectified one's), each scored before and after on fresh scenes of that deck (the
     same scenes where both find one deck worst), and reads `closeups` phone close-ups of the same decks
     (`closeup_bench`). `split="val"` is for choosing thresholds, so the test families are
-    never looked at while tuning."""
+    never looked at while tuning. `enrol_adapt` minutes: the rectified enrolment also fine-tunes the reader on the
+    deck (`adapt_and_enrol`; the training environment)."""
     from vision.recognise.enrol import enrol, load_head
-    from vision.recognise.enrol_rectified import enrol_rectified
+    from vision.recognise.enrol_rectified import adapt_and_enrol, enrol_rectified
     from vision.recognise.models import READER_HEAD_FILE, models_dir
 
     def tick(stage: str) -> Callable[[int, int], None] | None:
@@ -547,6 +549,9 @@ def run_bench(
         def enrol_rectified_deck(deck_dir: Path) -> Any:
             rectified = recognisers["rectified"]
             progress = tick("enrol-rectified")
+            if enrol_adapt > 0:
+                args = (deck_dir, root, enrol_adapt, enrol_scenes, seed + 200, progress, rectified.thresholds)
+                return adapt_and_enrol(*args)
             return enrol_rectified(deck_dir, rectified.reader, enrol_scenes, seed + 200, progress, rectified.thresholds)
 
         for name, key, enrol_deck in (
@@ -637,6 +642,7 @@ def bench_enrolment(recogniser: Any, deck_dir: Path, evaluation: Sequence[BenchS
         "held_out_crops": enrolled.held_out_what,
         "held_out_crops_before": enrolled.held_out_before,
         "held_out_crops_after": enrolled.held_out_after,
+        "held_out_crops_shipped_reader": getattr(enrolled, "held_out_shipped", None),
         "before": summarise(before)["face_up"],
         "after": summarise(after)["face_up"],
     }
@@ -763,6 +769,11 @@ def enrolment_lines(e: dict | None, whose: str, crops: str) -> list[str]:
         f"  {e.get('held_out_crops', crops)} of the held-out enrolment scenes read right: "
         f"{pct(e['held_out_crops_before'])} -> "
         f"{pct(e['held_out_crops_after'])} ({', '.join(chosen) or 'none helped: the shipped reading kept'})",
+        *(
+            [f"  ...by the shipped reader, before adapting it to the deck: {pct(e['held_out_crops_shipped_reader'])}"]
+            if e.get("held_out_crops_shipped_reader") is not None
+            else []
+        ),
     ]
 
 

@@ -13,10 +13,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
+import onnxruntime as ort
 
 from vision.recognise.corners import READ_H, READ_W, corner_crops
 from vision.recognise.labels import GAME_LABELS, NONE, READER_CLASSES, VOCABULARIES, head_parts
-from vision.recognise.models import ModelError, session
+from vision.recognise.models import ModelError, session, session_of_bytes
 from vision.recognise.reader import Reading, bgr_blob
 
 if TYPE_CHECKING:
@@ -57,26 +58,33 @@ class CornerReader:
         self, path: Path, threads: int = 2, deck: RectifiedDeckHead | None = None, game: str = "loot-the-loop"
     ) -> None:
         self.path = path
-        self.session = session(path, threads)
-        names = [o.name for o in self.session.get_outputs()]
-        if names[:2] != ["rank", "suit"]:
-            raise ModelError(f"{path}: outputs {names}, expected rank, suit and features (a rectified reader)")
-        self.outputs = names
+        self.threads = threads
         if game not in GAME_LABELS:
             raise ValueError(f"no reader labels for game '{game}' (games read by corner: {', '.join(GAME_LABELS)})")
         self.vocabulary, self.classes = GAME_LABELS[game]
-        first, second = VOCABULARIES[self.vocabulary]
-        shapes = [o.shape[1] for o in self.session.get_outputs()[:2]]
-        if shapes != [len(first), len(second)]:
-            raise ModelError(
-                f"{path}: heads of {shapes} classes, expected {len(first)} and {len(second)} "
-                f"(a reader of {self.vocabulary}, for {game})"
-            )
+        self.game = game
+        self.shipped = self.checked_session(session(path, threads), str(path))
+        self.session = self.shipped
+        self.outputs = [o.name for o in self.session.get_outputs()]
         self.columns = label_columns(self.classes, self.vocabulary)
         self.input_name = self.session.get_inputs()[0].name
         self.none_column = self.classes.index(NONE)
         self._deck: RectifiedDeckHead | None = None
         self.deck = deck
+
+    def checked_session(self, graph: ort.InferenceSession, where: str) -> ort.InferenceSession:
+        """The session, or a ModelError naming `where` unless it is a rectified reader of this game's vocabulary."""
+        names = [o.name for o in graph.get_outputs()]
+        if names[:2] != ["rank", "suit"]:
+            raise ModelError(f"{where}: outputs {names}, expected rank, suit and features (a rectified reader)")
+        first, second = VOCABULARIES[self.vocabulary]
+        shapes = [o.shape[1] for o in graph.get_outputs()[:2]]
+        if shapes != [len(first), len(second)]:
+            raise ModelError(
+                f"{where}: heads of {shapes} classes, expected {len(first)} and {len(second)} "
+                f"(a reader of {self.vocabulary}, for {self.game})"
+            )
+        return graph
 
     @property
     def deck(self) -> RectifiedDeckHead | None:
@@ -84,10 +92,17 @@ class CornerReader:
 
     @deck.setter
     def deck(self, head: RectifiedDeckHead | None) -> None:
-        """An enrolled deck, checked to be weighed against this very graph (an EnrolError if not)."""
+        """An enrolled deck, checked to be weighed against this very graph (an EnrolError if not). A deck the reader
+        was adapted to (`tabletop enrol --adapt`) brings its own graph, read instead of the shipped one while the
+        deck is set."""
+        graph = self.shipped
         if head is not None:
             head.check_fits(self.path)
-        self._deck = head
+            if head.reader_graph:
+                where = f"{head.source or head.name}: its adapted reader"
+                graph = self.checked_session(session_of_bytes(head.reader_graph, self.threads, where), where)
+        self.session, self._deck = graph, head
+        self.outputs = [o.name for o in graph.get_outputs()]
 
     def crops(self, frame: np.ndarray, frames: Sequence[CornerFrame]) -> np.ndarray:
         if not frames:

@@ -23,9 +23,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import tempfile
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -82,6 +83,7 @@ class RectifiedDeckHead:
     temperature: float  # how soft the combined reading is, chosen with the weight card by card (`choose_weight`)
     reader_sha256: str  # the ONNX file whose probabilities the weight was chosen against
     source: str = ""  # the file it was loaded from, for messages ("" when made in memory)
+    reader_graph: bytes = b""  # the reader adapted to this deck (`tabletop enrol --adapt`), read instead; b"": none
 
     def read(self, crops: np.ndarray, probs: np.ndarray) -> np.ndarray:
         """The reader's (n, READER_CLASSES) probabilities for upright crops, with this deck's matcher weighed in.
@@ -96,7 +98,12 @@ class RectifiedDeckHead:
         return weigh(probs, scores, self.weight, self.temperature)
 
     def check_fits(self, reader_path: Path) -> None:
-        """An EnrolError unless this head was weighed against this very reader (its ONNX file)."""
+        """An EnrolError unless this head was weighed against this very reader (its ONNX file), or against the
+        adapted reader it carries, intact."""
+        if self.reader_graph:
+            if hashlib.sha256(self.reader_graph).hexdigest() != self.reader_sha256:
+                raise EnrolError(f"{self.source or f'deck head {self.name!r}'}: its adapted reader is damaged; {AGAIN}")
+            return
         digest = file_sha256(reader_path)
         if digest != self.reader_sha256:
             raise EnrolError(
@@ -118,7 +125,8 @@ class RectifiedDeckHead:
             "reader_sha256": self.reader_sha256,
         }
         m = self.matcher
-        np.savez_compressed(path, meta=np.array(json.dumps(meta)), templates=m.templates, opaque=m.opaque)
+        graph = {"reader": np.frombuffer(self.reader_graph, np.uint8)} if self.reader_graph else {}
+        np.savez_compressed(path, meta=np.array(json.dumps(meta)), templates=m.templates, opaque=m.opaque, **graph)
         return path
 
 
@@ -162,7 +170,9 @@ def load_rectified_head(path: str | Path) -> RectifiedDeckHead:
     corners = tuple(int(k) for k in info["index_corners"])
     name = str(info.get("name", path.stem))
     weight, temperature = float(info["weight"]), float(info["temperature"])
-    return RectifiedDeckHead(name, matcher, corners, weight, temperature, str(info["reader_sha256"]), str(path))
+    with np.load(path, allow_pickle=False) as data:  # read_head_file has checked it is an .npz
+        graph = data["reader"].astype(np.uint8).tobytes() if "reader" in data.files else b""
+    return RectifiedDeckHead(name, matcher, corners, weight, temperature, str(info["reader_sha256"]), str(path), graph)
 
 
 def load_deck_head(path: str | Path) -> DeckHead | RectifiedDeckHead:
@@ -230,9 +240,14 @@ def reader_labels(ranks: Sequence[str], suits: Sequence[str]) -> np.ndarray:
     return np.array([rank + suit for rank, suit in zip(ranks, suits, strict=True)])
 
 
+def rights(probs: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    """Whether each crop's most likely READER_CLASSES label is its own."""
+    return np.array(READER_CLASSES)[probs.argmax(axis=1)] == labels
+
+
 def top1(probs: np.ndarray, labels: np.ndarray) -> float:
     """Share of crops whose most likely READER_CLASSES label is theirs."""
-    return float(np.mean(np.array(READER_CLASSES)[probs.argmax(axis=1)] == labels)) if len(labels) else 0.0
+    return float(np.mean(rights(probs, labels))) if len(labels) else 0.0
 
 
 def choose_weight(
@@ -284,19 +299,24 @@ class RectifiedEnrolResult:
     seconds: float
     held_out_before: float  # top-1 over READER_CLASSES on the held-out scenes' index crops: the reader alone
     held_out_after: float  # ...and with the deck's matcher weighed in
+    held_out_shipped: float | None = None  # ...by the shipped reader, where the reader was adapted to the deck
+    adapted_better: bool = False  # ...and the adapted reader alone reads them clearly better (`enrol.clearly_better`)
     held_out_what: ClassVar[str] = "corner crops showing an index"  # as `enrol.EnrolResult` names its own
     tried: ClassVar[str] = "matching the deck's pictures"
 
     @property
     def adopted(self) -> bool:
-        """Whether the deck head reads differently from the shipped reader (a matcher weight was chosen)."""
-        return self.head.weight > 0
+        """Whether the deck head reads differently from the shipped reader (an adapted reader or a matcher weight)."""
+        return self.head.weight > 0 or bool(self.head.reader_graph)
 
     @property
     def chosen(self) -> dict[str, float | None]:
         """What enrolment chose (None: the reader's reading kept), for the bench's report."""
         head = self.head
-        return {"matcher weight": head.weight or None, "temperature": head.temperature if head.weight else None}
+        chosen = {"matcher weight": head.weight or None, "temperature": head.temperature if head.weight else None}
+        if self.held_out_shipped is not None:
+            chosen["adapted reader"] = 1.0 if head.reader_graph else None
+        return chosen
 
 
 def enrol_rectified(
@@ -306,10 +326,13 @@ def enrol_rectified(
     seed: int = 1000,
     progress: Callable[[int, int], None] | None = None,
     thresholds: RectifiedThresholds | None = None,
+    shipped: CornerReader | None = None,
 ) -> RectifiedEnrolResult:
     """Finds the deck's index corners, cuts its templates, renders `scenes` scenes of it, reads every corner crop
     with the reader and the matcher, and chooses the matcher's weight (`choose_weight`) for a recogniser with
-    these `thresholds` (by default the ones beside the reader's graph)."""
+    these `thresholds` (by default the ones beside the reader's graph). With `shipped` (the reader is one adapted
+    to this deck), the held-out crops are also read by the shipped reader, and the adapted one is kept only where
+    it reads them clearly better (`adapted_or_shipped`)."""
     from vision.synth.components import load_component
     from vision.synth.deckdir import Deck
 
@@ -322,12 +345,14 @@ def enrol_rectified(
     corners = deck_index_corners(deck, reader)
     pictures = {code: deck.image(code) for code in deck.codes}  # the faces and the jokers
     matcher = DeckMatcher(*cut_templates(pictures, corners, card_aspects(deck.size)))
-    probs, scores, truth, cards, held_out, seen = [], [], [], [], [], 0
+    probs, scores, truth, cards, held_out, seen, base = [], [], [], [], [], 0, []
     for i, scene in enrolment_scenes(deck, scenes, seed, progress):
         rows = scene_corner_crops(scene, np.random.default_rng([seed, i, 2]), corners)
         if rows:
             crops = np.stack([r[0] for r in rows])
             read = reader.read_crops(crops, enrolled=False).probs
+            if shipped is not None:
+                base.append(shipped.read_crops(crops, enrolled=False).probs)
             probs.append(read)
             scores.append(matcher.scores(crops, read))
             truth.append(reader_labels([r[1] for r in rows], [r[2] for r in rows]))
@@ -345,8 +370,54 @@ def enrol_rectified(
     check = held & (labels != NONE)
     before, after = top1(p[check], labels[check]), top1(head.weigh(p[check], s[check]), labels[check])
     seconds = time.perf_counter() - start
-    return RectifiedEnrolResult(head, len(labels), index_crops, scenes, seconds, before, after)
+    if shipped is None:
+        return RectifiedEnrolResult(head, len(labels), index_crops, scenes, seconds, before, after)
+    base_probs, truth_held = np.concatenate(base)[check], labels[check]
+    better = clearly_better(rights(p[check], truth_held), rights(base_probs, truth_held))
+    shipped_top1 = top1(base_probs, truth_held)
+    return RectifiedEnrolResult(head, len(labels), index_crops, scenes, seconds, before, after, shipped_top1, better)
 
 
 def corner_names(corners: Sequence[int]) -> str:
     return ", ".join(CORNER_NAMES[k] for k in corners)
+
+
+def adapt_and_enrol(
+    deck_dir: str | Path,
+    models: Path,
+    minutes: float,
+    scenes: int = 200,
+    seed: int = 1000,
+    progress: Callable[[int, int], None] | None = None,
+    thresholds: RectifiedThresholds | None = None,
+    say: Callable[[str], None] = print,
+) -> RectifiedEnrolResult:
+    """`enrol_rectified` with the reader first fine-tuned `minutes` on the deck's own crops
+    (`vision.train.adapt_reader`, the training environment's torch), its graph carried in the deck head. The
+    adaptation's crops come from scenes of another seed than these enrolment scenes, whose held-out fifth says whether
+    the adapted reader reads the deck clearly better than the shipped one; if not, the deck is enrolled for the
+    shipped reader as without adaptation."""
+    from vision.recognise.rectified import CORNER_READER_FILE
+
+    try:
+        from vision.train.adapt_reader import adapt_reader
+    except ImportError as err:
+        raise EnrolError(
+            f"adapting the reader to a deck trains it, which needs the training environment ({err}): run "
+            "bash scripts/setup-train.sh, then .venv-train/bin/tabletop enrol ... --adapt MINUTES"
+        ) from err
+    start = time.perf_counter()
+    shipped = CornerReader(models / CORNER_READER_FILE)
+    thresholds = thresholds or RectifiedThresholds.load(models / RECTIFIED_THRESHOLDS_FILE)
+    with tempfile.TemporaryDirectory(prefix="adapted-reader-") as tmp:
+        graph = adapt_reader(deck_dir, Path(tmp) / "adapted.onnx", minutes, progress=say, models=models)
+        result = enrol_rectified(deck_dir, CornerReader(graph), scenes, seed, progress, thresholds, shipped)
+        if result.adapted_better:
+            head = replace(result.head, reader_graph=graph.read_bytes())
+            return replace(result, head=head, seconds=time.perf_counter() - start)
+    say(
+        f"the adapted reader read the held-out scenes {100 * result.held_out_before:.1f}% against the shipped "
+        f"reader's {100 * (result.held_out_shipped or 0):.1f}%, not clearly better: enrolling for the shipped reader"
+    )
+    again = enrol_rectified(deck_dir, shipped, scenes, seed, progress, thresholds)
+    return replace(again, held_out_shipped=result.held_out_shipped, seconds=time.perf_counter() - start)

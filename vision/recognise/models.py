@@ -30,6 +30,12 @@ def session(path: Path, threads: int = 2) -> ort.InferenceSession:
     """An ONNX Runtime session on `threads` cores (two is the laptop this is built for)."""
     if not path.is_file():
         raise ModelError(f"{path}: model file not found (models/README.md says how to train or restore it)")
+    return session_of_bytes(path, threads, str(path))
+
+
+def session_of_bytes(graph: Path | bytes, threads: int = 2, where: str = "") -> ort.InferenceSession:
+    """`session` on a graph's file or its bytes (an enrolled deck's adapted reader travels inside its deck head);
+    `where` names it in the error a damaged graph raises."""
     options = ort.SessionOptions()
     options.intra_op_num_threads = threads
     options.inter_op_num_threads = 1
@@ -39,9 +45,10 @@ def session(path: Path, threads: int = 2) -> ort.InferenceSession:
     # recogniser took 61 ms with spinning and 41 ms without (issue 18, session 13).
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     try:
-        return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+        model = graph if isinstance(graph, bytes) else str(graph)
+        return ort.InferenceSession(model, options, providers=["CPUExecutionProvider"])
     except Exception as err:  # onnxruntime raises its own untyped errors for a corrupt file
-        raise ModelError(f"{path}: not a loadable ONNX model ({err})") from err
+        raise ModelError(f"{where or graph}: not a loadable ONNX model ({err})") from err
 
 
 def class_names(sess: ort.InferenceSession, path: Path) -> tuple[str, ...]:

@@ -37,7 +37,7 @@ from vision.synth.deckdir import Deck, load_decks
 from vision.synth.effects import finish, random_effects
 from vision.synth.legibility import Region, corner_region, index_legibility, is_legible, rank_printed
 from vision.synth.pieces import PieceSet
-from vision.train.corner_data import SceneGeometry, decks_of_split, pieces_of_split, stored_scenes
+from vision.train.corner_data import SceneGeometry, decks_of_split, pieces_of_split, split_decks, stored_scenes
 from vision.train.finder_errors import apply_error
 
 NO_SUIT = -1  # the suit head is not taught on jokers and crops with no index
@@ -569,6 +569,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         parser.error(
             f"--finder-errors {args.finder_errors}: no such file (python -m vision.train.finder_errors makes it)"
         )
+    if args.n > 0 and not [*split_decks(args.decks or [], args.split), *pieces_of_split(args.pieces, args.split)]:
+        # the family split (seed 0) deals a lone deck's family to train: a folder of one deck has no val or test
+        where = ", ".join(map(str, [*(args.decks or []), *args.pieces]))
+        parser.error(f"no {args.split} decks or designs under {where} to cut flat crops from")
     scenes = [s for folder in args.scenes for s in stored_scenes(folder)][: args.max_scenes]
     crops = build(
         args.out,
