@@ -470,6 +470,17 @@ def test_enrol_adapt_is_refused_for_the_previous_recogniser_and_for_negative_min
     assert not list(tmp_path.glob("*.npz"))
 
 
+def test_enrol_adapt_without_the_training_environment_says_how_to_get_it(deck, tmp_path, capsys):
+    import importlib.util
+
+    if importlib.util.find_spec("torch") is not None:
+        pytest.skip("the runtime environment's test: torch is installed here")
+    assert main(["enrol", str(deck.path), "--adapt", "2", "--out", str(tmp_path / "x.npz")]) == 2
+    err = capsys.readouterr().err
+    assert "needs the training environment" in err and "scripts/setup-train.sh" in err
+    assert not (tmp_path / "x.npz").exists()
+
+
 # Enrolment's gain on fresh scenes of the deck (another seed than enrolment's). With 20 enrolment scenes it was
 # 0.851 -> 0.908 on 8 fresh scenes when written; session 15's reader names far fewer cards wrongly to begin with, so 20
 # scenes no longer show the matcher's gain beyond chance and enrolment keeps the reader alone: it takes 200.
