@@ -434,7 +434,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
     from vision.recognise.models import ModelError
 
     try:
-        result = replay(args.video, args.game, progress=not args.quiet and not args.json)
+        deck = enrolled_deck(args.deck)
+        result = replay(args.video, args.game, progress=not args.quiet and not args.json, deck=deck)
     except (ModelError, FileNotFoundError, ValueError) as err:
         raise CliError(str(err)) from err
     if args.json:
@@ -491,10 +492,29 @@ def _run_options(args: argparse.Namespace, **kw: Any) -> dict[str, Any]:
     mat = Path(args.mat) if args.mat else None
     if mat is not None and not mat.is_file():
         raise CliError(f"--mat {mat}: no such file (the layout JSON that tabletop mat wrote beside the picture)")
+    deck = enrolled_deck(getattr(args, "deck", None))
     return dict(
         host=args.host, port=args.port, speech=not args.no_speech, rate=args.rate, voice=args.voice,
-        exit_at_end=args.exit_at_end, duration=args.duration, table_dir=table_dir, mat=mat, **kw,
+        exit_at_end=args.exit_at_end, duration=args.duration, table_dir=table_dir, mat=mat, deck=deck, **kw,
     )  # fmt: skip
+
+
+def enrolled_deck(path: str | None) -> Any:
+    """The enrolled deck head at `path` (None: the shipped reading), or a CliError naming what is wrong with it,
+    before any camera or server starts."""
+    if not path:
+        return None
+    from vision.recognise.enrol import EnrolError
+    from vision.recognise.enrol_rectified import RectifiedDeckHead, load_deck_head
+
+    try:
+        head = load_deck_head(path)
+    except EnrolError as err:
+        raise CliError(str(err)) from err
+    if not isinstance(head, RectifiedDeckHead):
+        raise CliError(f"--deck {path}: enrolled for the previous recogniser; the tracker reads with the rectified one "
+                       "(enrol the deck again: tabletop enrol DECK_DIR)")  # fmt: skip
+    return head
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -796,6 +816,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="carry on a game from its journal (after a crash too; manual: or from an older JSON save)",
     )
     p.add_argument("--loop", action="store_true", help="--video: start the recording again when it ends")
+    p.add_argument(
+        "--deck", metavar="FILE", help="your enrolled deck (from tabletop enrol): the camera reads it as enrolled"
+    )
     _server_args(p)
     p.set_defaults(func=cmd_run)
 
@@ -906,6 +929,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--game", default="loot-the-loop", help="the game on the table (default loot-the-loop)")
     p.add_argument("--json", action="store_true", help="print the actions, checks and final state as JSON")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--deck", metavar="FILE", help="your enrolled deck (from tabletop enrol), read as enrolled")
     p.set_defaults(func=cmd_replay)
 
     p = sub.add_parser(

@@ -46,6 +46,7 @@ class RunOptions:
     realtime: bool = True
     table_dir: Path | None = None  # where the page's table setup is kept (default: table_setup.default_folder())
     mat: Path | None = None  # a printed mat's layout: its markers place the table
+    deck: Any = None  # an enrolled deck's head (tabletop enrol): the camera reads the players' own deck with it
 
 
 @dataclass
@@ -84,11 +85,13 @@ def build(opts: RunOptions, notice: Callable[[str], None] = print) -> Companion:
     if watching:
         from companion_ui.live import FrameSource, LiveLoop
         from companion_ui.table_setup import default_folder
+        from tracker.replay import make_recognise
 
         tracked = new_tracked(speaker, _echo, opts.save, opts.resume)
         camera = None if opts.video is not None else (opts.camera or 0)
         source = FrameSource(camera=camera, video=opts.video, realtime=opts.realtime, loop=opts.loop, notice=notice)
-        live = LiveLoop(source, tracked)
+        reading = make_recognise(deck=opts.deck) if opts.deck is not None else (None, None)
+        live = LiveLoop(source, tracked, *reading)
         table = live.table = open_table(opts.game, opts.table_dir or default_folder(), opts.mat)
         for note in table.notes:
             notice(note)

@@ -100,3 +100,27 @@ def test_replay_of_a_missing_or_unreadable_file_is_a_clear_error(tmp_path, capsy
     assert "not a video" in capsys.readouterr().err
     assert main(["replay", str(junk), "--game", "loop"]) == 2
     assert "no tracker for 'loop'" in capsys.readouterr().err
+
+
+@pytest.mark.long
+def test_replay_reads_with_an_enrolled_deck_and_its_adapted_reader(clip, tmp_path, capsys):
+    """`replay --deck` (and `run --deck`): the tracker reads the players' enrolled deck with its head, here one carrying
+    the shipped reader's float graph as its "adapted" reader (`tabletop enrol --adapt` needs torch; the runtime
+    path is the same), and decodes the clip's moves as the shipped reading does."""
+    import hashlib
+
+    from vision.recognise.enrol_rectified import RectifiedDeckHead
+    from vision.recognise.matcher import DeckMatcher, card_aspects, cut_templates
+    from vision.recognise.models import models_dir
+
+    out, actions, _ = clip
+    deck = render_debian_decks(tmp_path / "decks", only=[DECK], progress=False)[0]
+    matcher = DeckMatcher(*cut_templates({c: deck.image(c) for c in deck.codes}, (0, 2), card_aspects(deck.size)))
+    graph = (models_dir() / "cards-corner-reader.float.onnx").read_bytes()
+    sha = hashlib.sha256(graph).hexdigest()
+    head = RectifiedDeckHead(DECK, matcher, (0, 2), 10.0, 1.5, sha, "", graph).save(tmp_path / "mine.deck.npz")
+    assert main(["replay", str(out / "video.mp4"), "--json", "--quiet", "--deck", str(head)]) == 0
+    decoded = json.loads(capsys.readouterr().out)["state"]["actions"]
+    assert sum(a == b for a, b in zip(decoded[1:], [a["action"] for a in actions[1:-2]], strict=False)) >= 2
+    assert main(["replay", str(out / "video.mp4"), "--quiet", "--deck", str(tmp_path / "nope.npz")]) == 2
+    assert "no such deck head" in capsys.readouterr().err

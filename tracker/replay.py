@@ -81,12 +81,15 @@ class ReplayResult:
 TRACKER_RECOGNISER = "rectified"
 
 
-def make_recognise(models: Path | None = None, kind: str = TRACKER_RECOGNISER) -> tuple[Callable, Callable]:
+def make_recognise(
+    models: Path | None = None, kind: str = TRACKER_RECOGNISER, deck: Any = None
+) -> tuple[Callable, Callable]:
     """The recogniser as the tracker calls it: whole frames, and index regions the decoder asks about. `kind` is
-    load_recogniser's (the benches measure the tracker with either design)."""
+    load_recogniser's (the benches measure the tracker with either design); `deck`, an enrolled deck's head
+    (`enrol_rectified.load_deck_head`): the players' own deck, read as enrolled (and with its adapted reader)."""
     from vision.recognise.load import load_recogniser
 
-    recogniser = load_recogniser(models, kind)
+    recogniser = load_recogniser(models, kind, deck)
     thresholds = getattr(recogniser, "thresholds", None)
     if getattr(thresholds, "backs_under_faces", False) or getattr(thresholds, "fragments", False):
         # Reporting the face-down cards that lie under face-up ones cost this decoder moves (session 16: 74 of 120
@@ -109,6 +112,7 @@ def replay(
     config: TrackerConfig | None = None,
     progress: bool = False,
     recogniser: str = TRACKER_RECOGNISER,
+    deck: Any = None,
 ) -> ReplayResult:
     if game not in DECODERS:
         raise ValueError(f"no tracker for '{game}' yet: replay supports {', '.join(DECODERS)}")
@@ -124,7 +128,7 @@ def replay(
     fps = video_fps(path)
     read_regions = None
     if recognise is None:
-        recognise, read_regions = make_recognise(kind=recogniser)
+        recognise, read_regions = make_recognise(kind=recogniser, deck=deck)
     tracker = Tracker(recognise, channels, fps, config, read_regions)
     result = ReplayResult([], {}, fps=fps)
     started = time.perf_counter()
