@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 import statistics
+from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
@@ -171,6 +172,18 @@ def test_unknown_game_and_busy_port_are_clear_errors():
         port = s.getsockname()[1]
         assert main(["run", "--game", "loop", "--manual", "--no-speech", "--host", "127.0.0.1",
                      "--port", str(port), "--duration", "1"]) == 2  # fmt: skip
+
+
+def test_a_missing_or_damaged_enrolled_deck_is_refused_before_the_camera_starts(tmp_path, capsys):
+    from companion_ui.cli import main
+
+    video = Path(__file__).resolve().parents[1] / "companion_ui" / "demo" / "loot-the-loop.mp4"
+    args = ["run", "--video", str(video), "--no-speech", "--duration", "1", "--deck"]
+    assert main([*args, str(tmp_path / "nope.deck.npz")]) == 2
+    assert "no such deck head" in capsys.readouterr().err
+    (tmp_path / "junk.deck.npz").write_bytes(b"not a deck head")
+    assert main([*args, str(tmp_path / "junk.deck.npz")]) == 2
+    assert "junk.deck.npz: not a deck head file" in capsys.readouterr().err
 
 
 def test_two_moves_in_the_same_words_are_both_spoken_but_a_question_is_not_repeated(tmp_path):
