@@ -42,3 +42,19 @@ def test_adapting_to_a_folder_without_a_deck_is_refused_with_the_folder_named(tm
     with pytest.raises(Exception, match="empty"):
         adapt_reader(tmp_path / "empty", tmp_path / "a.onnx", minutes=0.05, scenes=1, workers=1, flat=200)
     assert not (tmp_path / "a.onnx").exists()
+
+
+def test_the_deck_s_joker_is_left_out_of_what_the_reader_is_adapted_on() -> None:
+    """A deck's joker corners are labelled JOKER wherever the deck prints an index, though many jokers print only art
+    there: taught on one deck, the reader learnt art to be JOKER (session 25)."""
+    pytest.importorskip("torch")
+    from vision.recognise.labels import RANK_CLASSES
+    from vision.train.adapt_reader import without_jokers
+    from vision.train.reader_data import CropSet
+
+    ranks = np.array([RANK_CLASSES.index(r) for r in ("A", "JOKER", "none", "JOKER", "7")])
+    crops = CropSet(
+        np.zeros((5, 2, 2, 3), np.uint8), ranks, np.zeros(5, np.int64), np.array(["d"] * 5), np.ones(5, np.uint8)
+    )
+    kept = without_jokers(crops)
+    assert [RANK_CLASSES[r] for r in kept.rank] == ["A", "none", "7"] and len(kept.x) == 3

@@ -173,13 +173,14 @@ def truth_reader(folder: Path) -> Callable[[np.ndarray, int], list[Sighting]]:
 
 
 def evaluate(
-    folder: Path, recognise: Any = None, truth: bool = True, recogniser: str = TRACKER_RECOGNISER
+    folder: Path, recognise: Any = None, truth: bool = True, recogniser: str = TRACKER_RECOGNISER, deck: Any = None
 ) -> dict[str, Any]:
     """One rendered game: the decoder and the baseline on the recogniser's readings (one pass, so the speed is
-    the product's), and, with `truth`, the decoder again on the perfect reader's."""
+    the product's), and, with `truth`, the decoder again on the perfect reader's; `deck`: an enrolled deck's head,
+    read with as `replay --deck` reads."""
     meta = json.loads((folder / "meta.json").read_text())
     actions = json.loads((folder / "actions.json").read_text())
-    result = replay(folder / "video.mp4", meta["game"], recognise, baseline=True, recogniser=recogniser)
+    result = replay(folder / "video.mp4", meta["game"], recognise, baseline=True, recogniser=recogniser, deck=deck)
     out: dict[str, Any] = {"game": folder.name, "frames": result.frames, "duration_s": meta["duration_s"]}
     runs = [
         ("decoder", result, result.events, result.state),
