@@ -504,14 +504,14 @@ def build(
     return crops
 
 
-def false_corner_source() -> tuple[Path, float]:
-    """The shipped corner finder and the lowest score the tuner may choose for it: every corner the runtime could
-    read is a candidate."""
+def false_corner_source(models: Path | None = None) -> tuple[Path, float]:
+    """The shipped corner finder (in `models`, default models/) and the lowest score the tuner may choose for it:
+    every corner the runtime could read is a candidate."""
     from vision.recognise.models import models_dir
     from vision.recognise.rectified import CORNERS_FILE
     from vision.train.tune_rectified import FLOOR
 
-    return models_dir() / CORNERS_FILE, FLOOR
+    return (models or models_dir()) / CORNERS_FILE, FLOOR
 
 
 def main(argv: Sequence[str] | None = None) -> None:
