@@ -352,8 +352,9 @@ def add_card_commands(sub: Any) -> None:
         type=float,
         default=0.0,
         metavar="MINUTES",
-        help="also fine-tune the reader on your deck for this many minutes (10 is a good start; needs the training "
-        "environment, scripts/setup-train.sh); kept only where it reads held-out scenes of the deck clearly better",
+        help="experimental: also fine-tune the reader on your deck for this many minutes (10 is a good start; needs "
+        "the training environment, scripts/setup-train.sh); kept only where it reads held-out scenes of the deck "
+        "clearly better",
     )
     p.add_argument(
         "--out",
