@@ -109,16 +109,18 @@ def test_replay_reads_with_an_enrolled_deck_and_its_adapted_reader(clip, tmp_pat
     path is the same), and decodes the clip's moves as the shipped reading does."""
     import hashlib
 
+    from tests.test_deckdir import write_deck
     from vision.recognise.enrol_rectified import RectifiedDeckHead
     from vision.recognise.matcher import DeckMatcher, card_aspects, cut_templates
     from vision.recognise.models import models_dir
+    from vision.synth.deckdir import load_deck
 
     out, actions, _ = clip
-    deck = render_debian_decks(tmp_path / "decks", only=[DECK], progress=False)[0]
+    deck = load_deck(write_deck(tmp_path / "d"))  # its templates go unused: the matcher's weight is 0
     matcher = DeckMatcher(*cut_templates({c: deck.image(c) for c in deck.codes}, (0, 2), card_aspects(deck.size)))
     graph = (models_dir() / "cards-corner-reader.float.onnx").read_bytes()
     sha = hashlib.sha256(graph).hexdigest()
-    head = RectifiedDeckHead(DECK, matcher, (0, 2), 10.0, 1.5, sha, "", graph).save(tmp_path / "mine.deck.npz")
+    head = RectifiedDeckHead(DECK, matcher, (0, 2), 0.0, 1.0, sha, "", graph).save(tmp_path / "mine.deck.npz")
     assert main(["replay", str(out / "video.mp4"), "--json", "--quiet", "--deck", str(head)]) == 0
     decoded = json.loads(capsys.readouterr().out)["state"]["actions"]
     assert sum(a == b for a, b in zip(decoded[1:], [a["action"] for a in actions[1:-2]], strict=False)) >= 2
