@@ -65,7 +65,6 @@ class CornerReader:
         self.game = game
         self.shipped = self.checked_session(session(path, threads), str(path))
         self.session = self.shipped
-        self.outputs = [o.name for o in self.session.get_outputs()]
         self.columns = label_columns(self.classes, self.vocabulary)
         self.input_name = self.session.get_inputs()[0].name
         self.none_column = self.classes.index(NONE)
@@ -87,6 +86,11 @@ class CornerReader:
         return graph
 
     @property
+    def outputs(self) -> list[str]:
+        """The graph's outputs, in order: the shipped graph's, or the enrolled deck's adapted one's."""
+        return [o.name for o in self.session.get_outputs()]
+
+    @property
     def deck(self) -> RectifiedDeckHead | None:
         return self._deck
 
@@ -102,7 +106,6 @@ class CornerReader:
                 where = f"{head.source or head.name}: its adapted reader"
                 graph = self.checked_session(session_of_bytes(head.reader_graph, self.threads, where), where)
         self.session, self._deck = graph, head
-        self.outputs = [o.name for o in graph.get_outputs()]
 
     def crops(self, frame: np.ndarray, frames: Sequence[CornerFrame]) -> np.ndarray:
         if not frames:

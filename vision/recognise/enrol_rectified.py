@@ -332,7 +332,7 @@ def enrol_rectified(
     with the reader and the matcher, and chooses the matcher's weight (`choose_weight`) for a recogniser with
     these `thresholds` (by default the ones beside the reader's graph). With `shipped` (the reader is one adapted
     to this deck), the held-out crops are also read by the shipped reader, and the adapted one is kept only where
-    it reads them clearly better (`adapted_or_shipped`)."""
+    it reads them clearly better (`adapt_and_enrol`)."""
     from vision.synth.components import load_component
     from vision.synth.deckdir import Deck
 

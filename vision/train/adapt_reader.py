@@ -17,7 +17,6 @@ graph inside the deck head, which the runtime reads with ONNX Runtime alone.
 from __future__ import annotations
 
 import argparse
-import shutil
 import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -28,7 +27,7 @@ from vision.recognise.labels import JOKER, RANK_CLASSES
 from vision.recognise.models import models_dir
 from vision.train.corner_data import decks_of_split, write_scenes
 from vision.train.reader_data import CropSet, build, false_corner_source
-from vision.train.reader_net import export, train
+from vision.train.reader_net import CornerReader, export, train
 
 CHECKPOINT = Path("checkpoints") / "cards-corner-reader.last.pt"  # the shipped reader's weights, under models/
 FINDER_ERRORS = "cards-corner-finder-errors.npy"  # the shipped finder's error table (`finder_errors`), under models/
@@ -87,8 +86,6 @@ def start_from_shipped(run: Path, minutes: float, models: Path | None = None) ->
     saved = torch.load(source, weights_only=False)
     run.mkdir(parents=True, exist_ok=True)
     state = {"step": 0, "seconds": 0.0, "budget_s": minutes * 60}
-    from vision.train.reader_net import CornerReader
-
     model = CornerReader(saved.get("arch", "small"), saved.get("vocabulary", "cards"))
     model.load_state_dict(saved["model"])
     opt = torch.optim.AdamW(model.parameters(), lr=LR, weight_decay=5e-4)
@@ -125,7 +122,6 @@ def adapt_reader(
         float_graph = out.with_name(out.name.removesuffix(".onnx") + ".float.onnx")
         export(run, float_graph)
         quantise_corner_reader(float_graph, out, files[0])
-        shutil.rmtree(run, ignore_errors=True)
     return out
 
 
