@@ -6,7 +6,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from vision.synth.legibility import LEGIBLE, corner_region, index_legibility
+from vision.synth.legibility import INDEX_WHOLE, LEGIBLE, corner_region, index_legibility, is_legible
 
 
 def card_picture() -> np.ndarray:
@@ -85,3 +85,11 @@ def test_only_the_courts_of_a_deck_that_prints_no_rank_there_have_an_unnamed_ran
     (guyenne,) = COURTS_WITHOUT_RANK
     assert [rank_printed(guyenne, c) for c in ("JS", "QH", "KD", "JOKER", "7D", "AS")] == [0, 0, 0, 1, 1, 1]
     assert all(rank_printed("gnome-paris", c) for c in ("JS", "QH", "KD"))
+
+
+def test_an_index_is_legible_only_when_its_box_shows_almost_whole() -> None:
+    """The measure covers the visible pixels only; a cascade's next card over the suit leaves the rank sharp and the
+    card unnamed, so the share in view is a rule of its own (INDEX_WHOLE, session 26)."""
+    assert is_legible(0.9) and is_legible(0.9, 1.0) and is_legible(0.9, INDEX_WHOLE)
+    assert not is_legible(0.9, 0.7)
+    assert not is_legible(0.5, 1.0) and not is_legible(None, 1.0)

@@ -266,3 +266,41 @@ def test_a_faded_crop_keeps_a_fifth_to_half_of_its_contrast_and_none_fades_by_de
     assert float(faded.min()) >= 0.1 - 1e-4 and float(faded.max()) <= 0.25 + 1e-4  # gain 0.2-0.5, never clipped
     plain = augment(x, torch.Generator().manual_seed(0)).std(dim=(1, 2, 3), unbiased=False)
     assert float(plain.min()) >= 0.35  # the usual gain of 0.75-1.25, at worst a little clipped
+
+
+def test_a_scene_index_partly_covered_is_taught_as_illegible_and_a_whole_one_as_its_card(tmp_path: Path) -> None:
+    """Session 26: an index with less than INDEX_WHOLE of its box in view (the next card of a cascade over its suit)
+    was taught as its card; the shipped recogniser named 21-26% of such cards."""
+    import cv2
+
+    from vision.train.corner_data import SceneGeometry
+    from vision.train.reader_data import scene_crops
+
+    deck = load_deck(write_deck(tmp_path / "plain"))
+    card = deck.image("7H")
+    h, w = card.shape[:2]
+    quad = np.float32([[200, 100], [200 + 240, 100], [200 + 240, 100 + 240 * h / w], [200, 100 + 240 * h / w]])
+    m = cv2.getPerspectiveTransform(np.float32([[0, 0], [w, 0], [w, h], [0, h]]), quad)
+    frame = np.full((720, 1280, 3), 90, np.uint8)
+    warped = cv2.warpPerspective(card[..., :3], m, (1280, 720), flags=cv2.INTER_AREA)
+    inside = cv2.warpPerspective(np.full((h, w), 255, np.uint8), m, (1280, 720)) > 128
+    frame[inside] = warped[inside]
+    stem = tmp_path / "scene"
+    cv2.imwrite(str(stem.with_suffix(".jpg")), frame, [cv2.IMWRITE_JPEG_QUALITY, 95])
+
+    def labels(index_visible: list[float]) -> list[int]:
+        SceneGeometry(
+            quad[None],
+            np.array([True]),
+            np.array(["7H"]),
+            np.ones((1, 4), np.float32),
+            np.array([index_visible], np.float32),
+            deck.name,
+        ).save(stem.with_suffix(".npz"))
+        rows = scene_crops(stem, np.random.default_rng(0), {deck.name: deck})
+        return [rank for _crop, rank, _suit, _source, _side in rows]
+
+    seven = RANK_CLASSES.index("7")
+    assert labels([1.0, 1.0])[0] == seven  # the top-left index (the first corner) read as the card
+    assert labels([0.7, 1.0])[0] == ILLEGIBLE  # 30% of its box under the next card
+    assert labels([0.9, 1.0])[0] == seven

@@ -71,7 +71,7 @@ def _scene_job(args: tuple[int, int, list[Path], bool]) -> BenchScene:
                 "quad": quad,
                 "visible_fraction": obj.visible_fraction,
                 "index_visible": any(c.visible for c in obj.corners),
-                "index_legible": any(c.visible and is_legible(c.legibility) for c in obj.corners),
+                "index_legible": any(c.visible and is_legible(c.legibility, c.visible_fraction) for c in obj.corners),
                 "width_px": card_width(quad),
                 "corner_visible": list(obj.corner_visible),
                 "index_fraction": [c.visible_fraction for c in obj.corners],

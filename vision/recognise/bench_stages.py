@@ -52,7 +52,7 @@ def true_corners(cards: Sequence[dict]) -> list[TrueCorner]:
             if vis[k] < CORNER_SHOWN:
                 continue
             readable = c["face_up"] and k in (0, 2) and index[k // 2] >= INDEX_SHOWN
-            sharp = readable and is_legible(legibility[k // 2])
+            sharp = readable and is_legible(legibility[k // 2], index[k // 2])
             out.append(TrueCorner(*printed_corner(quad, k), c["code"], c["face_up"], readable, sharp))
     return out
 

@@ -96,18 +96,24 @@ def jitter(rng: np.random.Generator, p: np.ndarray, a: np.ndarray, b: np.ndarray
     return p + rng.normal(0, 0.03, 2) * width, (a @ rot.T) * zoom, (b @ rot.T) * zoom
 
 
+def index_shown(corner_visible: Sequence[float], index_visible: Sequence[float], k: int) -> float:
+    """How much of printed corner k's index shows: the labeller measures the top-left index and its half-turn twin;
+    the other two corners' indices (four-index decks) are as visible as their corners."""
+    return float(index_visible[k // 2] if k in (0, 2) else corner_visible[k])
+
+
 def seen_corners(
     face_up: bool, corner_visible: Sequence[float], index_visible: Sequence[float], index_corners: Sequence[int]
 ) -> list[tuple[int, bool]]:
     """(printed corner 0..3, whether it shows an index) for every corner of a card seen well enough to teach.
-    `index_visible` is how much of the top-left index and of its half-turn twin shows; the other two corners'
-    indices (four-index decks) are as visible as their corners. An index partly hidden (10-60%) is left out, taught
+    `index_visible` is how much of the top-left index and of its half-turn twin shows (`index_shown`). An index
+    partly hidden (10-60%) is left out, taught
     neither as read nor as none, since either answer would teach the reader a guess."""
     out = []
     for k in range(4):
         if corner_visible[k] < CORNER_SEEN:
             continue
-        shown = index_visible[k // 2] if k in (0, 2) else corner_visible[k]
+        shown = index_shown(corner_visible, index_visible, k)
         has_index = bool(face_up) and k in index_corners
         if has_index and shown < CORNER_SEEN:
             if shown > INDEX_HIDDEN:

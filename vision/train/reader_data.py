@@ -31,7 +31,7 @@ from tqdm import tqdm
 
 from vision.recognise.corners import Corner, CornerFinder, corner_crop, printed_corner, swapped_edges
 from vision.recognise.labels import NONE, NUMBER_CLASSES, RANK_CLASSES, VOCABULARIES, head_parts
-from vision.recognise.samples import jitter, seen_corners
+from vision.recognise.samples import index_shown, jitter, seen_corners
 from vision.synth.backgrounds import load_table_textures
 from vision.synth.deckdir import Deck, load_decks
 from vision.synth.effects import finish, random_effects
@@ -355,7 +355,8 @@ def cut_frame(rng: np.random.Generator, p: np.ndarray, a: np.ndarray, b: np.ndar
 
 def scene_crops(stem: Path, rng: np.random.Generator, decks: Mapping[str, Deck]) -> list[tuple]:
     """Every well-seen corner of a rendered frame's cards; an index partly hidden (10-60%) is left out, neither
-    taught as read nor as none; an index in view but not legible is taught as ILLEGIBLE."""
+    taught as read nor as none; an index in view but not legible, or less than INDEX_WHOLE of its box in view (the
+    next card of a cascade over its suit), is taught as ILLEGIBLE."""
     image = cv2.imread(str(stem.with_suffix(".jpg")), cv2.IMREAD_COLOR)
     g = SceneGeometry.load(stem.with_suffix(".npz"))
     deck = decks.get(g.deck)
@@ -371,8 +372,9 @@ def scene_crops(stem: Path, rng: np.random.Generator, decks: Mapping[str, Deck])
             p, a, b = cut_frame(rng, *printed_corner(g.quads[n], k))
             legible = 1.0
             if has_index and deck is not None and code in deck.codes:
-                printed = rank_printed(deck.name, code)
-                legible = index_legibility(image, deck.image(code), g.quads[n], corner_region(k)) if printed else 0.0
+                shown = index_shown(g.corner_visible[n], g.index_visible[n], k)
+                readable = rank_printed(deck.name, code) and is_legible(1.0, shown)  # the index's box shows whole
+                legible = index_legibility(image, deck.image(code), g.quads[n], corner_region(k)) if readable else 0.0
             rank, suit = label_of(code if g.face_up[n] else "BACK", has_index, legible)
             out.append((corner_crop(image, p, a, b), rank, suit, "scene", int(bool(g.face_up[n]))))
     return out
