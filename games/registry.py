@@ -113,8 +113,10 @@ register(
         default_players=3,
         engine="games.bag_o_loot.engine:BagOLoot",
         options={
-            "rounds": "rounds in the game, dealer rotating (int, default 4)",
+            "rounds": "rounds in the game, dealer rotating (int, default 4; 0: no round limit)",
             "advanced": "advanced play: each player starts every round with a looter (bool)",
+            "target": "the game ends with the round in which a player's total reaches this score (int, 0: none)",
+            "minutes": "the agreed playing time: 'time' then makes the round in progress the last (int, 0: none)",
         },
         policies={"greedy": "games.bag_o_loot.policy:greedy_policy"},
     )

@@ -2,7 +2,15 @@
 
 A turn is `draw`, an optional `holdup` as the first play, any number of plays (`open`, `build`, `steal`,
 `junk`, `claim`), and an end: `knock`, or a Bag-O-Loot (`bag ...`, or a steal that completes five cards).
-Out of turn, other players may `challenge` the newest Bag-O-Loot (until the next `draw`) and `claim` a split.
+Out of turn, other players may `challenge` the newest Bag-O-Loot (until the next `draw`) and any player may
+`claim` a split.
+
+How the game ends is agreed before it starts. The document (seeds/003, "Before You Begin"): "Determine when and
+how the game will end. It can be after a number of rounds, at a certain time, or when an agreed upon score has been
+reached. (A typical game is four rounds.)" The options say which: `rounds` (default 4; 0 for no round limit),
+`target` (a score: the game ends with the round in which a player's total reaches it) and `minutes` (a time: when
+the agreed time has passed, `time` makes the round in progress the last). Any of them may be combined; the first
+one reached ends the game, always at the end of a round, since scores are only recorded then.
 
 Cards are written as their number (`1`-`16`) or `L` for a looter (wild). Players are typed 1-based.
 
@@ -22,6 +30,7 @@ Action text grammar (`parse_action(str(a)) == a`)::
     claim N of P and Q by R       R combines the split collections of Ns of P (who opened) and Q
     rob N from P                  after a robbery: take P's Bag-O-Loot of Ns
     penalty                       referee: undo the current player's plays this turn and skip the turn
+    time                          with the `minutes` option: the agreed time is up, this round is the last
 
 The cards (five each of the numbers 1-16 plus five looters, 85 in all) are a public fact about the
 published game, not from the document, whose "sixteen numbered coin cards (five of each number)" is unclear.
@@ -54,10 +63,12 @@ Rule interpretations (where the rule text is silent or ambiguous; none of these 
 * A bluff Bag-O-Loot that is never exposed scores like any other (that is the point of bluffing), and a
   bag won by challenging a bluff stays a Bag-O-Loot in the challenger's stash.
 * Split: at the end of a turn, every collection the player opened that turn and still holds, matching
-  another player's open collection with at most five cards between them, is a split. Any player except the
-  one who made it may claim it from then until the end of the next player's turn, as long as both
-  collections are unchanged: four cards make a collection, five a face-up Bag-O-Loot. The current player
-  must have drawn first (it is a play); others may claim at any time.
+  another player's open collection with at most five cards between them, is a split. Any player may claim it,
+  the one who made it included, from then until the end of the next player's turn, as long as both collections
+  are unchanged: four cards make a collection, five a face-up Bag-O-Loot. The current player must have drawn
+  first (it is a play); others may claim at any time. (The document, "Split": "ANY player that notices the
+  split gets to combine them into his stash as a four card collection or as a Bag-O-Loot"; until session 26
+  the maker was refused.)
 * Robbery: a player whose hand is empty after a play ends the round at once and then picks one Bag-O-Loot
   of another player (`rob`); with none on the table the round simply ends. "A robbery cannot end with a
   bluff": a bluff Bag-O-Loot with your last card is illegal.
@@ -70,7 +81,10 @@ Rule interpretations (where the rule text is silent or ambiguous; none of these 
   draw it simply skips the turn.
 * Scoring: hand cards remove collection cards first, then whole bags from as few Bags-O-Loot as possible
   (the scorer's best outcome); a busted bag's remaining cards are worth 1 each. `scores()` are the totals
-  of finished rounds; the game ends after `rounds` rounds and the most points win (ties share the win).
+  of finished rounds; the game ends at the end of a round (above: rounds, target score or time) and the most
+  points win (ties share the win).
+* Time: the engine keeps no clock (a replayed game must end the same way), so the time end is the players' call:
+  `time`, accepted once while the `minutes` option is set, by whoever is acting (the page's clock or a player).
 """
 
 from __future__ import annotations
@@ -264,6 +278,12 @@ class Penalty(Action):
         return "penalty"
 
 
+@dataclass(frozen=True)
+class TimeUp(Action):
+    def __str__(self) -> str:
+        return "time"
+
+
 # ----- events ------------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class RoundStarted(Event):
@@ -443,6 +463,16 @@ class Penalized(Event):
 
 
 @dataclass(frozen=True)
+class TimeCalled(Event):
+    round: int
+    minutes: int
+
+    @property
+    def text(self) -> str:
+        return f"Time is up ({plural(self.minutes, 'minute')}): round {self.round} is the last."
+
+
+@dataclass(frozen=True)
 class RoundScored(Event):
     round: int
     player: int
@@ -465,7 +495,7 @@ class RoundScored(Event):
 GRAMMAR = (
     "draw | holdup P | open N N | open N L | build N | build L on N | steal N from P [with L|set] | "
     "bag N with C | bag N from P with C | junk N | knock | challenge by P | claim N of P and P by P | "
-    "rob N from P | penalty"
+    "rob N from P | penalty | time"
 )
 
 
@@ -485,8 +515,8 @@ def _card(word: str, text: str) -> str:
 def _parse_words(words: list[str], text: str) -> Action:
     head, args = words[0], words[1:]
     shape = [w if w in ("on", "from", "with", "of", "and", "by") else "_" for w in args]
-    if head in ("draw", "knock", "penalty") and not args:
-        return {"draw": Draw(), "knock": Knock(), "penalty": Penalty()}[head]
+    if head in ("draw", "knock", "penalty", "time") and not args:
+        return {"draw": Draw(), "knock": Knock(), "penalty": Penalty(), "time": TimeUp()}[head]
     if head == "holdup" and shape == ["_"]:
         return Holdup(parse_seat(args[0], text))
     if head == "open" and shape == ["_", "_"]:
@@ -526,18 +556,27 @@ class BagOLoot(GameState):
 
     name: ClassVar[str] = "bag-o-loot"
 
-    def __init__(self, players: int, seed: int, rounds: int = 4, advanced: bool = False) -> None:
+    def __init__(
+        self, players: int, seed: int, rounds: int = 4, advanced: bool = False, target: int = 0, minutes: int = 0
+    ) -> None:
         if not isinstance(players, int) or players not in REMOVED_NUMBERS:
             raise GameError(f"bag-o-loot: players must be 2-4, got {players}")
-        if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
-            raise GameError(f"bag-o-loot: option rounds must be a whole number of at least 1, got {rounds!r}")
+        for option, value in (("rounds", rounds), ("target", target), ("minutes", minutes)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise GameError(f"bag-o-loot: option {option} must be a whole number, 0 for none, got {value!r}")
+        if not (rounds or target or minutes):
+            raise GameError(
+                "bag-o-loot: the game needs an end: a number of rounds (option rounds), a score (target) or a time "
+                "(minutes)"
+            )
         if not isinstance(advanced, bool):
             raise GameError(f"bag-o-loot: option advanced must be true or false, got {advanced!r}")
-        super().__init__(players, seed, {"rounds": rounds, "advanced": advanced})
+        super().__init__(players, seed, {"rounds": rounds, "advanced": advanced, "target": target, "minutes": minutes})
         self.round = 0
         self.dealer = 0
         self.totals = [0] * players
         self.over = False
+        self.time_up = False
         self._start_round(1, 0)
 
     # ----- setup ---------------------------------------------------------------------------------------------
@@ -601,6 +640,17 @@ class BagOLoot(GameState):
     def _actor(self, action: Action) -> int:
         return action.by if isinstance(action, Challenge | Claim) else self.current
 
+    def _last_round(self) -> str | None:
+        """Why the round just scored ends the game, or None when another round follows."""
+        rounds, target = self.options["rounds"], self.options["target"]
+        if rounds and self.round >= rounds:
+            return f"All {plural(self.round, 'round')} played"
+        if target and max(self.totals) >= target:
+            return f"A score of {target} reached"
+        if self.time_up:
+            return "Time is up"
+        return None
+
     def _candidates(self) -> list[Action]:
         """A superset of the legal actions, in a stable order; `legal_actions` filters it by the rules."""
         p, n = self.current, self.num_players
@@ -621,7 +671,7 @@ class BagOLoot(GameState):
         acts += [Junk(int(c)) for c in coins] + [Knock()]
         acts += [Claim(s["number"], s["opener"], s["other"], by) for s in self.splits for by in range(n)]
         acts += [Challenge(by) for by in range(n)]
-        return acts
+        return [*acts, TimeUp()]
 
     # ----- lookups -------------------------------------------------------------------------------------------
     def _collection(self, player: int, number: int) -> dict[str, Any] | None:
@@ -671,6 +721,8 @@ class BagOLoot(GameState):
             return self._claim_violation(action)
         if isinstance(action, Penalty):
             return None
+        if isinstance(action, TimeUp):
+            return self._time_violation()
         if isinstance(action, Draw):
             return self._draw_violation()
         if not self.drew:
@@ -830,6 +882,16 @@ class BagOLoot(GameState):
             return Violation("junk", "the deck is empty: there is no new card to exchange a junk card for")
         return self._need_cards([str(action.number)])
 
+    def _time_violation(self) -> Violation | None:
+        if not self.options["minutes"]:
+            return Violation(
+                "end of the game",
+                "this game was not agreed to end at a time (start it with the minutes option to call time)",
+            )
+        if self.time_up:
+            return Violation("end of the game", f"time was already called: round {self.round} is the last")
+        return None
+
     def _claim_violation(self, action: Claim) -> Violation | None:
         split = self._find_split(action)
         if split is None or not self._split_live(split):
@@ -838,9 +900,7 @@ class BagOLoot(GameState):
                 f"there is no split of {action.number}s between {_p(action.opener)} and {_p(action.other)} to claim "
                 "(a split lasts until the next player's turn ends, while both collections are unchanged)",
             )
-        if action.by == action.opener:
-            return Violation("split", "the player who made the split cannot claim it")
-        if action.by != action.other and self._collection(action.by, action.number):
+        if action.by not in (action.opener, action.other) and self._collection(action.by, action.number):
             return Violation("split", f"{_p(action.by)} already has a collection of {action.number}s")
         return None
 
@@ -884,6 +944,7 @@ class BagOLoot(GameState):
             Claim: self._do_claim,
             Rob: self._do_rob,
             Penalty: self._do_penalty,
+            TimeUp: self._do_time,
         }
         return handlers[type(action)](action)
 
@@ -1055,6 +1116,10 @@ class BagOLoot(GameState):
         self.opened = []
         return [Penalized(self.current), *self._end_turn(skipped=True)]
 
+    def _do_time(self, _: TimeUp) -> list[Event]:
+        self.time_up = True
+        return [TimeCalled(self.round, self.options["minutes"])]
+
     def _end_turn(self, skipped: bool = False) -> list[Event]:
         """Record splits and done-ness, then pass the turn left, skipping done players; none left ends the round."""
         p = self.current
@@ -1090,7 +1155,8 @@ class BagOLoot(GameState):
             removed, bags, points = round_points(hand, sizes, len(stash["bags"]))
             self.totals[p] += points
             events.append(RoundScored(self.round, p, hand, removed, bags, points, self.totals[p]))
-        if self.round >= self.options["rounds"]:
+        reason = self._last_round()
+        if reason is not None:
             self.over = True
             self.phase = "over"
             self._reset_turn()
@@ -1098,7 +1164,6 @@ class BagOLoot(GameState):
             self.splits = []
             best = max(self.totals)
             winners = tuple(p for p, t in enumerate(self.totals) if t == best)
-            reason = f"All {plural(self.round, 'round')} played"
             return [*events, GameOver(winners, tuple(self.totals), reason)]
         return [*events, self._start_round(self.round + 1, (self.dealer + 1) % self.num_players)]
 
@@ -1112,6 +1177,7 @@ class BagOLoot(GameState):
             "dealer": self.dealer,
             "totals": list(self.totals),
             "over": self.over,
+            "time_up": self.time_up,
             "current": self.current,
             "done": list(self.done),
             "phase": self.phase,
@@ -1130,12 +1196,16 @@ class BagOLoot(GameState):
             raise BadState(f"state.players: expected 2-4, got {n}")
         require(self.options, "rounds", int, "state.options")
         require(self.options, "advanced", bool, "state.options")
+        for option in ("target", "minutes"):  # (games saved before session 26 have neither: no such end)
+            self.options[option] = self.options.get(option, 0)
+            require(self.options, option, int, "state.options")
         self._set_table(core, w)
         self.removed = _dec(require(core, "removed", str, w), f"{w}.removed")
         self.round = require(core, "round", int, w)
         self.dealer = _seat_field(core, "dealer", n, w)
         self.totals = _int_list(core, "totals", n, w)
         self.over = require(core, "over", bool, w)
+        self.time_up = require(core, "time_up", bool, w) if "time_up" in core else False
         self.current = _seat_field(core, "current", n, w)
         self.done = [_bool(d, f"{w}.done[{i}]") for i, d in enumerate(_list_of(core, "done", n, w))]
         self.phase = _choice(core, "phase", ("turn", "rob", "over"), w)
@@ -1189,6 +1259,9 @@ class BagOLoot(GameState):
             "game": self.name,
             "round": self.round,
             "rounds": self.options["rounds"],
+            "target": self.options["target"],
+            "minutes": self.options["minutes"],
+            "time_up": self.time_up,
             "dealer": self.dealer,
             "current": self.current_player,
             "phase": self.phase,
@@ -1210,7 +1283,7 @@ class BagOLoot(GameState):
     def describe(self, player: int | None = None) -> str:
         v = self.view(player)
         lines = [
-            f"Bag-O-Loot round {v['round']}/{v['rounds']}, dealer {_p(v['dealer'])}; deck {v['deck']}, "
+            f"Bag-O-Loot round {v['round']}{_end_words(v)}, dealer {_p(v['dealer'])}; deck {v['deck']}, "
             f"junk {len(v['junk'])}"
         ]
         for q, stash in enumerate(v["stashes"]):
@@ -1264,6 +1337,18 @@ def _int_list(data: JSON, key: str, players: int, where: str) -> list[int]:
         if isinstance(v, bool) or not isinstance(v, int):
             raise BadState(f"{where}.{key}[{i}]: expected int, got {type(v).__name__}")
     return values
+
+
+def _end_words(view: JSON) -> str:
+    """How the game ends, for the table's first line: '/4', ' (to 50 points)', ' (last round: time is up)'."""
+    if view["time_up"]:
+        return " (last round: time is up)"
+    ends = [f" to {view['target']} points"] if view["target"] else []
+    ends += [f" for {view['minutes']} minutes"] if view["minutes"] else []
+    rounds = f"/{view['rounds']}" if view["rounds"] else ""
+    if not ends:
+        return rounds
+    return f"{rounds} ({'or' if rounds else ''}{' or'.join(ends)})".replace("( ", "(")
 
 
 def _choice(data: JSON, key: str, options: tuple[str, ...], where: str) -> str:
