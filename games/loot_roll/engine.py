@@ -19,7 +19,8 @@ Action text grammar (`parse_action(str(a)) == a`)::
     buy ID with ID [ID ...]      town: buy a vendor's ability card, paying with loot from your bag
     deposit ID                   town: put a loot card from your bag into your bank
 
-Phases: `turn` (a dungeon turn: plays and equips, then explore, fight or discard), `prep` (choice cards),
+Phases: `turn` (a dungeon turn: plays and equips, then explore, fight or discard), `found` (the card just found
+by exploring may be equipped or used), `prep` (choice cards),
 `fight` (one fight-phase turn each), `roll`, `town`, `end` (a last chance to swap gear) and `over`.
 
 Rule interpretations (where the rule text is silent or ambiguous; none of these are from the document)
@@ -38,8 +39,12 @@ Rule interpretations (where the rule text is silent or ambiguous; none of these 
   replaces the card there, which goes back to the bag (both, for a two-handed card replacing two). `dequip`
   alone is never legal. Equipping needs room in the bag for what it replaces (7 cards at most).
 * Acting: only one player acts at a time (the current player of the phase); on any of their turns, except in
-  the roll phase, they may equip gear from the bag. Exploring ends the turn, so the card found goes into the bag
-  and can be equipped or used the next time its owner acts (the document: "may equip or use the loot").
+  the roll phase, they may equip gear from the bag.
+* Exploring: the card found goes into the bag; when it can be equipped or used at once, the turn waits (phase
+  `found`) while its owner equips it, uses it, or keeps it (`done`); either ends the turn. No other card may be
+  equipped or played then: exploring was the turn's main action. (The document, "Turn Phase Options": "Choosing
+  to explore the dungeon means that the player draws one card from the common loot pile. The player may equip or
+  use the loot if possible, or simply place it into their loot bag." Until session 26 exploring ended the turn.)
 * Played effects last for the fight they are played in: cards played on a dungeon turn before `fight` count
   in that fight; otherwise they lapse when the turn (or the town) ends. Roll cards count for the current card.
 * Bag: 7 loot cards. Exploring with a full bag is refused (discard first); a full bag cannot roll.
@@ -66,8 +71,10 @@ Rule interpretations (where the rule text is silent or ambiguous; none of these 
   Bosses come from the same monster deck, fought with their boss numbers.
 * Town: the 5 face-up vendor cards are drawn from the ability deck. The player after the one who defeated the
   boss starts; each town turn is either buying (1-3 cards) or depositing (any number of cards), ended with
-  `done` (a third purchase ends it by itself). Payment is loot from the bag worth at least the price, and
-  every card paid must be needed (no card could be left out and still cover the price: there is no change).
+  `done` (a third purchase ends it by itself). Payment is loot from the bag worth at least the price; paying
+  more is allowed and there is no change. (The document, "Town Phase": "When buying from the vendor players must
+  pay (discard) loot cards equal or higher than the value of the ability card." Until session 26 every card paid
+  had to be needed.)
   Unsold vendor cards go to the ability discard pile when the party leaves town. The town's first player
   also starts the next dungeon.
 * Reshuffles: a deck that runs out is replaced by its shuffled discard pile when a card is next needed.
@@ -128,9 +135,10 @@ TOWN_TURNS_EACH = 2
 MAX_BUYS = 3
 DIE = 20
 PILES = ("ability", *RARITIES, "monster")
-PHASES = ("turn", "prep", "fight", "roll", "town", "end", "over")
+PHASES = ("turn", "found", "prep", "fight", "roll", "town", "end", "over")
 PHASE_WORDS = {
     "turn": "your dungeon turn",
+    "found": "the moment after exploring (equip or use the card found, or 'done' to keep it in the bag)",
     "prep": "the preparation phase",
     "fight": "the fight phase",
     "roll": "the roll phase",
@@ -602,6 +610,7 @@ class LootRoll(GameState):
         self.gear: list[dict[str, str]] = [{} for _ in range(players)]
         self.dungeon, self.defeated, self.turn, self.current, self.phase = 1, 0, 0, 0, "turn"
         self.vendor: list[str] = []
+        self.found = ""  # phase `found`: the card just found by exploring
         self.town = {"start": 0, "turns": 0, "mode": "", "bought": 0}
         self._clear_fight()
         for p in range(players):
@@ -661,7 +670,7 @@ class LootRoll(GameState):
         for card in sorted(set(self.hands[p])) + [c for c in bag if self.cat.loot[c].playable]:
             targets = range(self.num_players) if any(e.needs_target for e in self._effects(card)) else [None]
             acts += [Play(card, t) for t in targets]
-        if self.phase in ("fight", "town", "end"):
+        if self.phase in ("found", "fight", "town", "end"):
             acts.append(Done())
         return acts
 
@@ -771,6 +780,8 @@ class LootRoll(GameState):
         return [*cards, single] if single else cards
 
     def _main_action(self, what: str) -> Violation | None:
+        if self.phase == "found":
+            return Violation("turn", f"{what} is a main action, and this turn's was exploring ({PHASE_WORDS['found']})")
         if self.phase != "turn":
             return Violation(
                 "turn",
@@ -818,9 +829,22 @@ class LootRoll(GameState):
             return Violation("discard", "only loot cards from your bag can be discarded")
         return self._missing(action.cards, self.bags[self.current], "in your bag")
 
+    def _found_only(self, card: str) -> Violation | None:
+        """After exploring only the card found may be equipped or used."""
+        if self.phase == "found" and card != self.found:
+            return Violation(
+                "explore",
+                f"after exploring only the card found ({self.cat.name_of(self.found)}) may be equipped or used; "
+                "'done' keeps it in the bag",
+            )
+        return None
+
     def _equip_violation(self, action: Equip) -> Violation | None:
         if self.phase == "roll":
             return Violation("equip", "gear cannot be changed during the roll phase")
+        found = self._found_only(action.card)
+        if found:
+            return found
         item = self.cat.loot.get(action.card)
         if item is None or item.slot is None:
             return Violation("equip", f"{self.cat.name_of(action.card)} cannot be equipped: it has no gear slot")
@@ -858,11 +882,14 @@ class LootRoll(GameState):
             return Violation("play", f"{info.name} cannot be played: {why}")
         if not isinstance(info, Ability | Loot):
             return Violation("play", f"{info.name} is a monster, not a card you can play")
+        found = self._found_only(card)
+        if found:
+            return found
         zone = self.hands[p] if isinstance(info, Ability) else self.bags[p]
         missing = self._missing([card], zone, "in your hand" if isinstance(info, Ability) else "in your bag")
         if missing:
             return missing
-        if self.phase not in info.when:
+        if ("turn" if self.phase == "found" else self.phase) not in info.when:  # found: still the dungeon turn
             allowed = _names([PHASE_WORDS[w] for w in info.when])
             return Violation(
                 "timing", f"{info.name} can be played during {allowed}, not during {PHASE_WORDS[self.phase]}"
@@ -886,7 +913,7 @@ class LootRoll(GameState):
         return None
 
     def _done_violation(self, _: Done) -> Violation | None:
-        if self.phase not in ("fight", "town", "end"):
+        if self.phase not in ("found", "fight", "town", "end"):
             return Violation(
                 "turn",
                 "'done' ends a fight-phase, town or end-of-game turn; now is "
@@ -943,8 +970,6 @@ class LootRoll(GameState):
                 f"the loot paid is worth {sum(values)}, less than the price of "
                 f"{self.cat.name_of(action.card)} ({price}): pay loot worth the price or more",
             )
-        if sum(values) - min(values) >= price:
-            return Violation("vendor", "you pay with more loot than needed: leave out a card and still cover the price")
         return None
 
     def _deposit_violation(self, action: Deposit) -> Violation | None:
@@ -991,7 +1016,7 @@ class LootRoll(GameState):
 
     def _next_turn(self) -> list[Event]:
         self._clear_fight()
-        self.phase = "turn"
+        self.phase, self.found = "turn", ""
         self.turn = self.current = (self.turn + 1) % self.num_players
         return []
 
@@ -1000,7 +1025,10 @@ class LootRoll(GameState):
         card, events = self._draw("common")
         assert card is not None
         self.bags[p].append(card)
-        return [*events, Explored(p), *self._next_turn()]
+        self.phase, self.found = "found", card
+        if not any(isinstance(a, Equip | Play) for a in self.legal_actions()):  # nothing to do with it now
+            return [*events, Explored(p), *self._next_turn()]
+        return [*events, Explored(p)]
 
     def _do_discard(self, action: Discard) -> list[Event]:
         p = self.current
@@ -1018,7 +1046,7 @@ class LootRoll(GameState):
         self.gear[p][item.slots[0]] = item.id
         self.gear[p] = {s: self.gear[p][s] for s in SLOTS if s in self.gear[p]}
         names = tuple(self.cat.name_of(c) for c in replaced)
-        return [Equipped(p, item.name, item.slot or "", names)]
+        return [Equipped(p, item.name, item.slot or "", names), *(self._next_turn() if self.phase == "found" else [])]
 
     def _do_fight(self, action: Fight) -> list[Event]:
         monster, events = self._draw("monster")
@@ -1041,7 +1069,7 @@ class LootRoll(GameState):
         events: list[Event] = [Played(p, info.name, effect, target)]
         for e in info.effects:
             events += self._apply_effect(e, p, target, info)
-        return events
+        return events + (self._next_turn() if self.phase == "found" else [])
 
     def _apply_effect(self, effect: Effect, owner: int, target: int, info: Ability | Loot) -> list[Event]:
         if effect.kind == SURVIVABILITY:
@@ -1082,6 +1110,8 @@ class LootRoll(GameState):
         return events
 
     def _do_done(self, _: Done) -> list[Event]:
+        if self.phase == "found":
+            return self._next_turn()
         if self.phase == "fight":
             self.fight_turns += 1
             if self.fight_turns < self.num_players:
@@ -1273,6 +1303,7 @@ class LootRoll(GameState):
             "rollers": list(self.rollers),
             "rolls": list(self.rolls),
             "roll_mods": [dict(m) for m in self.roll_mods],
+            "found": self.found,
         }
 
     def _load(self, core: JSON) -> None:
@@ -1328,6 +1359,9 @@ class LootRoll(GameState):
         ]
         if self.phase == "roll" and not (self.table and self.rollers):
             raise BadState(f"{w}.table: the roll phase needs a card to roll for and its rollers")
+        self.found = require(core, "found", str, w) if "found" in core else ""  # (saved before session 26: none)
+        if (self.phase == "found") != bool(self.found) or (self.found and self.found not in self.bags[self.current]):
+            raise BadState(f"{w}.found: expected the card just found (in the current player's bag) in phase found only")
         self._check_cards(w)
 
     def _check_cards(self, where: str) -> None:
@@ -1399,6 +1433,7 @@ class LootRoll(GameState):
             "roll_bonus": [self.roll_bonus(q) for q in range(self.num_players)],
             "vendor": list(self.vendor),
             "town": dict(self.town),
+            "found": self.found if player == self.current else "?" if self.found else "",  # the bag is face down
         }
 
     def _monster_view(self, fighters: frozenset[int]) -> JSON | None:
@@ -1437,6 +1472,10 @@ class LootRoll(GameState):
         if v["table"]:
             rollers = ", ".join(_p(q) for q in v["rollers"])
             lines.append(f"To roll for: {', '.join(name(c) for c in v['table'])}; rollers {rollers}")
+        if v["found"] and v["found"] != "?":
+            lines.append(
+                f"Found: {name(v['found'])} [{v['found']}]: equip or use it now, or 'done' keeps it in the bag"
+            )
         if v["vendor"]:
             offers = ", ".join(f"{name(c)} [{c}] ({self.cat.abilities[c].price})" for c in v["vendor"])
             lines.append(f"Vendor: {offers}")
