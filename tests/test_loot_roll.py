@@ -531,6 +531,30 @@ def test_roll_card_target_must_be_in_the_roll():
     assert_illegal_unchanged(state, "play jinx on 3", "not rolling for the Silver Ring")
 
 
+def test_any_player_may_use_roll_cards_during_a_roll_out_of_turn():
+    """seeds/001, "Roll Phase": "During a roll, players may use cards to increase their roll or decrease others
+    roll (roll values can be higher than 20/lower than 1)." (issue 23: until session 26 only the player about to
+    roll could play a roll card)"""
+    state = roll_position(hands=["", "loaded-die", "jinx"], choices=["fight", "fight", "flight"])
+    assert state.current == 0 and 2 in state.actors() and 1 in state.actors()
+    assert {str(a) for a in state.legal_actions(2)} == {"play jinx on 1 by 3", "play jinx on 2 by 3"}
+    events = state.apply("play jinx on 1 by 3")  # Player 3 did not fight, yet lowers Player 1's roll
+    assert events[0].text.startswith("Player 3 plays Jinx on Player 1") and state.current == 0
+    assert state.hands[2] == [] and state.roll_bonus(0) == -3
+    state.apply("play loaded-die by 2")  # Player 2 raises their own roll before Player 1 has rolled
+    assert state.roll_bonus(1) == 3 and state.current == 0
+    assert_illegal_unchanged(state, "play loaded-die by 2", "Player 2 has no Loaded Die")
+    state.apply("roll 1 12")
+    events = state.apply("roll 2 9")
+    assert events[-1].text == "Player 2 wins the Silver Ring with a roll of 12."
+    # only roll cards, only in the roll phase, and raising a roll needs a roll of one's own
+    bystander = roll_position(hands=["", "", "loaded-die rally"], choices=["fight", "fight", "flight"])
+    assert_illegal_unchanged(bystander, "play loaded-die by 3", "not rolling for the Silver Ring")
+    assert_illegal_unchanged(bystander, "play rally by 3", "out of turn only roll cards")
+    assert_illegal_unchanged(position(hands=["", "jinx", ""]), "play jinx on 1 by 2", "during the roll phase")
+    assert str(LootRoll.parse_action("play jinx on 1 by 3")) == "play jinx on 1 by 3"
+
+
 def test_passive_roll_bonus_of_gear():
     state = roll_position(gear=[{"feet": "lucky-boots"}, {}, {}], choices=["fight", "fight", "flight"])
     state.apply("roll 1 10")

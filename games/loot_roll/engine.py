@@ -13,6 +13,7 @@ Action text grammar (`parse_action(str(a)) == a`)::
     equip ID                     put gear from your bag on (what it replaces goes back to the bag)
     dequip ID                    never legal: the rules only allow replacing gear (the message says how)
     play ID [on P]               play an ability card from your hand or use a loot card from your bag
+    play ID [on P] by Q          in the roll phase, out of turn: Q plays a roll card
     choose fight | choose flight your face-down choice card in the preparation phase
     done                         end your fight-phase, town or end-of-game turn
     roll P N | roll auto         P's physical d20 showed N (1-20) / roll for the current roller from the seed
@@ -61,9 +62,12 @@ Rule interpretations (where the rule text is silent or ambiguous; none of these 
   their bag (a monster does not let you choose), fewer if the bag holds fewer. Lost cards are discarded.
 * Roll phase: cards are rolled for from the lowest treasure value up (equal values: by id). Fighters roll in
   seat order from the player whose turn it is; a fighter with a full bag cannot roll. With one eligible roller
-  the card is theirs without a roll; with none it is discarded. Roll cards are played by the roller whose roll
-  it is, before rolling, on themselves or any roller of the current card; they count for that card only
-  (re-rolls included). The highest total wins; a tie at the top is re-rolled between the tied players only.
+  the card is theirs without a roll; with none it is discarded. Roll cards may be played by any player at any
+  time of the roll phase (out of turn: `play ID [on P] by Q`), on their own roll when they roll for the current
+  card, or on any roller's; they count for that card only (re-rolls included). The highest total wins; a tie at
+  the top is re-rolled between the tied players only. (The document, "Roll Phase": "During a roll, players may
+  use cards to increase their roll or decrease others roll"; until session 26 only the player about to roll
+  could.)
 * Monster loot counts: a win draws them; "If defeated, all loot is taken from the discard pile" takes each card
   from the top of that rarity's discard pile, drawing from the deck only when that pile is empty.
 * Dungeons: `fight boss` any time on your turn; after 4 regular monsters are defeated in a dungeon only `fight
@@ -203,9 +207,11 @@ class Dequip(Action):
 class Play(Action):
     card: str
     target: int | None = None
+    by: int | None = None  # a player out of turn (the roll phase's roll cards); None: the current player
 
     def __str__(self) -> str:
-        return f"play {self.card}" if self.target is None else f"play {self.card} on {self.target + 1}"
+        on = "" if self.target is None else f" on {self.target + 1}"
+        return f"play {self.card}{on}" + ("" if self.by is None else f" by {self.by + 1}")
 
 
 @dataclass(frozen=True)
@@ -545,7 +551,7 @@ def replaced_slots(cat: Catalogue, gear: dict[str, str], item: Loot) -> list[str
 
 # ----- parsing -----------------------------------------------------------------------------------------------
 GRAMMAR = (
-    "explore | fight | fight boss | discard ID [ID ...] | equip ID | dequip ID | play ID [on P] | "
+    "explore | fight | fight boss | discard ID [ID ...] | equip ID | dequip ID | play ID [on P] [by Q] | "
     "choose fight | choose flight | done | roll P N | roll auto | buy ID with ID [ID ...] | deposit ID"
 )
 
@@ -573,10 +579,13 @@ def _parse_words(words: list[str], text: str) -> Action:
     if head in ("equip", "dequip", "deposit") and len(args) == 1:
         kind = {"equip": Equip, "dequip": Dequip, "deposit": Deposit}[head]
         return kind(_id(args[0], text))
+    by = None
+    if head == "play" and len(args) in (3, 5) and args[-2] == "by":
+        by, args = parse_seat(args[-1], text), args[:-2]
     if head == "play" and len(args) == 1:
-        return Play(_id(args[0], text))
+        return Play(_id(args[0], text), None, by)
     if head == "play" and len(args) == 3 and args[1] == "on":
-        return Play(_id(args[0], text), parse_seat(args[2], text))
+        return Play(_id(args[0], text), parse_seat(args[2], text), by)
     if head == "roll" and len(args) == 2:
         return Roll(parse_seat(args[0], text), _int(args[1], text, "the number the d20 shows (1-20)"))
     if head == "buy" and len(args) >= 3 and args[1] == "with":
@@ -649,9 +658,24 @@ class LootRoll(GameState):
         return _parse_words(text.lower().split(), text)
 
     def legal_actions(self, player: int | None = None) -> list[Action]:
-        if self.is_over or player not in (None, self.current):
+        if self.is_over:
             return []
-        return [a for a in self._candidates() if self._violation(a) is None]
+        others = [q for q in range(self.num_players) if q != self.current and player in (None, q)]
+        mine = self._candidates() if player in (None, self.current) else []
+        return [a for a in mine + self._roll_card_candidates(others) if self._violation(a) is None]
+
+    def _roll_card_candidates(self, players: list[int]) -> list[Action]:
+        """Out of turn, in the roll phase: each player's roll cards, on themselves or any roller."""
+        if self.phase != "roll":
+            return []
+        acts: list[Action] = []
+        for q in players:
+            for card in sorted(set(self.hands[q])) + sorted({c for c in self.bags[q] if self.cat.loot[c].playable}):
+                effects = self._effects(card)
+                if any(e.kind == ROLL for e in effects):
+                    targets = self.rollers if any(e.needs_target for e in effects) else [None]
+                    acts += [Play(card, t, q) for t in targets]
+        return acts
 
     def _candidates(self) -> list[Action]:
         """A superset of the legal actions in a stable order; `legal_actions` filters it by the rules."""
@@ -751,7 +775,7 @@ class LootRoll(GameState):
 
     # ----- legality ------------------------------------------------------------------------------------------
     def _violation(self, action: Action) -> Violation | None:
-        for field in ("target", "player"):
+        for field in ("target", "player", "by"):
             who = getattr(action, field, None)
             if who is not None and not 0 <= who < self.num_players:
                 return Violation("players", f"there is no {_p(who)} in a {self.num_players}-player game")
@@ -875,8 +899,10 @@ class LootRoll(GameState):
         )
 
     def _play_violation(self, action: Play) -> Violation | None:
-        p, card = self.current, action.card
+        p, card = self.current if action.by is None else action.by, action.card
         info = self.cat.card(card)
+        if p != self.current:
+            return self._out_of_turn_violation(action, p)
         if isinstance(info, Loot) and not info.playable:
             why = "its effect works while it is equipped" if info.use == "passive" else "it has no effect to use"
             return Violation("play", f"{info.name} cannot be played: {why}")
@@ -894,6 +920,27 @@ class LootRoll(GameState):
             return Violation(
                 "timing", f"{info.name} can be played during {allowed}, not during {PHASE_WORDS[self.phase]}"
             )
+        return self._target_violation(info.name, info.effects, action.target)
+
+    def _out_of_turn_violation(self, action: Play, player: int) -> Violation | None:
+        """A roll card played by a player whose turn it is not: legal only in the roll phase."""
+        info = self.cat.card(action.card)
+        rolls = isinstance(info, Ability | Loot) and any(e.kind == ROLL for e in info.effects)
+        if self.phase != "roll" or not rolls:
+            return Violation(
+                "turn",
+                f"it is {_p(self.current)}'s turn: out of turn only roll cards may be played, during the roll phase",
+            )
+        assert isinstance(info, Ability | Loot)
+        if isinstance(info, Loot) and not info.playable:
+            return Violation("play", f"{info.name} cannot be played: its effect works while it is equipped")
+        zone = self.hands[player] if isinstance(info, Ability) else self.bags[player]
+        missing = self._missing([action.card], zone, "in your hand" if isinstance(info, Ability) else "in your bag")
+        if missing:
+            return Violation(missing.rule, missing.reason.replace("you have", f"{_p(player)} has"))
+        own = any(e.kind == ROLL and e.target == "self" for e in info.effects)
+        if own and player not in self.rollers:
+            return Violation("roll", f"{_p(player)} is not rolling for the {self.cat.name_of(self.table[0])}")
         return self._target_violation(info.name, info.effects, action.target)
 
     def _target_violation(self, name: str, effects: tuple[Effect, ...], target: int | None) -> Violation | None:
@@ -1060,7 +1107,7 @@ class LootRoll(GameState):
         return events
 
     def _do_play(self, action: Play) -> list[Event]:
-        p, info = self.current, self.cat.card(action.card)
+        p, info = self.current if action.by is None else action.by, self.cat.card(action.card)
         assert isinstance(info, Ability | Loot)
         self._take(self.hands[p] if isinstance(info, Ability) else self.bags[p], [info.id])
         self._to_discard([info.id])

@@ -35,6 +35,8 @@ def simple_policy(state: GameState, player: int, rng: random.Random) -> Action |
     if not legal:
         return None
     view = state.view(player)
+    if player != view["current"]:
+        return None  # out of turn only roll cards are legal (any player's, during a roll): kept for its own roll
     cat = load_catalogue(view["catalogue"])
     phase = view["phase"]
     upgrade = _best_equip(cat, view, player, legal, for_score=phase == "end")
