@@ -84,7 +84,8 @@ Rule interpretations (where the rule text is silent or ambiguous; none of these 
   of finished rounds; the game ends at the end of a round (above: rounds, target score or time) and the most
   points win (ties share the win).
 * Time: the engine keeps no clock (a replayed game must end the same way), so the time end is the players' call:
-  `time`, accepted once while the `minutes` option is set, by whoever is acting (the page's clock or a player).
+  `time`, one of the current player's actions once while the `minutes` option is set (the players watch the
+  clock; the option records what was agreed).
 """
 
 from __future__ import annotations
