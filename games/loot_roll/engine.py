@@ -113,6 +113,7 @@ from games.loot_roll.catalogue import (
     SLOTS,
     TWO_HANDED,
     Ability,
+    Card,
     Catalogue,
     CatalogueError,
     Loot,
@@ -665,16 +666,16 @@ class LootRoll(GameState):
         return [a for a in mine + self._roll_card_candidates(others) if self._violation(a) is None]
 
     def _roll_card_candidates(self, players: list[int]) -> list[Action]:
-        """Out of turn, in the roll phase: each player's roll cards, on themselves or any roller."""
-        if self.phase != "roll":
-            return []
+        """Out of turn, in the roll phase: each player's plays (the rules keep their roll cards)."""
+        return [a for q in players for a in self._plays(q, by=q)] if self.phase == "roll" else []
+
+    def _plays(self, player: int, by: int | None = None) -> list[Action]:
+        """Every card `player` could play, on every target a card takes: ability cards and usable loot."""
+        cards = sorted(set(self.hands[player])) + sorted({c for c in self.bags[player] if self.cat.loot[c].playable})
         acts: list[Action] = []
-        for q in players:
-            for card in sorted(set(self.hands[q])) + sorted({c for c in self.bags[q] if self.cat.loot[c].playable}):
-                effects = self._effects(card)
-                if any(e.kind == ROLL for e in effects):
-                    targets = self.rollers if any(e.needs_target for e in effects) else [None]
-                    acts += [Play(card, t, q) for t in targets]
+        for card in cards:
+            targets = range(self.num_players) if any(e.needs_target for e in self._effects(card)) else [None]
+            acts += [Play(card, t, by) for t in targets]
         return acts
 
     def _candidates(self) -> list[Action]:
@@ -691,9 +692,7 @@ class LootRoll(GameState):
         if self.phase == "roll":
             acts += [Roll(), *[Roll(p, v) for v in range(1, DIE + 1)]]
         acts += [Equip(c) for c in bag if self.cat.loot[c].slot]
-        for card in sorted(set(self.hands[p])) + [c for c in bag if self.cat.loot[c].playable]:
-            targets = range(self.num_players) if any(e.needs_target for e in self._effects(card)) else [None]
-            acts += [Play(card, t) for t in targets]
+        acts += self._plays(p)
         if self.phase in ("found", "fight", "town", "end"):
             acts.append(Done())
         return acts
@@ -838,11 +837,13 @@ class LootRoll(GameState):
             )
         return None
 
-    def _missing(self, cards: tuple[str, ...] | list[str], zone: list[str], where: str) -> Violation | None:
+    def _missing(
+        self, cards: tuple[str, ...] | list[str], zone: list[str], where: str, who: str = "you have"
+    ) -> Violation | None:
         short = Counter(cards) - Counter(zone)
         if short:
             card = sorted(short)[0]
-            return Violation("cards", f"you have no {self.cat.name_of(card)} ({card}) {where}")
+            return Violation("cards", f"{who} no {self.cat.name_of(card)} ({card}) {where}")
         return None
 
     def _discard_violation(self, action: Discard) -> Violation | None:
@@ -902,7 +903,9 @@ class LootRoll(GameState):
         p, card = self.current if action.by is None else action.by, action.card
         info = self.cat.card(card)
         if p != self.current:
-            return self._out_of_turn_violation(action, p)
+            out_of_turn = self._out_of_turn_violation(info, p)
+            if out_of_turn:
+                return out_of_turn
         if isinstance(info, Loot) and not info.playable:
             why = "its effect works while it is equipped" if info.use == "passive" else "it has no effect to use"
             return Violation("play", f"{info.name} cannot be played: {why}")
@@ -912,7 +915,8 @@ class LootRoll(GameState):
         if found:
             return found
         zone = self.hands[p] if isinstance(info, Ability) else self.bags[p]
-        missing = self._missing([card], zone, "in your hand" if isinstance(info, Ability) else "in your bag")
+        who = "you have" if p == self.current else f"{_p(p)} has"
+        missing = self._missing([card], zone, "in your hand" if isinstance(info, Ability) else "in your bag", who)
         if missing:
             return missing
         if ("turn" if self.phase == "found" else self.phase) not in info.when:  # found: still the dungeon turn
@@ -922,9 +926,9 @@ class LootRoll(GameState):
             )
         return self._target_violation(info.name, info.effects, action.target)
 
-    def _out_of_turn_violation(self, action: Play, player: int) -> Violation | None:
-        """A roll card played by a player whose turn it is not: legal only in the roll phase."""
-        info = self.cat.card(action.card)
+    def _out_of_turn_violation(self, info: Card, player: int) -> Violation | None:
+        """What only a card played by a player whose turn it is not must pass: it is a roll card, in the roll
+        phase, and one that raises its player's own roll needs that player in the roll. The rest is as on a turn."""
         rolls = isinstance(info, Ability | Loot) and any(e.kind == ROLL for e in info.effects)
         if self.phase != "roll" or not rolls:
             return Violation(
@@ -932,16 +936,10 @@ class LootRoll(GameState):
                 f"it is {_p(self.current)}'s turn: out of turn only roll cards may be played, during the roll phase",
             )
         assert isinstance(info, Ability | Loot)
-        if isinstance(info, Loot) and not info.playable:
-            return Violation("play", f"{info.name} cannot be played: its effect works while it is equipped")
-        zone = self.hands[player] if isinstance(info, Ability) else self.bags[player]
-        missing = self._missing([action.card], zone, "in your hand" if isinstance(info, Ability) else "in your bag")
-        if missing:
-            return Violation(missing.rule, missing.reason.replace("you have", f"{_p(player)} has"))
         own = any(e.kind == ROLL and e.target == "self" for e in info.effects)
         if own and player not in self.rollers:
             return Violation("roll", f"{_p(player)} is not rolling for the {self.cat.name_of(self.table[0])}")
-        return self._target_violation(info.name, info.effects, action.target)
+        return None
 
     def _target_violation(self, name: str, effects: tuple[Effect, ...], target: int | None) -> Violation | None:
         needs = any(e.needs_target for e in effects)

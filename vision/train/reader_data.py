@@ -35,7 +35,14 @@ from vision.recognise.samples import index_shown, jitter, seen_corners
 from vision.synth.backgrounds import load_table_textures
 from vision.synth.deckdir import Deck, load_decks
 from vision.synth.effects import finish, random_effects
-from vision.synth.legibility import Region, corner_region, index_legibility, is_legible, rank_printed
+from vision.synth.legibility import (
+    INDEX_WHOLE,
+    Region,
+    corner_region,
+    index_legibility,
+    is_legible,
+    rank_printed,
+)
 from vision.synth.pieces import PieceSet
 from vision.train.corner_data import SceneGeometry, decks_of_split, pieces_of_split, split_decks, stored_scenes
 from vision.train.finder_errors import apply_error
@@ -373,7 +380,7 @@ def scene_crops(stem: Path, rng: np.random.Generator, decks: Mapping[str, Deck])
             legible = 1.0
             if has_index and deck is not None and code in deck.codes:
                 shown = index_shown(g.corner_visible[n], g.index_visible[n], k)
-                readable = rank_printed(deck.name, code) and is_legible(1.0, shown)  # the index's box shows whole
+                readable = rank_printed(deck.name, code) and shown >= INDEX_WHOLE
                 legible = index_legibility(image, deck.image(code), g.quads[n], corner_region(k)) if readable else 0.0
             rank, suit = label_of(code if g.face_up[n] else "BACK", has_index, legible)
             out.append((corner_crop(image, p, a, b), rank, suit, "scene", int(bool(g.face_up[n]))))
