@@ -161,27 +161,45 @@ def expand_deck(text: str) -> list[str]:
 
 
 def cmd_hint(args: argparse.Namespace) -> int:
-    from games.loot_the_loop.engine import LootTheLoop
-    from games.loot_the_loop.solver import suggest
+    from games import info
+    from games.hints import Budget
 
+    game = info(args.game)
     if args.state:
-        state = load_saved(args.state, LootTheLoop.name, "--state file")
-    elif args.deck is not None:
+        state = load_saved(args.state, game.name, "--state file")
+    elif args.deck is not None and game.name == "loot-the-loop":
+        from games.loot_the_loop.engine import LootTheLoop
+
         state = LootTheLoop.from_table(
             deck=expand_deck(args.deck),
             notes=(args.notes or "").split(),
             score_pile=(args.score or "").split(),
             seed=args.seed,
         )
-    else:
+    elif game.name == "loot-the-loop":
         raise CliError("give the table: --deck 'TOP ... BOTTOM' (use ? for face-down cards), or --state FILE")
-    advice = suggest(state.view(0), random.Random(args.seed))
-    if args.json:
-        print(json.dumps({"action": str(advice.action), "reason": advice.reason, "value": advice.value}))
     else:
-        print(state.describe(0))
-        print(f"Suggested: {advice.action}  ({advice.reason})")
+        raise CliError(f"give the {game.name} game: --state FILE (saved with 'tabletop play {game.name} --save FILE')")
+    player = _hint_player(args.player, state)
+    budget = Budget(rollouts=args.rollouts, seconds=args.seconds)
+    advice = game.hinter()(state, player, random.Random(args.seed), budget)
+    if args.json:
+        reply = {"player": player + 1, "action": advice.action, "reason": advice.reason, "value": advice.value}
+        print(json.dumps(reply))
+    else:
+        print(state.describe(player))
+        print(f"Suggested for Player {player + 1}: {advice.action or 'nothing'}  ({advice.reason})")
     return 0
+
+
+def _hint_player(seat: int | None, state: Any) -> int:
+    """The 0-based player a hint is for: `--player` (1-based), else whoever is to act."""
+    if seat is None:
+        current = state.current_player
+        return 0 if current is None else current
+    if not 1 <= seat <= state.num_players:
+        raise CliError(f"--player: expected 1-{state.num_players} for this game, got {seat}")
+    return seat - 1
 
 
 # ----- tabletop bench --------------------------------------------------------------------------------------------
@@ -198,10 +216,12 @@ def cmd_bench(args: argparse.Namespace) -> int:
         return bench_crash(args)
     if args.target == "table":
         return bench_table(args)
+    if args.target == "hints":
+        return bench_hints(args)
     if args.target != "loot-the-loop":
         raise CliError(
-            f"unknown benchmark '{args.target}': expected loot-the-loop, vision, tracker, companion, soak, crash or "
-            "table"
+            f"unknown benchmark '{args.target}': expected loot-the-loop, hints, vision, tracker, companion, soak, "
+            "crash or table"
         )
     games = 1000 if args.games is None else args.games
     if games < 1:
@@ -209,6 +229,25 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from games.loot_the_loop.bench import format_table, run_bench
 
     result = run_bench(games=games, seed=args.seed or 0, progress=not args.quiet)
+    print(format_table(result))
+    if args.json:
+        save_atomically(Path(args.json), result)
+        print(f"Wrote {args.json}")
+    return 0
+
+
+def bench_hints(args: argparse.Namespace) -> int:
+    """`bench hints --game G`: a seat playing by the hint against the same seat playing greedy, on the same deals;
+    resumable from the results file."""
+    from games.bench_hints import GREEDY, format_table, run
+
+    if args.game not in GREEDY:
+        raise CliError(f"bench hints: --game must be one of {', '.join(GREEDY)}, got {args.game!r}")
+    games = 500 if args.games is None else args.games
+    if games < 1:
+        raise CliError(f"--games must be at least 1, got {games}")
+    out = Path(args.results or f"out/bench/hints-{args.game}.jsonl")
+    result = run(args.game, games, args.seed or 0, out, args.players, progress=not args.quiet)
     print(format_table(result))
     if args.json:
         save_atomically(Path(args.json), result)
@@ -766,15 +805,21 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser(
         "hint",
-        help="Loot the Loop: suggest the next action from the visible table",
-        description="Suggest a Loot the Loop action using only what the player may see. Describe the deck "
-        "from top to bottom with card codes (AS 10H QC JOKER) and ? for each face-down card.",
+        help="suggest the next action for a player, from what that player may see",
+        description="Suggest an action using only what the player may see. Loot the Loop: describe the deck from top "
+        "to bottom with card codes (AS 10H QC JOKER) and ? for each face-down card, or give a saved game. The other "
+        "games: give a saved game (tabletop play GAME --save FILE); the hint plays the rest of the game out many times "
+        "with the cards you cannot see dealt at random.",
     )
-    p.add_argument("--deck", help="the deck from top to bottom, e.g. '7H 2C ?x16 KS ?' (?xN: N face-down cards)")
-    p.add_argument("--notes", help="cards in your notes, e.g. '5D 9S'")
-    p.add_argument("--score", help="cards in your score pile, e.g. 'AS 3C'")
-    p.add_argument("--state", metavar="FILE", help="a saved game (from 'tabletop play --save') instead of --deck")
-    p.add_argument("--seed", type=int, default=0, help="seed for the solver's sampling")
+    p.add_argument("--game", default="loot-the-loop", help="which game (default loot-the-loop; see 'tabletop games')")
+    p.add_argument("--deck", help="Loot the Loop: the deck top to bottom, e.g. '7H 2C ?x16 KS ?' (?xN: N face-down)")
+    p.add_argument("--notes", help="Loot the Loop: cards in your notes, e.g. '5D 9S'")
+    p.add_argument("--score", help="Loot the Loop: cards in your score pile, e.g. 'AS 3C'")
+    p.add_argument("--state", metavar="FILE", help="a saved game (from 'tabletop play --save')")
+    p.add_argument("--player", type=int, help="the player (1-based) the hint is for (default: whoever is to act)")
+    p.add_argument("--seconds", type=float, default=1.0, help="time budget for the hint (default 1)")
+    p.add_argument("--rollouts", type=int, default=400, help="most simulated games in all (default 400)")
+    p.add_argument("--seed", type=int, default=0, help="seed for the hint's sampling (same seed, same hint)")
     p.add_argument("--json", action="store_true", help="print the suggestion as JSON")
     p.set_defaults(func=cmd_hint)
 
@@ -934,14 +979,18 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser(
         "bench",
-        help="benchmarks (loot-the-loop: solver vs random; vision: card recogniser; tracker: whole games; "
+        help="benchmarks (loot-the-loop: solver vs random; hints: a hint seat vs greedy; vision: card recogniser; "
+        "tracker: whole games; "
         "companion: latency, CPU and memory of the whole companion; soak: pages open while it runs; crash: kill -9 "
         "while moves are entered; table: calibration from a printed mat)",
     )
-    p.add_argument("target", help="what to measure: loot-the-loop, vision, tracker, companion, soak, crash or table")
+    p.add_argument(
+        "target", help="what to measure: loot-the-loop, hints, vision, tracker, companion, soak, crash or table"
+    )
     p.add_argument(
         "--game",
-        help="table: whose mat (default loot-the-loop); vision: loop or bag-o-loot reads that game's number cards on "
+        help="hints: the game whose hint is measured (loop, bag-o-loot, loot-roll, the-loop); table: whose mat "
+        "(default loot-the-loop); vision: loop or bag-o-loot reads that game's number cards on "
         "its held-out designs (--pieces) instead of standard decks; loot-roll or the-loop names its catalogue cards "
         "on held-out designs, each enrolled from its own pictures",
     )
@@ -1004,7 +1053,17 @@ def build_parser() -> argparse.ArgumentParser:
         help="soak: the pages are headless Chromium tabs (else clients doing the same)",
     )
     p.add_argument("--kills", type=int, default=200, help="crash: kill -9 rounds, the five games in turn (200)")
-    p.add_argument("--games", type=int, help="loot-the-loop: games per policy (default 1000); tracker: games (20)")
+    p.add_argument(
+        "--games",
+        type=int,
+        help="loot-the-loop: games per policy (default 1000); hints: deals (500); tracker: games (20)",
+    )
+    p.add_argument("--players", type=int, help="hints: players at the table (default: loop 4, bag-o-loot 3, ...)")
+    p.add_argument(
+        "--results",
+        metavar="FILE",
+        help="hints: the per-deal results file, resumed if present (default out/bench/hints-GAME.jsonl)",
+    )
     p.add_argument("--seed", type=int, default=None, help="first seed (default 0; vision 3)")
     p.add_argument("--json", metavar="FILE", help="also write the results as JSON")
     p.add_argument("--quiet", action="store_true", help="no progress bar")

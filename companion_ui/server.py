@@ -42,6 +42,16 @@ class Entry(BaseModel):
     text: str = Field(min_length=1, max_length=500)
 
 
+class HintRequest(BaseModel):
+    viewer: int | None = Field(default=None, ge=1, le=6)  # the seat whose view the page shows (1-based)
+
+
+class HintReply(Taken):
+    player: int
+    action: str
+    reason: str
+
+
 class Correction(BaseModel):
     actions: list[str] = Field(default_factory=list, max_length=20)
     step: int | None = Field(default=None, ge=0)  # answering a "please check" about this earlier step
@@ -134,6 +144,14 @@ def create_app(
     @app.post("/api/undo", response_model=Taken, responses=REFUSED)
     def undo() -> Any:
         return attempt(session.undo)
+
+    @app.post("/api/hint", response_model=HintReply, responses=REFUSED)
+    def hint(ask: HintRequest) -> Any:
+        """A hint for the player whose view is shown, from what that player may see (games/hints.py)."""
+        try:
+            return {"ok": True, **session.hint(None if ask.viewer is None else ask.viewer - 1)}
+        except GameError as err:
+            return refusal(err)
 
     @app.post("/api/correct", response_model=Taken, responses=REFUSED)
     def correct(fix: Correction) -> Any:

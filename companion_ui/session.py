@@ -32,6 +32,7 @@ from games import GameError, GameState, NothingToUndo, seat_name
 from games.core import JSON, Action, BadAction, Event
 
 HIDDEN_HANDS = frozenset({"loop", "bag-o-loot", "loot-roll"})  # games where an action can name a hidden card
+HINT_SECONDS = 1.0  # the page's hint button: about as long as a player waits for an answer
 PUBLIC_VERBS = frozenset({"roll", "rifts"})  # physical outcomes anyone at the table may enter, whatever the seat
 MOST_SHOWN = 40  # actions of one verb listed as buttons; longer groups become a menu
 
@@ -143,6 +144,10 @@ class Session(ABC):
     def undo(self) -> None:
         """Take back the last entry (or the tracker's last step); raise `Refused` when there is none."""
 
+    def hint(self, viewer: int | None) -> JSON:
+        """What the player whose view is shown might do next, and why; raise `Refused` where no hint can be given."""
+        raise Refused("Hints are given in manual mode, where the page holds the whole game.")
+
 
 # ----- manual mode ----------------------------------------------------------------------------------------------
 class ManualSession(Session):
@@ -201,6 +206,24 @@ class ManualSession(Session):
                     raise
         self.announce("Undone: the last entry was taken back.", "info", speak=False)
 
+    def hint(self, viewer: int | None) -> JSON:
+        """The game's hint for `viewer` (or, in a game without hidden hands, whoever is to act). Searched on a
+        copy outside the lock: entries go on being taken while it thinks."""
+        from games import info
+        from games.hints import Budget
+
+        with self.lock:
+            state, seed = self.state.search_copy(), self.state.history_length
+        if state.is_over:
+            raise Refused("The game is over: no more hints.")
+        player = viewer if viewer is not None else state.current_player
+        if self.game in HIDDEN_HANDS and viewer is None:
+            raise Refused("Choose 'view as' a player first: a hint uses that player's own cards.")
+        if player is None or not 0 <= player < state.num_players:
+            raise Refused("No player to give a hint to.")
+        advice = info(self.game).hinter()(state, player, random.Random(seed), Budget(seconds=HINT_SECONDS))
+        return {"player": player + 1, "action": advice.action, "reason": advice.reason}
+
     def _who(self, action: Action) -> int | None:
         for player in self.state.actors():
             if action in self.state.legal_actions(player):
@@ -253,7 +276,8 @@ class ManualSession(Session):
                 "scores": _scores(state),
                 "groups": group_actions(actions),
                 "prompts": prompts(actions, state),
-                "hint": _ltl_hint(state) if self.game == "loot-the-loop" else "",
+                "hint": "",
+                "hints": True,  # the page offers a hint button (POST /api/hint)
                 "speech": self.speech_json(),
                 "status": self.status,
             }
@@ -311,15 +335,6 @@ def panel(game: str, lines: Sequence[str]) -> JSON:
         return {"headline": head, "sections": [{"title": "The ring of Eras", "kind": "ring", "items": ring},
                                                {"title": "Agents", "kind": "lines", "items": others}]}  # fmt: skip
     return {"headline": head, "sections": [{"title": "Table", "kind": "lines", "items": rest}]}
-
-
-def _ltl_hint(state: GameState) -> str:
-    if state.is_over:
-        return ""
-    from games.loot_the_loop.solver import suggest
-
-    advice = suggest(state.view(0), random.Random(0))
-    return f"{advice.action}: {advice.reason}" if advice.action else ""
 
 
 # ----- the camera follows Loot the Loop ----------------------------------------------------------------------

@@ -333,6 +333,13 @@ class GameState(ABC):
     def clone(self) -> Self:
         return type(self).from_dict(self.to_dict())
 
+    def search_copy(self) -> Self:
+        """A copy without the undo history: what a search plays forward from. It never undoes, and reading back
+        a long game's history costs more than the rest of the copy."""
+        data = self.to_dict()
+        data["history"] = []
+        return type(self).from_dict(data)
+
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, GameState):
             return NotImplemented

@@ -26,6 +26,14 @@ class GameInfo:
     engine: str  # "module:Class"
     options: dict[str, str] = field(default_factory=dict)  # option name -> one-line help
     policies: dict[str, str] = field(default_factory=dict)  # policy name -> "module:function"
+    hint: str = ""  # "module:function": (state, player, rng, Budget) -> games.hints.Hint
+
+    def hinter(self) -> Callable[..., Any]:
+        """The game's hint: what `tabletop hint` and the page's hint button ask."""
+        if not self.hint:
+            raise GameError(f"{self.name} has no hints")
+        module, fn = self.hint.split(":")
+        return getattr(importlib.import_module(module), fn)
 
     def engine_class(self) -> type[GameState]:
         module, cls = self.engine.split(":")
@@ -87,6 +95,7 @@ register(
         engine="games.loot_the_loop.engine:LootTheLoop",
         options={},
         policies={"solver": "games.loot_the_loop.solver:solver_policy"},
+        hint="games.loot_the_loop.solver:hint",
     )
 )
 register(
@@ -101,7 +110,8 @@ register(
             "long_game": "play sets until someone wins 2 (bool)",
             "three_eights_redeal": "optional rule: three 8s in hand -> reveal, +1 point, redeal (bool)",
         },
-        policies={"greedy": "games.loop.policy:greedy_policy"},
+        policies={"greedy": "games.loop.policy:greedy_policy", "hint": "games.loop.policy:hint_policy"},
+        hint="games.loop.policy:hint",
     )
 )
 register(
@@ -118,7 +128,8 @@ register(
             "target": "the game ends with the round in which a player's total reaches this score (int, 0: none)",
             "minutes": "the agreed playing time: 'time' then makes the round in progress the last (int, 0: none)",
         },
-        policies={"greedy": "games.bag_o_loot.policy:greedy_policy"},
+        policies={"greedy": "games.bag_o_loot.policy:greedy_policy", "hint": "games.bag_o_loot.policy:hint_policy"},
+        hint="games.bag_o_loot.policy:hint",
     )
 )
 register(
@@ -130,7 +141,8 @@ register(
         default_players=3,
         engine="games.loot_roll.engine:LootRoll",
         options={"catalogue": "path of a card catalogue JSON file (default: the shipped starter catalogue)"},
-        policies={"simple": "games.loot_roll.policy:simple_policy"},
+        policies={"simple": "games.loot_roll.policy:simple_policy", "hint": "games.loot_roll.policy:hint_policy"},
+        hint="games.loot_roll.policy:hint",
     )
 )
 register(
@@ -147,6 +159,7 @@ register(
             "catalogue": "path of an agents/artifacts/missions catalogue JSON file (default: the starter set)",
             "table": "digital (the engine deals the agents' cards) or physical (real components; default digital)",
         },
-        policies={"simple": "games.the_loop.policy:simple_policy"},
+        policies={"simple": "games.the_loop.policy:simple_policy", "hint": "games.the_loop.policy:hint_policy"},
+        hint="games.the_loop.policy:hint",
     )
 )

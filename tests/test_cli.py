@@ -145,7 +145,7 @@ def test_hint_from_an_observed_table_uses_only_the_visible_cards() -> None:
     advice = json.loads(done.stdout)
     assert advice["action"] == "explore 8", "8S is the only face-up trinket on top: exploring by 8 is the only move"
     text = tabletop("hint", "--deck", deck).stdout
-    assert "Suggested: explore 8" in text
+    assert "Suggested for Player 1: explore 8" in text
 
 
 def test_hint_from_a_saved_game(tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ let viewer = params.get("viewer") || "";
 let socket = null;
 let lastState = null;
 let spokenSeq = 0;
+let hintShown = null;  // {moves, text}: a hint asked for on the page, until the table changes
 
 function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
@@ -30,7 +31,7 @@ async function post(path, body) {
     return false;
   }
   showError("");
-  return true;
+  return data;
 }
 
 function showError(text) {
@@ -71,8 +72,11 @@ function render(s) {
   $("scores").querySelector("tbody").replaceChildren(...s.scores.map((r) =>
     el("tr", { class: r.winner ? "winner" : "" }, el("td", { text: r.seat }), el("td", { class: "score", text: String(r.score) }))));
   $("waiting").textContent = s.waiting_for;
-  $("hint").hidden = !s.hint;
-  $("hint").textContent = s.hint ? `Solver's hint: ${s.hint}` : "";
+  if (hintShown && hintShown.moves !== s.moves) hintShown = null;
+  const hint = s.hint ? `Solver's hint: ${s.hint}` : hintShown ? hintShown.text : "";
+  $("hint").hidden = !hint;
+  $("hint").textContent = hint;
+  $("hint-ask").hidden = !s.hints || s.over;
   renderCheck(s.check);
   $("prompts").replaceChildren(...s.prompts.map(renderPrompt));
   $("actions").replaceChildren(...s.groups.map(renderGroup));
@@ -170,6 +174,18 @@ $("entry-form").addEventListener("submit", async (e) => {
   if (ok) $("entry").value = "";
 });
 $("undo").addEventListener("click", () => post("/api/undo"));
+$("hint-ask").addEventListener("click", async () => {
+  const moves = lastState ? lastState.moves : null;
+  $("hint-ask").disabled = true;
+  $("hint-ask").textContent = "Thinking…";
+  const reply = await post("/api/hint", { viewer: viewer ? Number(viewer) : null });
+  $("hint-ask").disabled = false;
+  $("hint-ask").textContent = "Hint";
+  if (!reply) return;
+  const text = reply.action ? `Hint for Player ${reply.player}: ${reply.action} (${reply.reason})` : `No hint: ${reply.reason}`;
+  hintShown = { moves, text };
+  if (lastState) render({ ...lastState, log: [] });
+});
 $("mute").addEventListener("change", (e) => post("/api/speech", { muted: e.target.checked }));
 $("rate").addEventListener("change", (e) => post("/api/speech", { rate: Number(e.target.value) }));
 $("viewer").addEventListener("change", (e) => {

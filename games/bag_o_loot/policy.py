@@ -11,6 +11,7 @@ import random
 
 from games.bag_o_loot.engine import (
     LOOTER,
+    BagOLoot,
     Build,
     Challenge,
     Claim,
@@ -26,6 +27,7 @@ from games.bag_o_loot.engine import (
     matches,
 )
 from games.core import JSON, Action, GameState
+from games.hints import DEFAULT_BUDGET, Budget, Hint, redeal, reseed, rollout_hint, seat_action
 
 BLUFF_RATE = 0.15
 CHALLENGE_RATE = 0.1
@@ -90,3 +92,38 @@ def _challenge_rate(view: JSON, players: int) -> float:
     if seen.count(number) >= kept.count(number):
         return SUSPICIOUS_CHALLENGE_RATE
     return CHALLENGE_RATE
+
+
+# ----- hints: the greedy policy's determinised rollouts (games/hints.py) ---------------------------------------
+def determinize(state: GameState, player: int, rng: random.Random) -> GameState:
+    """Every card `player` cannot see (the deck, other hands, the face-down top card of each other player's bag)
+    dealt again among those places, and future chance reseeded. A penalty in a rollout restores the table as it
+    is now rather than at the start of the turn (the start holds the real hidden cards)."""
+    assert isinstance(state, BagOLoot)
+    world = state.search_copy()
+    others = [q for q in range(world.num_players) if q != player]
+    tops = [b for q in others for b in world.stashes[q]["bags"] if b.get("down")]
+    zones = [world.deck] + [world.hands[q] for q in others] + [[b["cards"][-1]] for b in tops]
+    dealt = iter(redeal(zones, rng))
+    world.deck = next(dealt)
+    for q in others:
+        world.hands[q] = next(dealt)
+    for bag in tops:
+        bag["cards"][-1] = next(dealt)[0]
+    if world.turn_start is not None:
+        world.turn_start = world._table()
+    return reseed(world, rng)
+
+
+def hint(state: GameState, player: int, rng: random.Random, budget: Budget = DEFAULT_BUDGET) -> Hint:
+    return rollout_hint(state, player, rng, determinize, greedy_policy, budget, _round_over)
+
+
+def _round_over(start: GameState, now: GameState) -> bool:
+    """Rollouts stop when the round ends: the totals (the scores) change only then."""
+    assert isinstance(start, BagOLoot) and isinstance(now, BagOLoot)
+    return now.round != start.round
+
+
+def hint_policy(state: GameState, player: int, rng: random.Random) -> Action | None:
+    return seat_action(hint, state, player, rng)

@@ -16,9 +16,11 @@ import random
 from typing import Any
 
 from games.core import Action, GameState
+from games.hints import DEFAULT_BUDGET, Budget, Hint, redeal, reseed, rollout_hint, seat_action
 from games.loop.engine import (
     EIGHTS,
     STOPPER,
+    Loop,
     Pass,
     Play,
     Reveal,
@@ -104,4 +106,30 @@ def _choose_seat(view: dict[str, Any]) -> Action:
     return TakeSeat(max(seats, key=lambda seat: (rank_card[seat], -seat)))
 
 
-__all__ = ["greedy_policy"]
+# ----- hints: the greedy policy's determinised rollouts (games/hints.py) ---------------------------------------
+def determinize(state: GameState, player: int, rng: random.Random) -> GameState:
+    """Every card `player` cannot see (other hands, their set-aside cards not yet revealed, the cards left out of
+    the deal) dealt again among those places, and future deals reseeded."""
+    assert isinstance(state, Loop)
+    world = state.search_copy()
+    hidden = [s for s in range(world.num_players) if not world._sees_hidden(player, s)]
+    covered = {s: [c for c in world.set_aside[s] if c not in world.revealed[s]] for s in hidden}
+    zones = [world.hands[s] for s in hidden] + [covered[s] for s in hidden] + [world.aside]
+    dealt = iter(redeal(zones, rng))
+    for s in hidden:
+        world.hands[s] = sort_cards(next(dealt))
+    for s in hidden:
+        world.set_aside[s] = sort_cards([*world.revealed[s], *next(dealt)])
+    world.aside = sort_cards(next(dealt))
+    return reseed(world, rng)
+
+
+def hint(state: GameState, player: int, rng: random.Random, budget: Budget = DEFAULT_BUDGET) -> Hint:
+    return rollout_hint(state, player, rng, determinize, greedy_policy, budget)
+
+
+def hint_policy(state: GameState, player: int, rng: random.Random) -> Action | None:
+    return seat_action(hint, state, player, rng)
+
+
+__all__ = ["determinize", "greedy_policy", "hint", "hint_policy"]

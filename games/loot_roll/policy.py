@@ -11,6 +11,7 @@ import random
 from statistics import mean
 
 from games.core import JSON, Action, GameState
+from games.hints import DEFAULT_BUDGET, Budget, Hint, reseed, rollout_hint, seat_action
 from games.loot_roll.catalogue import Catalogue, load_catalogue
 from games.loot_roll.effects import ROLL, SURVIVABILITY
 from games.loot_roll.engine import (
@@ -22,6 +23,7 @@ from games.loot_roll.engine import (
     Equip,
     Explore,
     Fight,
+    LootRoll,
     Play,
     Roll,
     replaced_slots,
@@ -145,3 +147,44 @@ def _town(cat: Catalogue, view: JSON, player: int, legal: list[Action], rng: ran
     if deposits:
         return max(deposits, key=lambda a: cat.loot[a.card].value)
     return Done()
+
+
+# ----- hints: the simple policy's determinised rollouts (games/hints.py) ---------------------------------------
+def determinize(state: GameState, player: int, rng: random.Random) -> GameState:
+    """Every card `player` cannot see (the deck orders, other players' hands, bags and banks) dealt again among
+    those places, each card only where its kind could be (an ability card where one was: the backs differ),
+    hidden fight/flight choices drawn again, and the dice reseeded."""
+    assert isinstance(state, LootRoll)
+    world = state.search_copy()
+    others = [q for q in range(world.num_players) if q != player]
+    zones = list(world.decks.values()) + [z[q] for z in (world.hands, world.bags, world.banks) for q in others]
+    slots: dict[str, list[tuple[list[str], int]]] = {}
+    for zone in zones:
+        for i, card in enumerate(zone):
+            slots.setdefault(_pile(world.cat, card), []).append((zone, i))
+    for places in slots.values():
+        cards = sorted(zone[i] for zone, i in places)  # sorted: the deal must not depend on where they lie
+        rng.shuffle(cards)
+        for (zone, i), card in zip(places, cards, strict=True):
+            zone[i] = card
+    if world.phase == "prep":  # choices are face down until the last is made
+        for q in others:
+            if world.choices[q]:
+                world.choices[q] = rng.choice(("fight", "flight"))
+    if world.found and world.current != player:
+        world.found = world.bags[world.current][-1]  # the card just found went to the back of the bag
+    return reseed(world, rng)
+
+
+def _pile(cat: Catalogue, card: str) -> str:
+    if card in cat.abilities:
+        return "ability"
+    return cat.loot[card].rarity if card in cat.loot else "monster"
+
+
+def hint(state: GameState, player: int, rng: random.Random, budget: Budget = DEFAULT_BUDGET) -> Hint:
+    return rollout_hint(state, player, rng, determinize, simple_policy, budget)
+
+
+def hint_policy(state: GameState, player: int, rng: random.Random) -> Action | None:
+    return seat_action(hint, state, player, rng)

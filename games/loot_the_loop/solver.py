@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from games.core import JSON, GameState
+from games.hints import DEFAULT_BUDGET, Budget, Hint
 from games.loot_the_loop.engine import ACES_TO_ESCAPE, MAX_NOTES, is_ace, is_trap, trinket_value
 
 DOWN, ACE, TRAP, EXIT = 0, 1, 11, 12
@@ -322,3 +323,10 @@ def _reason(pos: Pos, move: Move, choices: int) -> str:
 def solver_policy(state: GameState, player: int, rng: random.Random) -> Any:
     """The registry's "solver" policy: `suggest` on the player's view, parsed back into an action."""
     return state.parse_action(suggest(state.view(player), rng).action)
+
+
+def hint(state: GameState, player: int, rng: random.Random, budget: Budget = DEFAULT_BUDGET) -> Hint:
+    """`suggest` in the shape every game's hint has (games/hints.py). The search is two actions deep and takes
+    milliseconds, far inside any budget."""
+    advice = suggest(state.view(player), rng)
+    return Hint(advice.action, advice.reason, advice.value)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import random
 
 from games.core import JSON, Action, GameState
+from games.hints import DEFAULT_BUDGET, Budget, Hint, redeal, reseed, rollout_hint, seat_action
 from games.the_loop.catalogue import ELEMENTARY
 from games.the_loop.engine import Acquire, End, FooTurn, Loop, Move, Progress, Rifts, Take, TheLoop, Use
 from games.the_loop.eras import CODES, COUNT, distance
@@ -123,3 +124,35 @@ def _step(action: Action, kind: str | None) -> str | None:
 def _closer(action: Action, goal: int, here: int) -> bool:
     target = action.era if isinstance(action, Move) else getattr(action, "target", None)
     return target is not None and distance(CODES.index(target), goal) < distance(here, goal)
+
+
+# ----- hints: the simple policy's determinised rollouts (games/hints.py) ---------------------------------------
+def determinize(state: GameState, player: int, rng: random.Random) -> GameState:
+    """What the team cannot see (the order of Dr. Foo's Faux cards, of the Huge deck and of each agent's draw
+    pile, and which mission tiles lie face down where) drawn again, and Dr. Foo's future chance reseeded. Hands
+    are open in this cooperative game."""
+    assert isinstance(state, TheLoop)
+    world = state.search_copy()
+    for pile in (world.faux, world.huge, *(agent["draw"] for agent in world.agents)):
+        pile.sort()  # the deal must depend on the seed only, never on the real order
+        rng.shuffle(pile)
+    down = [e for e in range(COUNT) if world.tiles[e] and not world.revealed[e]]
+    dealt = redeal([[world.tiles[e] or "" for e in down], world.set_aside], rng)
+    for e, tile in zip(down, dealt[0], strict=True):
+        world.tiles[e] = tile
+    world.set_aside = sorted(dealt[1])
+    return reseed(world, rng)
+
+
+def team_outcome(state: GameState, player: int) -> float:
+    """A won game is 1; the missions completed (the game's score) break ties between lost lines."""
+    done = state.scores()[player]
+    return float(player in state.winners()) + 0.1 * done / (done + 10)
+
+
+def hint(state: GameState, player: int, rng: random.Random, budget: Budget = DEFAULT_BUDGET) -> Hint:
+    return rollout_hint(state, player, rng, determinize, simple_policy, budget, value=team_outcome)
+
+
+def hint_policy(state: GameState, player: int, rng: random.Random) -> Action | None:
+    return seat_action(hint, state, player, rng)
