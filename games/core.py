@@ -162,6 +162,7 @@ class GameState(ABC):
         self.options: JSON = dict(options or {})
         self.chance_draws = 0
         self._history: list[str] = []
+        self._recording = True  # False in a `search_copy`: no undo snapshots
 
     # ----- what each game supplies -------------------------------------------------------------------------
     @property
@@ -257,6 +258,8 @@ class GameState(ABC):
         return self._carry_out(self.parse_action(action) if isinstance(action, str) else action)
 
     def _carry_out(self, action: Action) -> list[Event]:
+        if not self._recording:  # a search's copy: nobody undoes it, and the snapshot is most of a move's cost
+            return self._do(action)
         snapshot = self._snapshot()
         try:
             events = self._do(action)
@@ -334,11 +337,14 @@ class GameState(ABC):
         return type(self).from_dict(self.to_dict())
 
     def search_copy(self) -> Self:
-        """A copy without the undo history: what a search plays forward from. It never undoes, and reading back
-        a long game's history costs more than the rest of the copy."""
+        """A copy for a search to play forward: no undo history and none kept (it never undoes; reading back a
+        long game's history and snapshotting every move cost more than the moves). Not for a real game: a move
+        that fails halfway is not rolled back in it."""
         data = self.to_dict()
         data["history"] = []
-        return type(self).from_dict(data)
+        copy_ = type(self).from_dict(data)
+        copy_._recording = False
+        return copy_
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, GameState):

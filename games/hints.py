@@ -34,6 +34,7 @@ apart."""
 seed of future chance) is drawn again at random, consistent with what `player` sees."""
 
 BENCH_ROLLOUTS = 64  # a seat that plays by hints in the self-play bench: fixed work, so seeded games replay exactly
+FEW_WORLDS = 20  # fewer simulated games than this and the reason says the hint is a rough guess
 MAX_CANDIDATES = 8  # the greedy choice and up to 7 others: more candidates than that halve the rollouts each gets
 WAIT = "wait"  # the candidate "do nothing now" of a player who may act out of turn
 MAX_ROLLOUT_ACTIONS = 5000  # a guard against a rules bug that never ends, as in games/play.py
@@ -162,11 +163,15 @@ def _rollout(
 
 
 def _reason(best: str, greedy: str, rates: dict[str, float], worlds: int, tried: int) -> str:
+    caveat = f"; only {worlds} games, so a rough guess" if worlds < FEW_WORLDS else ""
     if best == greedy or greedy not in rates:
-        return f"in {worlds} simulated games from here it did best of the {tried} moves tried ({rates[best]:.0%} ahead)"
+        return (
+            f"in {worlds} simulated games from here it did best of the {tried} moves tried "
+            f"({rates[best]:.0%} ahead){caveat}"
+        )
     return (
         f"in {worlds} simulated games from here you came out ahead in {rates[best]:.0%} after it, against "
-        f"{rates[greedy]:.0%} after '{greedy}' (the obvious move)"
+        f"{rates[greedy]:.0%} after '{greedy}' (the obvious move){caveat}"
     )
 
 

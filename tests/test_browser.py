@@ -187,6 +187,37 @@ def test_manual_loot_roll_fight_with_rolls_through_the_page(browser, tmp_path):
         stop(proc)
 
 
+def test_the_hint_button_answers_for_the_player_whose_view_is_shown(browser, tmp_path):
+    """Issue 23: the table view cannot be given a hint in a game of hidden hands (it would show a player's cards);
+    viewed as the player to act, the hint names one of that player's actions, which can be taken at once, and a
+    move made clears the hint."""
+    proc, url = start(["run", "--game", "loot-roll", "--manual", "--no-speech", "--players", "2", "--seed", "1"],
+                      tmp_path)  # fmt: skip
+    try:
+        page = browser.new_page(viewport={"width": 1100, "height": 1000})
+        page.goto(url)
+        page.wait_for_selector("#hint-ask:not([hidden])", timeout=20_000)
+        page.click("#hint-ask")
+        page.wait_for_selector("#error:not([hidden])", timeout=20_000)
+        assert "view as" in page.text_content("#error")
+        seat = re.match(r"Player (\d+) to act", page.text_content("#waiting") or "").group(1)
+        page.select_option("#viewer", seat)
+        page.wait_for_selector("#actions button.action", timeout=10_000)
+        page.click("#hint-ask")
+        page.wait_for_selector("#hint:not([hidden])", timeout=30_000)
+        text = page.text_content("#hint")
+        said = re.match(rf"Hint for Player {seat}: (.+?) \((.+)\)$", text)
+        assert said, text
+        offered = page.eval_on_selector_all("#actions button.action", "bs => bs.map(b => b.dataset.action)")
+        assert said.group(1) in offered, (said.group(1), offered)
+        page.screenshot(path=str(SHOTS / "loot-roll-hint.png"), full_page=True)
+        page.click(f"#actions button[data-action='{said.group(1)}']")
+        page.wait_for_function("Number(document.body.dataset.moves) >= 1", timeout=10_000)
+        page.wait_for_selector("#hint", state="hidden", timeout=10_000)
+    finally:
+        stop(proc)
+
+
 def test_an_open_page_reconnects_to_a_restarted_server_and_shows_the_game_it_carries_on(browser, tmp_path):
     """Issue 19: the server restarted (from its journal) while a page is open: the page says it is reconnecting,
     comes back by itself, and shows the game as it was, the entries made before the restart included."""

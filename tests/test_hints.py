@@ -127,3 +127,13 @@ def test_the_page_gives_a_hint_for_the_player_whose_view_is_shown():
     assert session.state.is_legal(body["action"]) and body["reason"]
     assert session.state.to_dict() == before  # asking changes nothing
     assert client.get("/api/state", params={"viewer": seat}).json()["hints"] is True
+
+
+def test_a_search_copy_plays_forward_without_undo_and_leaves_the_game_alone():
+    state = midgame("loot-roll")
+    before = state.to_dict()
+    copy = state.search_copy()
+    assert copy.history_length == 0 and copy.view(0) == state.view(0)
+    copy.apply(copy.legal_actions(copy.current_player)[0])
+    assert copy.history_length == 0  # no snapshot kept: a rollout never undoes
+    assert state.to_dict() == before

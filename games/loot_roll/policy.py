@@ -183,7 +183,14 @@ def _pile(cat: Catalogue, card: str) -> str:
 
 
 def hint(state: GameState, player: int, rng: random.Random, budget: Budget = DEFAULT_BUDGET) -> Hint:
-    return rollout_hint(state, player, rng, determinize, simple_policy, budget)
+    return rollout_hint(state, player, rng, determinize, simple_policy, budget, _dungeon_over)
+
+
+def _dungeon_over(start: GameState, now: GameState) -> bool:
+    """Rollouts stop when the dungeon ends (in town): the treasure banked by then decides, and a dungeon is a
+    third of a game's work."""
+    assert isinstance(start, LootRoll) and isinstance(now, LootRoll)
+    return now.dungeon != start.dungeon or (now.phase == "town" and start.phase != "town")
 
 
 def hint_policy(state: GameState, player: int, rng: random.Random) -> Action | None:
