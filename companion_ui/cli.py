@@ -133,14 +133,15 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 
 def _hint_for(game: str) -> Any:
-    if game != "loot-the-loop":
-        return None
+    """The terminal's `hint` command: the game's hint for the player to act, from that player's view."""
+    from games import info
+    from games.hints import DEFAULT_BUDGET
+
+    hinter = info(game).hinter()
 
     def hint(state: Any, player: int) -> str:
-        from games.loot_the_loop.solver import suggest
-
-        advice = suggest(state.view(player), random.Random(0))
-        return f"Hint: {advice.action} - {advice.reason}"
+        advice = hinter(state, player, random.Random(state.history_length), DEFAULT_BUDGET)
+        return f"Hint: {advice.action} - {advice.reason}" if advice.action else f"No hint: {advice.reason}"
 
     return hint
 

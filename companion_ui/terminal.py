@@ -22,7 +22,7 @@ HUMAN = "human"
 
 HELP = """Type an action (its number or its text), or:
   undo   take back the last action        table  show the table again
-  hint   what the solver would play       help   this text
+  hint   a suggested move and why         help   this text
   quit   stop playing (the game is kept where --save says)"""
 
 

@@ -100,7 +100,7 @@ def test_help_lists_hint_and_undo_lists_the_actions_again() -> None:
     typed then means the new list's action (session 13: the old list stayed, its numbers stale)."""
     done = tabletop("play", "loot-the-loop", "--seed", "4", stdin="help\nhint\n4\nundo\nquit\n")
     out = done.stdout
-    assert "hint   what the solver would play" in out
+    assert "hint   a suggested move and why" in out
     assert "Hint: order 2 3 1" in out and "Player 1: order 2 3 1" in out
     first_listing = out.index("Player 1 to act: [1]")
     after_undo = out.index("Undone.")

@@ -137,3 +137,8 @@ def test_a_search_copy_plays_forward_without_undo_and_leaves_the_game_alone():
     copy.apply(copy.legal_actions(copy.current_player)[0])
     assert copy.history_length == 0  # no snapshot kept: a rollout never undoes
     assert state.to_dict() == before
+
+
+def test_the_terminal_hint_works_in_every_game():
+    done = tabletop("play", "loot-roll", "--players", "2", "--seats", "human,simple", "--seed", "1", stdin="hint\nquit\n")
+    assert "Hint: " in done.stdout and "simulated games" in done.stdout, done.stdout[-800:]
