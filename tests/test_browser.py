@@ -69,6 +69,12 @@ def stop(proc: subprocess.Popen[bytes]) -> None:
         proc.kill()
 
 
+def open_page(browser: object, url: str, width: int = 1100, height: int = 1000) -> object:
+    page = browser.new_page(viewport={"width": width, "height": height})
+    page.goto(url)
+    return page
+
+
 def moves(page: object) -> int:
     return int(page.evaluate("document.body.dataset.moves || '0'"))
 
@@ -81,8 +87,7 @@ def log_texts(page: object) -> list[str]:
 def test_demo_page_shows_video_state_announcements_and_takes_a_correction(browser, tmp_path):
     proc, url = start(["demo", "--once"], tmp_path)  # speech on: synthesised by espeak-ng, text on the page
     try:
-        page = browser.new_page(viewport={"width": 1280, "height": 900})
-        page.goto(url)
+        page = open_page(browser, url, 1280, 900)
         page.wait_for_selector("#connection.on", timeout=20_000)
         page.wait_for_function("document.getElementById('video').naturalWidth > 0", timeout=30_000)
         page.wait_for_selector("#log li.action", timeout=60_000)
@@ -125,8 +130,7 @@ def test_demo_page_shows_video_state_announcements_and_takes_a_correction(browse
 def test_manual_the_loop_dr_foo_turn_through_the_page(browser, tmp_path):
     proc, url = start(["run", "--game", "the-loop", "--manual", "--no-speech", "--seed", "2"], tmp_path)
     try:
-        page = browser.new_page(viewport={"width": 1100, "height": 1000})
-        page.goto(url)
+        page = open_page(browser, url, 1100, 1000)
         page.wait_for_selector(".prompt.landing", timeout=20_000)
         assert any("Dr. Foo" in t for t in log_texts(page)), "Dr. Foo's first turn was not announced"
         assert page.locator(".ring .era").count() == 7
@@ -156,8 +160,7 @@ def test_manual_loot_roll_fight_with_rolls_through_the_page(browser, tmp_path):
                       tmp_path)  # fmt: skip
     prefer = ["choose fight", "fight", "done", "explore"]
     try:
-        page = browser.new_page(viewport={"width": 1100, "height": 1000})
-        page.goto(url)
+        page = open_page(browser, url, 1100, 1000)
         page.wait_for_selector("#connection.on", timeout=20_000)
         rolled = 0
         for _ in range(80):
@@ -194,8 +197,7 @@ def test_the_hint_button_answers_for_the_player_whose_view_is_shown(browser, tmp
     proc, url = start(["run", "--game", "loot-roll", "--manual", "--no-speech", "--players", "2", "--seed", "1"],
                       tmp_path)  # fmt: skip
     try:
-        page = browser.new_page(viewport={"width": 1100, "height": 1000})
-        page.goto(url)
+        page = open_page(browser, url, 1100, 1000)
         page.wait_for_selector("#hint-ask:not([hidden])", timeout=20_000)
         page.click("#hint-ask")
         page.wait_for_selector("#error:not([hidden])", timeout=20_000)
@@ -229,8 +231,7 @@ def test_an_open_page_reconnects_to_a_restarted_server_and_shows_the_game_it_car
 
     proc = serve(["--seed", "3", "--save", str(journal)])
     try:
-        page = browser.new_page(viewport={"width": 1100, "height": 900})
-        page.goto(f"http://127.0.0.1:{port}")
+        page = open_page(browser, f"http://127.0.0.1:{port}", 1100, 900)
         page.wait_for_selector("#connection.on", timeout=20_000)
         page.click("#actions button.action")
         page.wait_for_function("Number(document.body.dataset.moves) === 1", timeout=10_000)
@@ -251,8 +252,7 @@ def test_the_table_is_set_up_on_the_page_by_four_corners_and_dragged_zones(brows
     folder = tmp_path / "table"
     proc, url = start(["demo", "--once", "--no-speech", "--table-dir", str(folder)], tmp_path)
     try:
-        page = browser.new_page(viewport={"width": 1280, "height": 1000})
-        page.goto(url)
+        page = open_page(browser, url, 1280, 1000)
         page.wait_for_function("document.getElementById('video').naturalWidth > 0", timeout=30_000)
         page.click("#table-setup summary")
         page.wait_for_function("document.getElementById('table-canvas').dataset.ready === 'points'", timeout=20_000)

@@ -140,5 +140,6 @@ def test_a_search_copy_plays_forward_without_undo_and_leaves_the_game_alone():
 
 
 def test_the_terminal_hint_works_in_every_game():
-    done = tabletop("play", "loot-roll", "--players", "2", "--seats", "human,simple", "--seed", "1", stdin="hint\nquit\n")
+    seats = ["--players", "2", "--seats", "human,simple", "--seed", "1"]
+    done = tabletop("play", "loot-roll", *seats, stdin="hint\nquit\n")
     assert "Hint: " in done.stdout and "simulated games" in done.stdout, done.stdout[-800:]

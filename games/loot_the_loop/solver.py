@@ -264,22 +264,28 @@ def suggest(view: JSON, rng: random.Random, depth: int = DEPTH) -> Suggestion:
     if not view["legal"]:
         return Suggestion("", "the game is over", 0.0)
     pos = position(view)
+    move, value, reason = decide(pos, view.get("idle", 0), rng, depth)
+    return Suggestion(_text(move, view), reason, round(value, 3))
+
+
+def decide(pos: Pos, idle: int, rng: random.Random, depth: int = DEPTH) -> tuple[Move, float, str]:
+    """The solver's move in a visible position (not lost) with `idle` actions since the last look or nab, its
+    value and the reason to give. The rollouts of `games.loot_the_loop.rollouts` play with it."""
     legal = moves(pos)
-    idle = view.get("idle", 0)
     if idle >= IDLE_LIMIT:
         progress = [m for m in legal if m[0] == "look"] or [m for m in legal if is_progress(pos, m)]
         plan = None if progress else escape(pos, IDLE_LIMIT + ESCAPE_DEPTH - idle, Search(), depth)
         if plan is not None:
-            return Suggestion(_text(plan[1], view), ESCAPE_REASON, round(plan[0], 3))
+            return plan[1], plan[0], ESCAPE_REASON
         legal = progress or [m for m in legal if m[0] == "explore"] or legal
     if len(legal) == 1:
-        return Suggestion(_text(legal[0], view), _reason(pos, legal[0], 1), 0.0)
+        return legal[0], 0.0, _reason(pos, legal[0], 1)
     search = Search()
     scored = [(search.q(pos, m, depth), i, m) for i, m in enumerate(legal)]
     best = max(v for v, _, _ in scored)
     ties = [m for v, _, m in scored if v >= best - 1e-9]
     move = ties[0] if len(ties) == 1 else rng.choice(ties)
-    return Suggestion(_text(move, view), _reason(pos, move, len(legal)), round(best, 3))
+    return move, best, _reason(pos, move, len(legal))
 
 
 def _suggest_order(view: JSON, rng: random.Random, depth: int) -> Suggestion:
