@@ -229,7 +229,11 @@ def cmd_bench(args: argparse.Namespace) -> int:
         raise CliError(f"--games must be at least 1, got {games}")
     from games.loot_the_loop.bench import format_table, run_bench
 
-    result = run_bench(games=games, seed=args.seed or 0, progress=not args.quiet)
+    chosen = tuple(p.strip() for p in (args.policies or "").split(",") if p.strip())
+    try:
+        result = run_bench(games=games, seed=args.seed or 0, progress=not args.quiet, policies=chosen)
+    except ValueError as err:
+        raise CliError(f"--policies: {err}") from err
     print(format_table(result))
     if args.json:
         save_atomically(Path(args.json), result)
@@ -1059,6 +1063,7 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         help="loot-the-loop: games per policy (default 1000); hints: deals (500); tracker: games (20)",
     )
+    p.add_argument("--policies", help="loot-the-loop: which policies, comma-separated (default planner,solver,random)")
     p.add_argument("--players", type=int, help="hints: players at the table (default: loop 4, bag-o-loot 3, ...)")
     p.add_argument(
         "--results",

@@ -94,8 +94,11 @@ register(
         default_players=1,
         engine="games.loot_the_loop.engine:LootTheLoop",
         options={},
-        policies={"solver": "games.loot_the_loop.solver:solver_policy"},
-        hint="games.loot_the_loop.solver:hint",
+        policies={
+            "solver": "games.loot_the_loop.solver:solver_policy",
+            "planner": "games.loot_the_loop.planner:planner_policy",
+        },
+        hint="games.loot_the_loop.planner:hint",
     )
 )
 register(

@@ -122,11 +122,14 @@ def test_solver_beats_random_on_seeded_games():
 
 def test_bench_table():
     result = run_bench(games=4, seed=3, progress=False)
-    assert set(result["policies"]) == {"solver", "random"}
+    assert list(result["policies"]) == ["planner", "solver", "random"]
     for stats in result["policies"].values():
         assert sum(stats["results"].values()) == 4 and stats["seconds"] >= 0
     table = format_table(result)
-    assert "| Win rate |" in table and "| Average score |" in table and "solver / random" in table
+    assert "| Win rate |" in table and "| Average score |" in table and "| planner | solver | random |" in table
+    assert "| Seconds per game |" in table
+    with pytest.raises(ValueError, match="unknown policy"):
+        run_bench(games=1, policies=("oracle",))
 
 
 def test_games_with_the_solver_replay_exactly():

@@ -1,4 +1,4 @@
-"""Benchmark: the solver against the uniform random policy on the same seeded deals.
+"""Benchmark: the planner and the solver against the uniform random policy on the same seeded deals.
 
 Both policies play the very same deals (game `i` uses seed `seed + i` for the shuffle and for the policy's RNG),
 so the comparison measures the policy, not the luck of the draw. Each policy also chooses the pile order.
@@ -14,12 +14,13 @@ from typing import Any
 
 from games.core import JSON
 from games.loot_the_loop.engine import LootTheLoop
+from games.loot_the_loop.planner import planner_policy
 from games.loot_the_loop.solver import solver_policy
 from games.play import play_out
 from games.policies import random_policy
 from games.registry import Policy
 
-POLICIES: dict[str, Policy] = {"solver": solver_policy, "random": random_policy}
+POLICIES: dict[str, Policy] = {"planner": planner_policy, "solver": solver_policy, "random": random_policy}
 RESULT_ORDER = ("escaped", "trapped", "stuck", "cornered")
 
 
@@ -46,48 +47,36 @@ def play_many(policy: Policy, games: int, seed: int, progress: bool = False, lab
     }
 
 
-def run_bench(games: int = 1000, seed: int = 0, progress: bool = True) -> dict[str, Any]:
-    """Solver vs random on `games` deals (seeds `seed` .. `seed + games - 1`); prints the table if `progress`."""
-    policies = {name: play_many(policy, games, seed, progress, name) for name, policy in POLICIES.items()}
-    solver, rand = policies["solver"], policies["random"]
-    result = {
-        "game": LootTheLoop.name,
-        "games": games,
-        "seed": seed,
-        "policies": policies,
-        "ratio": {key: _ratio(solver[key], rand[key]) for key in ("win_rate", "avg_score", "median_score")},
-    }
-    if progress:
-        print(format_table(result))
-    return result
+def run_bench(
+    games: int = 1000, seed: int = 0, progress: bool = True, policies: tuple[str, ...] = ()
+) -> dict[str, Any]:
+    """Each policy (default all) on `games` deals (seeds `seed` .. `seed + games - 1`)."""
+    names = policies or tuple(POLICIES)
+    unknown = [n for n in names if n not in POLICIES]
+    if unknown:
+        raise ValueError(f"unknown policy {', '.join(unknown)}: expected {', '.join(POLICIES)}")
+    played = {name: play_many(POLICIES[name], games, seed, progress, name) for name in names}
+    return {"game": LootTheLoop.name, "games": games, "seed": seed, "policies": played}
 
 
 def format_table(result: dict[str, Any]) -> str:
-    """The benchmark as a markdown table (solver, random, and solver/random)."""
-    solver, rand = result["policies"]["solver"], result["policies"]["random"]
-    ratio = result["ratio"]
+    """The benchmark as a markdown table, one column per policy."""
+    runs = result["policies"]
+    names = list(runs)
     rows = [
-        ("Win rate", f"{solver['win_rate']:.1%}", f"{rand['win_rate']:.1%}", _times(ratio["win_rate"])),
-        ("Average score", f"{solver['avg_score']:.2f}", f"{rand['avg_score']:.2f}", _times(ratio["avg_score"])),
-        ("Median score", f"{solver['median_score']:g}", f"{rand['median_score']:g}", _times(ratio["median_score"])),
+        ("Win rate", [f"{runs[n]['win_rate']:.1%}" for n in names]),
+        ("Average score", [f"{runs[n]['avg_score']:.2f}" for n in names]),
+        ("Median score", [f"{runs[n]['median_score']:g}" for n in names]),
     ]
-    for reason in RESULT_ORDER:
-        label = "Escaped (won)" if reason == "escaped" else f"Lost: {reason}"
-        rows.append((label, str(solver["results"][reason]), str(rand["results"][reason]), ""))
-    rows.append(("Average actions per game", f"{solver['avg_actions']:.1f}", f"{rand['avg_actions']:.1f}", ""))
-    rows.append(("Seconds", f"{solver['seconds']:.1f}", f"{rand['seconds']:.1f}", ""))
+    for why in RESULT_ORDER:
+        label = "Escaped (won)" if why == "escaped" else f"Lost: {why}"
+        rows.append((label, [str(runs[n]["results"][why]) for n in names]))
+    rows.append(("Average actions per game", [f"{runs[n]['avg_actions']:.1f}" for n in names]))
+    rows.append(("Seconds per game", [f"{runs[n]['seconds'] / max(runs[n]['games'], 1):.3f}" for n in names]))
     head = f"Loot the Loop, {result['games']} games (seeds {result['seed']}..{result['seed'] + result['games'] - 1})"
-    lines = [head, "", "| | solver | random | solver / random |", "|---|---:|---:|---:|"]
-    lines += [f"| {name} | {a} | {b} | {r} |" for name, a, b, r in rows]
+    lines = [head, "", "| | " + " | ".join(names) + " |", "|---|" + "---:|" * len(names)]
+    lines += [f"| {label} | " + " | ".join(cells) + " |" for label, cells in rows]
     return "\n".join(lines)
-
-
-def _ratio(a: float, b: float) -> float | None:
-    return a / b if b else None
-
-
-def _times(ratio: float | None) -> str:
-    return "n/a (random is 0)" if ratio is None else f"{ratio:.1f}x"
 
 
 def _progress(items: range, progress: bool, label: str) -> Any:

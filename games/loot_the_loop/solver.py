@@ -30,7 +30,6 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from games.core import JSON, GameState
-from games.hints import DEFAULT_BUDGET, Budget, Hint
 from games.loot_the_loop.engine import ACES_TO_ESCAPE, MAX_NOTES, is_ace, is_trap, trinket_value
 
 DOWN, ACE, TRAP, EXIT = 0, 1, 11, 12
@@ -265,7 +264,7 @@ def suggest(view: JSON, rng: random.Random, depth: int = DEPTH) -> Suggestion:
         return Suggestion("", "the game is over", 0.0)
     pos = position(view)
     move, value, reason = decide(pos, view.get("idle", 0), rng, depth)
-    return Suggestion(_text(move, view), reason, round(value, 3))
+    return Suggestion(action_text(move, view), reason, round(value, 3))
 
 
 def decide(pos: Pos, idle: int, rng: random.Random, depth: int = DEPTH) -> tuple[Move, float, str]:
@@ -302,7 +301,8 @@ def _suggest_order(view: JSON, rng: random.Random, depth: int) -> Suggestion:
     return Suggestion(best[1], "this pile on top gives the best opening moves", round(best[0], 3))
 
 
-def _text(move: Move, view: JSON) -> str:
+def action_text(move: Move, view: JSON) -> str:
+    """A move as the engine's action text (a note is returned by naming one of its cards)."""
     kind, n = move
     if kind == "explore":
         return f"explore {n}"
@@ -329,10 +329,3 @@ def _reason(pos: Pos, move: Move, choices: int) -> str:
 def solver_policy(state: GameState, player: int, rng: random.Random) -> Any:
     """The registry's "solver" policy: `suggest` on the player's view, parsed back into an action."""
     return state.parse_action(suggest(state.view(player), rng).action)
-
-
-def hint(state: GameState, player: int, rng: random.Random, budget: Budget = DEFAULT_BUDGET) -> Hint:
-    """`suggest` in the shape every game's hint has (games/hints.py). The search is two actions deep and takes
-    milliseconds, far inside any budget."""
-    advice = suggest(state.view(player), rng)
-    return Hint(advice.action, advice.reason, advice.value)
