@@ -18,6 +18,7 @@ Measured on the engine's deals for seeds 0-99 (session 27): the two-action solve
 from __future__ import annotations
 
 import random
+import time
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
@@ -120,15 +121,18 @@ def best_after(pos: Pos) -> float:
     return max(values, default=loss_value(pos))
 
 
-def plan(pos: Pos, deep_looks: int = DEEP_LOOKS) -> tuple[list[Move], float]:
-    """The moves to the best ending (a look last, or an escape, or the least bad loss) and its value."""
+def plan(pos: Pos, deep_looks: int = DEEP_LOOKS, seconds: float | None = None) -> tuple[list[Move], float]:
+    """The moves to the best ending (a look last, or an escape, or the least bad loss) and its value. With
+    `seconds`, fewer looks are scored deeply if time runs out (at least one is): the same plan for the same table
+    whenever the time is enough, as it is on the 2-core machine for the 1 s a hint is given."""
+    started = time.perf_counter()
     tree = search(pos)
     endings = tree.endings
     if not endings:  # only in a lost position: nothing to plan
         return moves(pos)[:1], loss_value(pos)
-    for _ in range(deep_looks):
+    for done in range(deep_looks):
         best = max(endings, key=lambda e: e.value)
-        if best.deep:
+        if best.deep or (seconds is not None and done and time.perf_counter() - started > seconds):
             break
         best.value = deep_look(best.node) - STEP * (tree.parents[best.node][2] + 1)
         best.deep = True
@@ -148,15 +152,15 @@ class Planner:
         self.deep_looks = deep_looks
         self.ahead: dict[Pos, tuple[list[Move], float]] = {}
 
-    def next_move(self, pos: Pos) -> tuple[Move, float, list[Move]]:
+    def next_move(self, pos: Pos, seconds: float | None = None) -> tuple[Move, float, list[Move]]:
         """The move to play now, the plan's value, and the rest of the plan after it."""
         if pos not in self.ahead:
-            self._plan(pos)
+            self._plan(pos, seconds)
         path, value = self.ahead[pos]
         return path[0], value, path[1:]
 
-    def _plan(self, pos: Pos) -> None:
-        path, value = plan(pos, self.deep_looks)
+    def _plan(self, pos: Pos, seconds: float | None) -> None:
+        path, value = plan(pos, self.deep_looks, seconds)
         self.ahead = {}
         here: Pos | float = pos
         for i, move in enumerate(path):
@@ -168,23 +172,25 @@ class Planner:
             here = step(here, move)
 
 
+UNTIMED = Budget(seconds=None)
 PLANNER = Planner()  # one for the process: its cache is keyed by what the table shows, whichever game it is
 
 
 def planner_policy(state: GameState, player: int, rng: random.Random) -> Any:
-    """The registry's "planner" policy: the pile order from the solver, then the planner's moves."""
-    return state.parse_action(hint(state, player, rng).action)
+    """The registry's "planner" policy: the pile order from the solver, then the planner's moves, each plan in
+    full (no time limit), so a seeded game replays exactly."""
+    return state.parse_action(hint(state, player, rng, UNTIMED).action)
 
 
 def hint(state: GameState, player: int, rng: random.Random, budget: Budget = DEFAULT_BUDGET) -> Hint:
-    """The planner's next move with the plan it belongs to. The budget is not needed: a plan takes well under a
-    second on the 2-core machine (the stacking order at the start is the solver's, which takes milliseconds)."""
+    """The planner's next move with the plan it belongs to, planned within the budget's seconds (the stacking order
+    at the start is the solver's, which takes milliseconds)."""
     view = state.view(player)
     if view["phase"] == "setup" or not view["legal"]:
         advice = suggest(view, rng)
         return Hint(advice.action, advice.reason, advice.value)
     pos = position(view)
-    move, value, rest = PLANNER.next_move(pos)
+    move, value, rest = PLANNER.next_move(pos, budget.seconds)
     return Hint(action_text(move, view), reason(move, rest), round(value, 3))
 
 
