@@ -74,8 +74,11 @@ class Tree:
         return out[::-1]
 
 
-def search(pos: Pos, limit: int = NODES) -> Tree:
-    """Every position explores, marks and returns reach from `pos` (up to `limit`), with where each could end."""
+def search(pos: Pos, limit: int = NODES, looks: bool = True) -> Tree:
+    """Every position explores, marks and returns reach from `pos` (up to `limit`), with where each could end. A
+    look is scored by what it can turn up (`shallow_look`) or, with `looks` off, by the heuristic where it stands:
+    the search after a look's turn is run for each way it turns out, and a shallow score for each of its own
+    looks would cost a hundred times more."""
     tree = Tree({pos: (None, None, 0)})
     frontier = deque([pos])
     expanded = 0
@@ -89,8 +92,10 @@ def search(pos: Pos, limit: int = NODES) -> Tree:
         if is_lost(here):
             tree.endings.append(Ending(loss_value(here), True, here, None))
             continue
-        if here.deck[0] == DOWN:
+        if here.deck[0] == DOWN and looks:
             tree.endings.append(Ending(shallow_look(here) - STEP * (d + 1), False, here, LOOK))
+        elif here.deck[0] == DOWN:
+            tree.endings.append(Ending(heuristic(here) - STEP * d, True, here, LOOK))
         for move in moves(here):
             if move == LOOK:
                 continue
@@ -116,9 +121,8 @@ def deep_look(pos: Pos) -> float:
 def best_after(pos: Pos) -> float:
     if is_lost(pos):
         return loss_value(pos)
-    tree = search(pos, AFTER_LOOK_NODES)
-    values = [e.value if e.deep else heuristic(e.node) - STEP * tree.parents[e.node][2] for e in tree.endings]
-    return max(values, default=loss_value(pos))
+    tree = search(pos, AFTER_LOOK_NODES, looks=False)
+    return max((e.value for e in tree.endings), default=loss_value(pos))
 
 
 def plan(pos: Pos, deep_looks: int = DEEP_LOOKS, seconds: float | None = None) -> tuple[list[Move], float]:
