@@ -224,20 +224,28 @@ def cmd_bench(args: argparse.Namespace) -> int:
             f"unknown benchmark '{args.target}': expected loot-the-loop, hints, vision, tracker, companion, soak, "
             "crash or table"
         )
-    games = 1000 if args.games is None else args.games
-    if games < 1:
-        raise CliError(f"--games must be at least 1, got {games}")
     from games.loot_the_loop.bench import format_table, run_bench
 
     chosen = tuple(p.strip() for p in (args.policies or "").split(",") if p.strip())
     try:
-        result = run_bench(games=games, seed=args.seed or 0, progress=not args.quiet, policies=chosen)
+        result = run_bench(games=_games(args, 1000), seed=args.seed or 0, progress=not args.quiet, policies=chosen)
     except ValueError as err:
         raise CliError(f"--policies: {err}") from err
-    print(format_table(result))
-    if args.json:
-        save_atomically(Path(args.json), result)
-        print(f"Wrote {args.json}")
+    return _print_bench(format_table(result), result, args.json)
+
+
+def _games(args: argparse.Namespace, default: int) -> int:
+    games = default if args.games is None else args.games
+    if games < 1:
+        raise CliError(f"--games must be at least 1, got {games}")
+    return games
+
+
+def _print_bench(table: str, result: dict[str, Any], json_path: str | None) -> int:
+    print(table)
+    if json_path:
+        save_atomically(Path(json_path), result)
+        print(f"Wrote {json_path}")
     return 0
 
 
@@ -248,16 +256,9 @@ def bench_hints(args: argparse.Namespace) -> int:
 
     if args.game not in GREEDY:
         raise CliError(f"bench hints: --game must be one of {', '.join(GREEDY)}, got {args.game!r}")
-    games = 500 if args.games is None else args.games
-    if games < 1:
-        raise CliError(f"--games must be at least 1, got {games}")
     out = Path(args.results or f"out/bench/hints-{args.game}.jsonl")
-    result = run(args.game, games, args.seed or 0, out, args.players, progress=not args.quiet)
-    print(format_table(result))
-    if args.json:
-        save_atomically(Path(args.json), result)
-        print(f"Wrote {args.json}")
-    return 0
+    result = run(args.game, _games(args, 500), args.seed or 0, out, args.players, progress=not args.quiet)
+    return _print_bench(format_table(result), result, args.json)
 
 
 def bench_vision(args: argparse.Namespace) -> int:
