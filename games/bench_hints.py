@@ -21,7 +21,7 @@ from typing import Any
 
 from games import registry
 from games.core import JSON, GameError, GameState
-from games.hints import BENCH_ROLLOUTS
+from games.hints import BENCH_ROLLOUTS, score_margin
 from games.play import play_out
 
 GREEDY = {"loop": "greedy", "bag-o-loot": "greedy", "loot-roll": "simple", "the-loop": "simple"}
@@ -45,10 +45,7 @@ def play_deal(game: str, seed: int, players: int) -> JSON:
 
 def _margin(game: str, state: GameState, seat: int) -> int:
     """The seat's score less the best other's; in the cooperative The LOOP, the team's missions completed."""
-    scores = state.scores()
-    if game == "the-loop":
-        return scores[seat]
-    return scores[seat] - max([s for q, s in enumerate(scores) if q != seat] or [0])
+    return state.scores()[seat] if game == "the-loop" else score_margin(state, seat)
 
 
 def run(game: str, games: int, seed: int, out: Path, players: int | None = None, progress: bool = True) -> JSON:

@@ -71,18 +71,19 @@ class Hint:
 def outcome(state: GameState, player: int) -> float:
     """What a finished (or cut-off) rollout is worth to `player`: 1 for a win, 0 for a loss, plus a tie-break of
     at most 0.1 for the score margin over the best other player, so that of two losing lines the closer wins."""
-    margin = _margin(state, player)
+    margin = score_margin(state, player)
     return float(_won(state, player)) + 0.1 * margin / (abs(margin) + 10)
 
 
-def _margin(state: GameState, player: int) -> int:
+def score_margin(state: GameState, player: int) -> int:
+    """The player's score less the best other player's."""
     scores = state.scores()
     return scores[player] - max([s for q, s in enumerate(scores) if q != player] or [0])
 
 
 def _won(state: GameState, player: int) -> bool:
     """A win; a rollout stopped early counts as won by whoever leads."""
-    return player in state.winners() if state.is_over else _margin(state, player) > 0
+    return player in state.winners() if state.is_over else score_margin(state, player) > 0
 
 
 def rollout_hint(

@@ -41,10 +41,6 @@ class World:
         return cls(cards, [t != DOWN for t in pos.deck], list(pos.notes), pos.aces, pos.trinkets, idle,
                    _unseen=list(pos.unseen))  # fmt: skip
 
-    def copy(self) -> World:
-        return World(list(self.cards), list(self.up), list(self.notes), self.aces, self.trinkets, self.idle,
-                     self.result, list(self._unseen))  # fmt: skip
-
     @property
     def over(self) -> bool:
         return bool(self.result)
