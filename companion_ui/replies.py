@@ -6,7 +6,14 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
+
+
+class Asked(BaseModel):
+    """A request body, read strictly: `true` is not the seat number 1 nor "3" the number 3. What the schema does
+    not say is refused (422), so a client's mistake is told, not guessed at (and the fuzzing holds the API to it)."""
+
+    model_config = ConfigDict(strict=True)
 
 
 class Taken(BaseModel):

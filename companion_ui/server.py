@@ -23,11 +23,11 @@ import anyio
 from fastapi import FastAPI, HTTPException, Query, WebSocket, WebSocketDisconnect
 from fastapi.responses import FileResponse, JSONResponse, Response, StreamingResponse
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, Field
+from pydantic import Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from companion_ui.access import BodyLimit, TokenGate
-from companion_ui.replies import REFUSED, Taken, refusal
+from companion_ui.replies import REFUSED, Asked, Taken, refusal
 from companion_ui.session import Refused, Session
 from companion_ui.table_routes import table_router
 from companion_ui.table_setup import TableSetup
@@ -38,11 +38,11 @@ PUSH_POLL_S = 0.05
 MJPEG_REPEAT_S = 1.0  # an unchanged picture is sent again this often (see _mjpeg)
 
 
-class Entry(BaseModel):
+class Entry(Asked):
     text: str = Field(min_length=1, max_length=500)
 
 
-class HintRequest(BaseModel):
+class HintRequest(Asked):
     viewer: int | None = Field(default=None, ge=1, le=6)  # the seat whose view the page shows (1-based)
 
 
@@ -52,7 +52,7 @@ class HintReply(Taken):
     reason: str
 
 
-class Correction(BaseModel):
+class Correction(Asked):
     actions: list[str] = Field(default_factory=list, max_length=20)
     step: int | None = Field(default=None, ge=0)  # answering a "please check" about this earlier step
 
@@ -64,7 +64,7 @@ class SpeechState(Taken):
 NO_VIDEO: dict[int | str, dict[str, Any]] = {404: {"description": "this session has no camera or recording"}}
 
 
-class SpeechSettings(BaseModel):
+class SpeechSettings(Asked):
     muted: bool | None = None
     rate: int | None = Field(default=None, ge=80, le=400)
     voice: str | None = Field(default=None, max_length=40)

@@ -7,27 +7,27 @@ from typing import Annotated, Any
 import cv2
 from fastapi import APIRouter, HTTPException
 from fastapi.responses import Response
-from pydantic import BaseModel, Field
+from pydantic import Field
 
-from companion_ui.replies import REFUSED, Taken, refusal
+from companion_ui.replies import REFUSED, Asked, Taken, refusal
 from companion_ui.table_setup import SetupError, TableSetup
 
 NO_PICTURE: dict[int | str, dict[str, Any]] = {404: {"description": "no camera picture yet, or the table is not set"}}
 
 
-class Points(BaseModel):
+class Points(Asked):
     # TL, TR, BR, BL in camera pixels
     points: list[Annotated[list[float], Field(min_length=2, max_length=2)]] = Field(min_length=4, max_length=4)
     width_mm: float = Field(gt=0, le=10_000)
     height_mm: float = Field(gt=0, le=10_000)
 
 
-class ZoneBox(BaseModel):
+class ZoneBox(Asked):
     name: str = Field(min_length=1, max_length=40)
     box_mm: list[float] = Field(min_length=4, max_length=4)
 
 
-class Zones(BaseModel):
+class Zones(Asked):
     zones: list[ZoneBox] = Field(default_factory=list, max_length=40)
 
 

@@ -127,6 +127,9 @@ def test_the_page_gives_a_hint_for_the_player_whose_view_is_shown():
     assert session.state.is_legal(body["action"]) and body["reason"]
     assert session.state.to_dict() == before  # asking changes nothing
     assert client.get("/api/state", params={"viewer": seat}).json()["hints"] is True
+    for wrong in (True, "2", 2.5, 0, 7):  # read strictly: `true` is not seat 1, nor "2" seat 2
+        assert client.post("/api/hint", json={"viewer": wrong}).status_code == 422, wrong
+    assert session.state.to_dict() == before
 
 
 def test_a_search_copy_plays_forward_without_undo_and_leaves_the_game_alone():
