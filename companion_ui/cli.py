@@ -253,11 +253,21 @@ def bench_hints(args: argparse.Namespace) -> int:
     """`bench hints --game G`: a seat playing by the hint against the same seat playing greedy, on the same deals;
     resumable from the results file."""
     from games.bench_hints import GREEDY, format_table, run
+    from games.hints import BENCH_ROLLOUTS
 
     if args.game not in GREEDY:
         raise CliError(f"bench hints: --game must be one of {', '.join(GREEDY)}, got {args.game!r}")
     out = Path(args.results or f"out/bench/hints-{args.game}.jsonl")
-    result = run(args.game, _games(args, 500), args.seed or 0, out, args.players, progress=not args.quiet)
+    result = run(
+        args.game,
+        _games(args, 500),
+        args.seed or 0,
+        out,
+        args.players,
+        progress=not args.quiet,
+        workers=args.workers,
+        rollouts=args.rollouts or BENCH_ROLLOUTS,
+    )
     return _print_bench(format_table(result), result, args.json)
 
 
@@ -1066,6 +1076,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--policies", help="loot-the-loop: which policies, comma-separated (default planner,solver,random)")
     p.add_argument("--players", type=int, help="hints: players at the table (default: loop 4, bag-o-loot 3, ...)")
+    p.add_argument("--workers", type=int, default=1, help="hints: processes playing deals at once (1)")
+    p.add_argument("--rollouts", type=int, help="hints: simulated games per hint of the measured seat (64)")
     p.add_argument(
         "--results",
         metavar="FILE",

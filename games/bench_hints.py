@@ -10,30 +10,34 @@ where it stopped: 500 deals of rollouts take hours on a 2-core machine, longer t
 
 from __future__ import annotations
 
+import functools
 import json
 import math
+import multiprocessing
 import random
 import statistics
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from games import registry
 from games.core import JSON, GameError, GameState
-from games.hints import BENCH_ROLLOUTS, score_margin
+from games.hints import BENCH_ROLLOUTS, score_margin, seat_action
 from games.play import play_out
 
 GREEDY = {"loop": "greedy", "bag-o-loot": "greedy", "loot-roll": "simple", "the-loop": "simple"}
 PLAYERS = {"loop": 4, "bag-o-loot": 3, "loot-roll": 3, "the-loop": 2}
 
 
-def play_deal(game: str, seed: int, players: int) -> JSON:
+def play_deal(game: str, seed: int, players: int, rollouts: int = BENCH_ROLLOUTS) -> JSON:
     """One deal, twice (hint seat, then greedy seat): who won and the seat's score margin in each."""
     info = registry.info(game)
     seat = seed % players
     row: JSON = {"seed": seed, "seat": seat}
-    for label, policy in (("hint", info.policy("hint")), ("greedy", info.policy(GREEDY[game]))):
+    hint = functools.partial(seat_action, info.hinter(), rollouts=rollouts)
+    for label, policy in (("hint", hint), ("greedy", info.policy(GREEDY[game]))):
         state = registry.create(game, players, seed=seed)
         seats = dict.fromkeys(range(players), info.policy(GREEDY[game])) | {seat: policy}
         started = time.perf_counter()
@@ -48,24 +52,54 @@ def _margin(game: str, state: GameState, seat: int) -> int:
     return state.scores()[seat] if game == "the-loop" else score_margin(state, seat)
 
 
-def run(game: str, games: int, seed: int, out: Path, players: int | None = None, progress: bool = True) -> JSON:
-    """Play the deals not yet in `out`, then summarise every deal of the range from the file."""
+def run(
+    game: str,
+    games: int,
+    seed: int,
+    out: Path,
+    players: int | None = None,
+    progress: bool = True,
+    workers: int = 1,
+    rollouts: int = BENCH_ROLLOUTS,
+) -> JSON:
+    """Play the deals not yet in `out`, then summarise every deal of the range from the file. With `workers` > 1
+    the deals are played in that many processes (each deal is seeded, so the results do not depend on how many)."""
     if game not in GREEDY:
         raise GameError(f"bench hints: expected one of {', '.join(GREEDY)}, got '{game}'")
+    if workers < 1:
+        raise GameError(f"bench hints: --workers must be at least 1, got {workers}")
+    if rollouts < 1:
+        raise GameError(f"bench hints: --rollouts must be at least 1, got {rollouts}")
     n = players or PLAYERS[game]
-    done = {row["seed"]: row for row in _rows(out) if row.get("players") == n}
+    done = {row["seed"]: row for row in _rows(out) if (row.get("players"), row.get("rollouts")) == (n, rollouts)}
     todo = [s for s in range(seed, seed + games) if s not in done]
     out.parent.mkdir(parents=True, exist_ok=True)
-    with out.open("a") as log:
-        for s in _progress(todo, progress, game):
-            row = {**play_deal(game, s, n), "players": n, "rollouts": BENCH_ROLLOUTS}
+    jobs = [(game, s, n, rollouts) for s in todo]
+    with out.open("a") as log, _pool(workers) as pool:
+        played = pool.imap_unordered(_play_row, jobs) if pool else map(_play_row, jobs)
+        for row in _progress(played, progress, game, len(todo)):
             log.write(json.dumps(row) + "\n")
             log.flush()
-            done[s] = row
-    return summarise(game, n, [done[s] for s in range(seed, seed + games)], seed)
+            done[row["seed"]] = row
+    return summarise(game, n, [done[s] for s in range(seed, seed + games)], seed, rollouts)
 
 
-def summarise(game: str, players: int, rows: list[JSON], seed: int) -> JSON:
+def _play_row(job: tuple[str, int, int, int]) -> JSON:
+    game, seed, players, rollouts = job
+    return {**play_deal(game, seed, players, rollouts), "players": players, "rollouts": rollouts}
+
+
+@contextmanager
+def _pool(workers: int) -> Iterator[Any]:
+    """A process pool for `workers` > 1, else None (the deals are played here, in order)."""
+    if workers == 1:
+        yield None
+        return
+    with multiprocessing.Pool(workers) as pool:
+        yield pool
+
+
+def summarise(game: str, players: int, rows: list[JSON], seed: int, rollouts: int = BENCH_ROLLOUTS) -> JSON:
     """Win rates and mean margins of the two seats over the same deals, with a 95% interval on the difference."""
     hint = [r["hint"] for r in rows]
     greedy = [r["greedy"] for r in rows]
@@ -76,7 +110,7 @@ def summarise(game: str, players: int, rows: list[JSON], seed: int) -> JSON:
         "players": players,
         "games": len(rows),
         "seeds": [seed, seed + len(rows) - 1],
-        "rollouts_per_hint": BENCH_ROLLOUTS,
+        "rollouts_per_hint": rollouts,
         "hint": _side(hint),
         "greedy": _side(greedy),
         "win_rate_gain": statistics.fmean(diffs) if diffs else 0.0,
@@ -123,9 +157,9 @@ def _rows(path: Path) -> Iterable[JSON]:
     return rows
 
 
-def _progress(items: list[int], progress: bool, label: str) -> Any:
+def _progress(items: Iterable[JSON], progress: bool, label: str, total: int) -> Iterable[JSON]:
     if not progress:
         return items
     from tqdm import tqdm
 
-    return tqdm(items, desc=f"hints {label}", unit="deal")
+    return tqdm(items, desc=f"hints {label}", unit="deal", total=total)

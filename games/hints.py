@@ -177,10 +177,15 @@ def _reason(best: str, greedy: str, rates: dict[str, float], worlds: int, tried:
 
 
 def seat_action(
-    hint: Callable[[GameState, int, random.Random, Budget], Hint], state: GameState, player: int, rng: random.Random
+    hint: Callable[[GameState, int, random.Random, Budget], Hint],
+    state: GameState,
+    player: int,
+    rng: random.Random,
+    rollouts: int = BENCH_ROLLOUTS,
 ) -> Action | None:
-    """A game's hint played as a seat: what `tabletop bench hints` measures against the greedy policy."""
-    advice = hint(state, player, rng, Budget(rollouts=BENCH_ROLLOUTS, seconds=None))
+    """A game's hint played as a seat: what `tabletop bench hints` measures against the greedy policy. A fixed
+    number of rollouts, never a clock, so a seeded game replays exactly on any machine."""
+    advice = hint(state, player, rng, Budget(rollouts=rollouts, seconds=None))
     return None if advice.action in ("", WAIT) else state.parse_action(advice.action)
 
 

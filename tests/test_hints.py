@@ -146,3 +146,21 @@ def test_the_terminal_hint_works_in_every_game():
     seats = ["--players", "2", "--seats", "human,simple", "--seed", "1"]
     done = tabletop("play", "loot-roll", *seats, stdin="hint\nquit\n")
     assert "Hint: " in done.stdout and "simulated games" in done.stdout, done.stdout[-800:]
+
+
+def test_the_hints_bench_plays_the_same_deals_in_parallel_and_resumes(tmp_path: Path):
+    from games import bench_hints
+
+    one = bench_hints.run("loot-roll", 3, 40, tmp_path / "one.jsonl", progress=False, rollouts=2)
+    two = bench_hints.run("loot-roll", 3, 40, tmp_path / "two.jsonl", progress=False, workers=2, rollouts=2)
+
+    def outcomes(result: dict) -> tuple:
+        return tuple((side["win_rate"], side["mean_margin"]) for side in (result["hint"], result["greedy"]))
+
+    assert outcomes(one) == outcomes(two) and one["games"] == 3 and one["seeds"] == [40, 42]
+    rows = (tmp_path / "two.jsonl").read_text().splitlines()
+    again = bench_hints.run("loot-roll", 3, 40, tmp_path / "two.jsonl", progress=False, workers=2, rollouts=2)
+    assert (tmp_path / "two.jsonl").read_text().splitlines() == rows  # every deal was there: none played again
+    assert outcomes(again) == outcomes(two) and again["rollouts_per_hint"] == 2
+    with pytest.raises(GameError, match="--workers"):
+        bench_hints.run("loot-roll", 3, 40, tmp_path / "x.jsonl", progress=False, workers=0)
