@@ -91,6 +91,8 @@ Rule interpretations (where the rule text is silent or ambiguous; none of these 
 from __future__ import annotations
 
 import copy
+import dataclasses
+import functools
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -552,6 +554,12 @@ def _parse_words(words: list[str], text: str) -> Action:
 Stash = dict[str, list[dict[str, Any]]]
 
 
+@functools.cache
+def _seat_fields(kind: type[Action]) -> tuple[str, ...]:
+    """The fields of an action kind that name a seat (looked up once per kind: legality asks at every candidate)."""
+    return tuple(f.name for f in dataclasses.fields(kind) if f.name in ("target", "victim", "by", "opener", "other"))
+
+
 class BagOLoot(GameState):
     """A game of several rounds. Core state is plain lists and dicts so `_core` is a deep copy away."""
 
@@ -635,7 +643,7 @@ class BagOLoot(GameState):
     def legal_actions(self, player: int | None = None) -> list[Action]:
         if self.over:
             return []
-        candidates = [a for a in self._candidates() if self._actor(a) == player or player is None]
+        candidates = [a for a in self._candidates(player) if self._actor(a) == player or player is None]
         return [a for a in candidates if self._violation(a) is None]
 
     def _actor(self, action: Action) -> int:
@@ -652,11 +660,19 @@ class BagOLoot(GameState):
             return "Time is up"
         return None
 
-    def _candidates(self) -> list[Action]:
-        """A superset of the legal actions, in a stable order; `legal_actions` filters it by the rules."""
+    def _candidates(self, player: int | None = None) -> list[Action]:
+        """A superset of `player`'s legal actions (everyone's for None), in a stable order; `legal_actions` filters
+        it by the rules. Only what could be legal is listed: the hint's rollouts ask for it at every step."""
         p, n = self.current, self.num_players
         if self.phase == "rob":
             return [Rob(b["number"], q) for q in range(n) if q != p for b in self.stashes[q]["bags"]]
+        by = range(n) if player is None else [player]
+        anyone = [Claim(s["number"], s["opener"], s["other"], b) for s in self.splits for b in by]
+        anyone += [Challenge(b) for b in by]
+        if player is not None and player != p:  # out of turn: a claim or a challenge, nothing else
+            return anyone
+        if not self.drew:  # a turn starts with its draw ("draw first"): every play before it is refused
+            return [Draw(), *anyone, TimeUp()]
         hand = sorted(set(self.hands[p]), key=card_key)
         coins = [c for c in hand if c != LOOTER]
         acts: list[Action] = [Draw(), *[Holdup(q) for q in range(n) if q != p]]
@@ -670,9 +686,7 @@ class BagOLoot(GameState):
                 acts += [MakeBag(m, c, q) for c in hand]
         acts += [MakeBag(m, c) for m in mine for c in hand]
         acts += [Junk(int(c)) for c in coins] + [Knock()]
-        acts += [Claim(s["number"], s["opener"], s["other"], by) for s in self.splits for by in range(n)]
-        acts += [Challenge(by) for by in range(n)]
-        return [*acts, TimeUp()]
+        return [*acts, *anyone, TimeUp()]
 
     # ----- lookups -------------------------------------------------------------------------------------------
     def _collection(self, player: int, number: int) -> dict[str, Any] | None:
@@ -732,8 +746,7 @@ class BagOLoot(GameState):
 
     @staticmethod
     def _players_named(action: Action) -> list[int]:
-        names = ("target", "victim", "by", "opener", "other")
-        return [v for v in (getattr(action, f, None) for f in names) if isinstance(v, int)]
+        return [v for v in (getattr(action, f) for f in _seat_fields(type(action))) if isinstance(v, int)]
 
     def _draw_violation(self) -> Violation | None:
         if self.drew:
