@@ -33,6 +33,7 @@ from games.core import JSON, Action, BadAction, Event
 
 HIDDEN_HANDS = frozenset({"loop", "bag-o-loot", "loot-roll"})  # games where an action can name a hidden card
 HINT_SECONDS = 1.0  # the page's hint button: about as long as a player waits for an answer
+CAMERA_HINT_SECONDS = 0.3  # the camera page's hint, planned once per new table: the picture must not wait for it
 PUBLIC_VERBS = frozenset({"roll", "rifts"})  # physical outcomes anyone at the table may enter, whatever the seat
 MOST_SHOWN = 40  # actions of one verb listed as buttons; longer groups become a menu
 
@@ -537,18 +538,21 @@ def spoken_action(action: str) -> str:
 
 
 def _tracked_hint(known: JSON) -> str:
-    """The solver's advice on the table as the camera knows it: unread cards count as unknown."""
+    """The game's hint (the planner) on the table as the camera knows it: unread cards count as unknown. Shown with
+    every picture of the table, so planned within `CAMERA_HINT_SECONDS`; the planner keeps its plan, so the same
+    table asks again for nothing."""
     if known.get("phase") != "play" or known.get("result"):
         return ""
     notes, score = known.get("notes", []), known.get("score_pile", [])
     if "?" in notes or "?" in score:
         return ""
+    from games import info
+    from games.hints import Budget
     from games.loot_the_loop.engine import LootTheLoop
-    from games.loot_the_loop.solver import suggest
 
     try:
         table = LootTheLoop.from_table(deck=[c or "?" for c in known["deck"]], notes=notes, score_pile=score)
-        advice = suggest(table.view(0), random.Random(0))
+        advice = info("loot-the-loop").hinter()(table, 0, random.Random(0), Budget(seconds=CAMERA_HINT_SECONDS))
     except GameError:
         return ""
     return f"{advice.action}: {advice.reason}" if advice.action else ""

@@ -71,3 +71,19 @@ def test_planner_games_end_and_replay_exactly():
 
     first = play(7)
     assert first.is_over and first == play(7)
+
+
+def test_the_camera_page_hints_with_the_planner_on_the_table_it_reads():
+    """The camera's table (unread cards as None) gets the planner's hint, as the manual page and `tabletop hint` do;
+    a table whose notes are not read yet gets none."""
+    from companion_ui.session import _tracked_hint
+
+    state = started(7)
+    view = state.view(0)
+    known = {"phase": "play", "deck": view["deck"], "notes": view["notes"], "score_pile": view["score_pile"]}
+    PLANNER.ahead.clear()
+    planned = _tracked_hint(known)  # planned from the camera's table, within the camera's budget
+    assert state.is_legal(planned.split(":")[0])
+    advice = hint(state, 0, random.Random(0))  # the same table asked again: the plan is kept
+    assert planned == f"{advice.action}: {advice.reason}"
+    assert _tracked_hint({**known, "notes": ["?"]}) == "" and _tracked_hint({**known, "phase": "setup"}) == ""
