@@ -125,7 +125,20 @@ def determinize(state: GameState, player: int, rng: random.Random) -> GameState:
 
 
 def hint(state: GameState, player: int, rng: random.Random, budget: Budget = DEFAULT_BUDGET) -> Hint:
-    return rollout_hint(state, player, rng, determinize, greedy_policy, budget)
+    return rollout_hint(state, player, rng, determinize, greedy_policy, budget, _round_scored)
+
+
+def _round_scored(start: GameState, now: GameState) -> bool:
+    """Rollouts stop once a round is scored: the points change only then, and a game runs to many rounds, each
+    dealt from what the last one left, so a rollout to the game's end costs several times as much and says little
+    more about the move made now. What a seat leaves for the next loop round is the part this does not weigh."""
+    return _rounds_scored(now) != _rounds_scored(start)
+
+
+def _rounds_scored(state: GameState) -> tuple[int, int]:
+    """(set, rounds scored in it): the round number counts up when a round starts, and "seat" follows its scoring."""
+    assert isinstance(state, Loop)
+    return state.set_number, state.round_number + (state.phase == "seat")
 
 
 def hint_policy(state: GameState, player: int, rng: random.Random) -> Action | None:
