@@ -266,7 +266,7 @@ def bench_hints(args: argparse.Namespace) -> int:
         args.players,
         progress=not args.quiet,
         workers=args.workers,
-        rollouts=args.rollouts or BENCH_ROLLOUTS,
+        rollouts=BENCH_ROLLOUTS if args.rollouts is None else args.rollouts,
     )
     return _print_bench(format_table(result), result, args.json)
 

@@ -164,3 +164,6 @@ def test_the_hints_bench_plays_the_same_deals_in_parallel_and_resumes(tmp_path: 
     assert outcomes(again) == outcomes(two) and again["rollouts_per_hint"] == 2
     with pytest.raises(GameError, match="--workers"):
         bench_hints.run("loot-roll", 3, 40, tmp_path / "x.jsonl", progress=False, workers=0)
+    zero = tabletop("bench", "hints", "--game", "loop", "--games", "1", "--rollouts", "0", "--results",
+                    str(tmp_path / "zero.jsonl"))  # fmt: skip
+    assert zero.returncode != 0 and "--rollouts must be at least 1, got 0" in zero.stderr
