@@ -81,7 +81,7 @@ class Tree:
 
 def search(pos: Pos, value: Value = estimate, limit: int = NODES, looks: bool = True) -> Tree:
     """Every position explores, marks and returns reach from `pos` (up to `limit`), with where each could end. A
-    look is scored by what it can turn up (`shallow_look`) or, with `looks` off, by the heuristic where it stands:
+    look is scored by what it can turn up (`shallow_look`) or, with `looks` off, by the value where it stands:
     the search after a look's turn is run for each way it turns out, and a shallow score for each of its own
     looks would cost a hundred times more."""
     tree = Tree({pos: (None, None, 0)})

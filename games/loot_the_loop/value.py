@@ -122,16 +122,17 @@ class ValueModel:
     trained: dict[str, Any]
 
     def escape_chance(self, pos: Pos) -> float:
-        z = sum(map(operator.mul, features(pos), self.win))
-        return 1.0 / (1.0 + math.exp(-z)) if z > -60 else 0.0
+        return self._chance(features(pos))
 
     def value(self, pos: Pos) -> float:
         """The expected end of the game from here: `WIN` x the escape chance + the final score."""
         x = features(pos)
-        z = sum(map(operator.mul, x, self.win))
         gain = sum(map(operator.mul, x, self.gain))
-        chance = 1.0 / (1.0 + math.exp(-z)) if z > -60 else 0.0
-        return WIN * chance + pos.aces + pos.trinkets + max(gain, 0.0)
+        return WIN * self._chance(x) + pos.aces + pos.trinkets + max(gain, 0.0)
+
+    def _chance(self, x: list[float]) -> float:
+        z = sum(map(operator.mul, x, self.win))
+        return 1.0 / (1.0 + math.exp(-z)) if z > -60 else 0.0
 
     def to_json(self) -> dict[str, Any]:
         return {"features": list(FEATURES), "win": list(self.win), "gain": list(self.gain), "trained": self.trained}
