@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import random
+from collections import deque
 
 from games.loot_the_loop.engine import LootTheLoop
-from games.loot_the_loop.planner import LOOK, PLANNER, UNTIMED, Planner, hint, plan, planner_policy
-from games.loot_the_loop.solver import Pos, position, step
+from games.loot_the_loop.planner import LOOK, PLANNER, UNTIMED, Planner, hint, plan, planner_policy, sure_escape
+from games.loot_the_loop.solver import DOWN, EXIT, TRAP, WIN, Pos, is_lost, moves, position, step
 from games.play import play_out
 
 
@@ -90,3 +91,64 @@ def test_the_camera_page_hints_with_the_planner_on_the_table_it_reads():
     advice = hint(state, 0, random.Random(0))  # the same table asked again: the plan is kept
     assert planned == f"{advice.action}: {advice.reason}"
     assert _tracked_hint({**known, "notes": ["?"]}) == "" and _tracked_hint({**known, "phase": "setup"}) == ""
+
+
+def best_way_out(pos: Pos) -> int:
+    """The most cards any look-free route to the exit ends with, by visiting every position reachable from `pos`:
+    the score never falls along a route, so the best route's score is the best escape from any of them."""
+    seen, queue, best = {pos}, deque([pos]), -1
+    while queue:
+        here = queue.popleft()
+        if is_lost(here):
+            continue
+        for move in moves(here):
+            nxt = step(here, move) if move != LOOK else None
+            if isinstance(nxt, float) and nxt >= WIN:
+                best = max(best, int(nxt - WIN))
+            elif isinstance(nxt, Pos) and nxt not in seen:
+                seen.add(nxt)
+                queue.append(nxt)
+    return best
+
+
+def small_endgame(rng: random.Random) -> Pos:
+    """All four jewels held, the exit face up in a short deck of trinkets, traps and face-down cards (the traps and
+    the exit stay: the deck never runs short, as in a real game, where 13 of them do)."""
+    deck = [EXIT, TRAP, TRAP] + [
+        rng.choice([2, 3, 4, 5, 6, 7, 8, 9, 10, TRAP, TRAP, DOWN]) for _ in range(rng.randint(4, 9))
+    ]
+    rng.shuffle(deck)
+    notes = tuple(sorted(rng.choice(range(2, 11)) for _ in range(rng.randint(0, 2))))
+    return Pos(tuple(deck), notes, 4, rng.randint(0, 20), (0,) * 13)
+
+
+def test_the_sure_escape_is_the_route_out_that_nabs_the_most():
+    rng = random.Random(5)
+    routes = 0
+    for _ in range(300):
+        pos = small_endgame(rng)
+        found = sure_escape(pos)
+        best = best_way_out(pos)
+        if best < 0:
+            assert found is None
+            continue
+        assert found is not None
+        path, score = found
+        here: Pos | float = pos
+        for move in path:
+            assert isinstance(here, Pos) and move in moves(here) and move != LOOK
+            here = step(here, move)
+        assert here == WIN + score and score == best
+        routes += 1
+    assert routes > 100  # most of these endgames have a way out: the comparison was made
+
+
+def test_a_sure_escape_is_played_out_for_its_trinkets():
+    """Exploring by 4 escapes at once with 24 cards; marking the 4 first, the 6 lands on the 2, the 4 returned
+    lands on itself, and the 6 on the exit: 26 cards."""
+    pos = Pos((4, 6, TRAP, 2, EXIT), (), 4, 20, (0,) * 13)
+    assert step(pos, ("explore", 4)) == WIN + 24
+    path, value = plan(pos)
+    assert path == [("mark", 0), ("explore", 6), ("return", 4), ("explore", 4), ("explore", 6)]
+    assert value == WIN + 26 == WIN + best_way_out(pos)
+    assert sure_escape(Pos((TRAP, 2, TRAP, EXIT, TRAP), (), 4, 20, (0,) * 13)) is None  # the 2 lands on a trap
