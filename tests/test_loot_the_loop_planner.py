@@ -152,3 +152,19 @@ def test_a_sure_escape_is_played_out_for_its_trinkets():
     assert path == [("mark", 0), ("explore", 6), ("return", 4), ("explore", 4), ("explore", 6)]
     assert value == WIN + 26 == WIN + best_way_out(pos)
     assert sure_escape(Pos((TRAP, 2, TRAP, EXIT, TRAP), (), 4, 20, (0,) * 13)) is None  # the 2 lands on a trap
+
+
+def test_the_hint_on_a_sure_way_out_says_the_escape_is_certain_and_its_score():
+    state = started(0)
+    rng = random.Random(0)
+    while not state.is_over:
+        pos = position(state.view(0))
+        sure = sure_escape(pos) if pos.aces == 4 else None
+        if sure is not None:
+            break
+        state.apply(planner_policy(state, 0, rng))
+    assert sure is not None  # seed 0's planner game reaches a certain escape
+    PLANNER.ahead.clear()
+    advice = hint(state, 0, rng, UNTIMED)
+    assert f"your escape is certain, with {sure[1]} cards in your score pile" in advice.reason
+    assert "chance" not in advice.reason

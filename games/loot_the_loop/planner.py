@@ -320,9 +320,23 @@ def hint(state: GameState, player: int, rng: random.Random, budget: Budget = DEF
         return Hint(advice.action, advice.reason, advice.value)
     pos = position(view)
     move, value, rest = PLANNER.next_move(pos, budget.seconds)
-    chance = shipped().escape_chance(pos)
-    why = f"{reason(move, rest)} (your chance to escape from here, as the planner's value rates it: {chance:.0%})"
+    sure = _ends_in_escape(pos, [move, *rest])
+    if sure is not None:
+        why = f"{reason(move, rest)}: your escape is certain, with {sure} cards in your score pile"
+    else:
+        chance = shipped().escape_chance(pos)
+        why = f"{reason(move, rest)} (your chance to escape from here, as the planner's value rates it: {chance:.0%})"
     return Hint(action_text(move, view), why, round(value, 3))
+
+
+def _ends_in_escape(pos: Pos, path: list[Move]) -> int | None:
+    """The final score if `path` (no look in it) escapes; None otherwise."""
+    here: Pos | float = pos
+    for move in path:
+        if not isinstance(here, Pos) or move == LOOK:
+            return None
+        here = step(here, move)
+    return int(here - WIN) if isinstance(here, float) and here >= WIN else None
 
 
 def reason(move: Move, rest: list[Move]) -> str:
