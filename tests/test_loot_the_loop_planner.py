@@ -155,16 +155,22 @@ def test_a_sure_escape_is_played_out_for_its_trinkets():
 
 
 def test_the_hint_on_a_sure_way_out_says_the_escape_is_certain_and_its_score():
-    state = started(0)
-    rng = random.Random(0)
-    while not state.is_over:
-        pos = position(state.view(0))
-        sure = sure_escape(pos) if pos.aces == 4 else None
-        if sure is not None:
-            break
-        state.apply(planner_policy(state, 0, rng))
-    assert sure is not None  # seed 0's planner game reaches a certain escape
+    state, sure = reach_a_sure_escape()
     PLANNER.ahead.clear()
-    advice = hint(state, 0, rng, UNTIMED)
-    assert f"your escape is certain, with {sure[1]} cards in your score pile" in advice.reason
+    advice = hint(state, 0, random.Random(0), UNTIMED)
+    assert f"your escape is certain, with {sure} cards in your score pile" in advice.reason
     assert "chance" not in advice.reason
+
+
+def reach_a_sure_escape() -> tuple[LootTheLoop, int]:
+    """A planner game (the first of seeds 0-9 that gets there) at its first table where the plan is a sure way out
+    (where a look promises more, the planner looks instead), and that way's score."""
+    for seed in range(10):
+        state, rng = started(seed), random.Random(seed)
+        while not state.is_over:
+            pos = position(state.view(0))
+            sure = sure_escape(pos) if pos.aces == 4 else None
+            if sure is not None and plan(pos)[1] == WIN + sure[1]:
+                return state, sure[1]
+            state.apply(planner_policy(state, 0, rng))
+    raise AssertionError("no planner game of seeds 0-9 took a certain escape")

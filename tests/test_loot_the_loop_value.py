@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from games.loot_the_loop.engine import LootTheLoop
-from games.loot_the_loop.solver import WIN, Pos, position
+from games.loot_the_loop.solver import ACE, WIN, Pos, position
 from games.loot_the_loop.train_value import Played, fit, main, train
 from games.loot_the_loop.value import FEATURES, MODEL_PATH, BadModel, ValueModel, features, shipped
 
@@ -43,8 +43,10 @@ def test_the_shipped_model_loads_and_values_on_the_scale_of_the_search():
 
 
 def test_more_jewels_in_hand_is_a_better_chance_to_escape():
+    """The same table with 0 to 4 of the unseen jewels already nabbed (a jewel in hand is one fewer to find)."""
     pos = opening(8)
-    chances = [shipped().escape_chance(pos._replace(aces=n)) for n in range(5)]
+    assert pos.aces == 0 and pos.unseen[ACE] == 4
+    chances = [shipped().escape_chance(pos._replace(aces=n, unseen=(0, 4 - n, *pos.unseen[2:]))) for n in range(5)]
     assert chances == sorted(chances) and chances[4] > chances[0]
 
 
