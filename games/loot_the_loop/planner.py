@@ -207,7 +207,8 @@ def sure_escape(pos: Pos, limit: int = SURE_NODES) -> tuple[list[Move], int] | N
         for move in frame.moves:
             nxt = step(frame.pos, move)
             if isinstance(nxt, float):
-                got = int(nxt - WIN) if nxt >= WIN else -1
+                escaped = _escape_score(nxt)
+                got = -1 if escaped is None else escaped
             elif nxt in best_at:
                 got = best_at[nxt][0]
             elif nxt in on_route or expanded >= limit or _ceiling(nxt) <= floor:
@@ -264,9 +265,13 @@ def _route(pos: Pos, best_at: dict[Pos, tuple[int, Move | None]]) -> tuple[list[
             return None
         path.append(move)
         here = step(here, move)
-    if isinstance(here, float) and here >= WIN:
-        return path, int(here - WIN)
-    return None
+    score = _escape_score(here)
+    return None if score is None else (path, score)
+
+
+def _escape_score(result: Pos | float) -> int | None:
+    """The final score if `step`'s result is an escape (it returns `WIN` + the score); None for a loss or a table."""
+    return int(result - WIN) if isinstance(result, float) and result >= WIN else None
 
 
 class Planner:
@@ -336,7 +341,7 @@ def _ends_in_escape(pos: Pos, path: list[Move]) -> int | None:
         if not isinstance(here, Pos) or move == LOOK:
             return None
         here = step(here, move)
-    return int(here - WIN) if isinstance(here, float) and here >= WIN else None
+    return _escape_score(here)
 
 
 def reason(move: Move, rest: list[Move]) -> str:
