@@ -12,20 +12,28 @@ from hypothesis import strategies as st
 
 import games
 from games.bag_o_loot.engine import (
+    LOOTER,
+    NUMBERS,
     BagOLoot,
+    Build,
     Challenge,
+    Claim,
     Draw,
+    Holdup,
+    Junk,
     Knock,
     MakeBag,
+    Open,
     Penalty,
     Rob,
     RoundScored,
     Steal,
+    TimeUp,
     full_set,
     round_points,
 )
 from games.bag_o_loot.policy import greedy_policy
-from games.core import BadAction, BadState, GameError, GameOver, IllegalMove
+from games.core import Action, BadAction, BadState, GameError, GameOver, IllegalMove
 from games.play import play_out
 from tests.invariants import assert_illegal_unchanged, check_protocol, random_game
 
@@ -667,6 +675,35 @@ def _light_random_game(seed: int, rounds: int) -> BagOLoot:
     check_protocol(state)
     assert len(state.winners()) >= 1
     return state
+
+
+def _every_action(state: BagOLoot) -> list[Action]:
+    """Every action the grammar can name at this table size, legal or not."""
+    n, seats = state.num_players, range(state.num_players)
+    cards = [str(c) for c in NUMBERS] + [LOOTER]
+    acts: list[Action] = [Draw(), Knock(), TimeUp(), *[Holdup(q) for q in seats], *[Challenge(b) for b in seats]]
+    acts += [Open(str(c), d) for c in NUMBERS for d in (str(c), LOOTER)]
+    acts += [Build(c, d) for c in NUMBERS for d in cards] + [Junk(c) for c in NUMBERS]
+    acts += [Steal(c, q, u) for c in NUMBERS for q in seats for u in (str(c), LOOTER, "set")]
+    acts += [MakeBag(c, d, q) for c in NUMBERS for d in cards for q in (None, *seats)]
+    acts += [Rob(c, q) for c in NUMBERS for q in seats]
+    acts += [Claim(c, o, t, b) for c in NUMBERS for o in seats for t in seats for b in range(n)]
+    return acts
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_legal_actions_are_every_action_the_rules_allow(seed):
+    """`legal_actions` builds a short list of candidates for speed (the hint asks it at every rollout step); it must
+    still be exactly the grammar's actions that pass the rules, in every phase of random play."""
+    rng = random.Random(seed)
+    state = games.create("bag-o-loot", players=2 + seed % 3, seed=seed, rounds=1, minutes=30 if seed % 2 else 0)
+    every = _every_action(state)
+    while not state.is_over:
+        allowed = {a for a in every if state.is_legal(a)}
+        assert set(state.legal_actions()) == allowed
+        for player in range(state.num_players):
+            assert set(state.legal_actions(player)) == {a for a in allowed if state._actor(a) == player}
+        state.apply(rng.choice(state.legal_actions(rng.choice(state.actors()))))
 
 
 @pytest.mark.parametrize("seed", range(120))

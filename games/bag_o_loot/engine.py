@@ -644,7 +644,7 @@ class BagOLoot(GameState):
         if self.over:
             return []
         candidates = [a for a in self._candidates(player) if self._actor(a) == player or player is None]
-        return [a for a in candidates if self._violation(a) is None]
+        return [a for a in candidates if self._rule_violation(a) is None]  # candidates name only real seats
 
     def _actor(self, action: Action) -> int:
         return action.by if isinstance(action, Challenge | Claim) else self.current
@@ -673,19 +673,26 @@ class BagOLoot(GameState):
             return anyone
         if not self.drew:  # a turn starts with its draw ("draw first"): every play before it is refused
             return [Draw(), *anyone, TimeUp()]
-        hand = sorted(set(self.hands[p]), key=card_key)
+        held = self.hands[p]
+        hand = sorted(set(held), key=card_key)
         coins = [c for c in hand if c != LOOTER]
-        acts: list[Action] = [Draw(), *[Holdup(q) for q in range(n) if q != p]]
-        acts += [Open(c, c) for c in coins] + [Open(c, LOOTER) for c in coins]
-        mine = [c["number"] for c in self.stashes[p]["collections"]]
-        acts += [Build(m, c) for m in mine for c in (str(m), LOOTER)]
+        looter = LOOTER in held
+        first = not (self.held_up or self.plays)
+        acts: list[Action] = [Draw(), *[Holdup(q) for q in range(n) if q != p and first]]
+        mine = {c["number"]: len(c["cards"]) for c in self.stashes[p]["collections"]}
+        acts += [Open(c, c) for c in coins if int(c) not in mine and held.count(c) > 1]
+        acts += [Open(c, LOOTER) for c in coins if int(c) not in mine and looter]
+        acts += [Build(m, c) for m, size in mine.items() if size < BAG_SIZE - 1 for c in (str(m), LOOTER) if c in held]
         for q in range(n):
-            for col in self.stashes[q]["collections"] if q != p else []:
-                m = col["number"]
-                acts += [Steal(m, q, u) for u in (str(m), LOOTER, "set")]
-                acts += [MakeBag(m, c, q) for c in hand]
-        acts += [MakeBag(m, c) for m in mine for c in hand]
-        acts += [Junk(int(c)) for c in coins] + [Knock()]
+            for col in self.stashes[q]["collections"] if q != p and mine else []:
+                m, size = col["number"], len(col["cards"])
+                if size < BAG_SIZE - 1:
+                    acts += [Steal(m, q, u) for u in (str(m), LOOTER, "set") if (u == "set") == (m in mine)]
+                elif size == BAG_SIZE - 1:
+                    acts += [MakeBag(m, c, q) for c in hand]
+        acts += [MakeBag(m, c) for m, size in mine.items() if size == BAG_SIZE - 1 for c in hand]
+        bagged = self._bags_on_table() if self.deck else set()
+        acts += [Junk(int(c)) for c in coins if int(c) in bagged] + [Knock()]
         return [*acts, *anyone, TimeUp()]
 
     # ----- lookups -------------------------------------------------------------------------------------------
@@ -720,6 +727,9 @@ class BagOLoot(GameState):
         for player in self._players_named(action):
             if not 0 <= player < self.num_players:
                 return Violation("players", f"there is no {_p(player)} in a {self.num_players}-player game")
+        return self._rule_violation(action)
+
+    def _rule_violation(self, action: Action) -> Violation | None:
         if self.phase == "rob":
             if isinstance(action, Rob):
                 return self._rob_violation(action)
@@ -1268,7 +1278,8 @@ class BagOLoot(GameState):
                 }
                 for b in stash["bags"]
             ]
-            stashes.append({"collections": copy.deepcopy(stash["collections"]), "bags": bags})
+            collections = [{"number": c["number"], "cards": list(c["cards"])} for c in stash["collections"]]
+            stashes.append({"collections": collections, "bags": bags})
         return {
             "game": self.name,
             "round": self.round,

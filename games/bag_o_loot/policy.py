@@ -1,8 +1,8 @@
 """A greedy Bag-O-Loot player: grab every card it can get onto the table, bluff now and then, and challenge
 when the visible cards make a bluff likely.
 
-It reads only `state.view(player)` and the player's own legal actions (which depend on nothing but its own
-hand and the open table), so it never peeks at hidden cards.
+It reads only `state.view(player)` (asked only when a challenge or a holdup needs it) and the player's own legal
+actions (which depend on nothing but its own hand and the open table), so it never peeks at hidden cards.
 """
 
 from __future__ import annotations
@@ -40,20 +40,22 @@ def greedy_policy(state: GameState, player: int, rng: random.Random) -> Action |
     legal = state.legal_actions(player)
     if not legal:
         return None
-    view = state.view(player)
     claim = _first(legal, Claim)
     if claim is not None:
         return claim
     challenge = _first(legal, Challenge)
-    if challenge is not None and rng.random() < _challenge_rate(view, state.num_players):
+    if challenge is not None and rng.random() < _challenge_rate(state.view(player), state.num_players):
         return challenge
-    if player != view["current"]:
+    if player != state.current_player:
         return None
-    return _first(legal, Rob) or _first(legal, Draw) or _turn_play(view, player, legal, rng)
+    return _first(legal, Rob) or _first(legal, Draw) or _turn_play(state, player, legal, rng)
 
 
-def _turn_play(view: JSON, player: int, legal: list[Action], rng: random.Random) -> Action:
-    fat = [a for a in legal if isinstance(a, Holdup) and view["hand_sizes"][a.target] > HOLDUP_KEEP]
+def _turn_play(state: GameState, player: int, legal: list[Action], rng: random.Random) -> Action:
+    """The view is read only when a holdup is possible: the hint's rollouts ask this at every turn."""
+    holdups = [a for a in legal if isinstance(a, Holdup)]
+    sizes = state.view(player)["hand_sizes"] if holdups else []
+    fat = [a for a in holdups if sizes[a.target] > HOLDUP_KEEP]
     if fat:
         return fat[0]
     steals = [a for a in legal if isinstance(a, Steal)]
