@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from vision.recognise.bench_stages import GROSS_TURN_DEG
-from vision.recognise.corners import Corner, handedness, printed_corner
+from vision.recognise.corners import READ_H, READ_W, Corner, corner_crops, handedness, printed_corner
 from vision.train.finder_errors import apply_error, corner_errors
 
 
@@ -92,3 +92,14 @@ def test_an_exported_finder_is_put_back_into_the_net_exactly(tmp_path) -> None:
     net.train()
     freeze_batch_norms(net)
     assert all(not m.training for m in net.modules() if isinstance(m, nn.BatchNorm2d))
+
+
+def test_a_large_corner_mostly_off_the_frame_is_cut_without_error():
+    """A phone close-up's corner whose reading region lies almost wholly outside the frame leaves a sliver too thin
+    to shrink by area (OpenCV refuses an empty size); it is read as it is, the frame's edge repeated."""
+    frame = np.full((720, 1280, 3), 90, np.uint8)
+    # the region spans x = 1276 ... 1876 (CROP_BOX: -0.05 to 0.35 card widths), 15 frame pixels per crop pixel
+    point, a, b = np.array([[1351.0, 300.0]]), np.array([[1500.0, 0.0]]), np.array([[0.0, 2100.0]])
+    crops = corner_crops(frame, point, a, b)
+    assert crops.shape == (1, READ_H, READ_W, 3)
+    assert (crops == 90).all()

@@ -159,8 +159,8 @@ def warp_area(image: np.ndarray, to_frame: np.ndarray, size: tuple[int, int]) ->
         corners = edges @ m[:, :2].T + m[:, 2]
         lo = np.maximum(np.floor(corners.min(axis=0)) - 2, 0).astype(int)
         hi = np.minimum(np.ceil(corners.max(axis=0)) + 2, [image.shape[1], image.shape[0]]).astype(int)
-        if (hi - lo).min() >= 2:
-            k = 1.0 / shrink
+        k = 1.0 / shrink
+        if (hi - lo).min() * k >= 2:  # a region mostly off the frame may leave less than a pixel to shrink to
             image = cv2.resize(image[lo[1] : hi[1], lo[0] : hi[0]], None, fx=k, fy=k, interpolation=cv2.INTER_AREA)
             m = m * k
             m[:, 2] -= lo * k
