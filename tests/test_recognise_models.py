@@ -669,3 +669,27 @@ def test_the_shipped_refiner_turns_a_found_corners_edges_back_onto_the_card(deck
         for r, g in zip(int8.refine(frame, found), float_graph.refine(frame, found), strict=True)
     ]
     assert len(apart) > 20 and np.median(apart) < 2 and np.mean(np.array(apart) > 30) <= 0.05, sorted(apart)
+
+
+def test_an_unsure_corner_is_read_again_at_other_scales_and_the_readings_averaged(deck, corner_reader):
+    """The shipped reader on a held-out card's corner, with every corner counted unsure: its reading is the mean of
+    the crop read once and the crops cut at `REREAD_SCALES`, each read alone; a sure corner is read once."""
+    from vision.recognise.corner_reader import REREAD_SCALES, rescaled
+
+    card = cv2.resize(deck.image("7H")[:, :, :3], (250, 350))
+    frame = np.full((500, 500, 3), 60, np.uint8)
+    frame[75:425, 125:375] = card
+    corner = (np.array([125.0, 75.0]), np.array([250.0, 0.0]), np.array([0.0, 350.0]))
+    kept = corner_reader.reread_below
+    corner_reader.reread_below = 0.0
+    once = corner_reader.read(frame, [corner])
+    views = [corner_reader.read(frame, [rescaled(corner, s)]).probs[0] for s in REREAD_SCALES]
+    corner_reader.reread_below = 1.01
+    try:
+        again = corner_reader.read(frame, [corner, corner])
+    finally:
+        corner_reader.reread_below = kept
+    expected = (once.probs[0] + sum(views)) / (1 + len(REREAD_SCALES))
+    assert np.allclose(again.probs, expected, atol=1e-6)
+    assert not np.allclose(again.probs[0], once.probs[0])  # the other scales did read differently
+    assert corner_reader.read(frame, [corner]).probs.shape == (1, len(corner_reader.classes))

@@ -25,6 +25,14 @@ if TYPE_CHECKING:
 
 CornerFrame = tuple[np.ndarray, np.ndarray, np.ndarray]  # point, a (short edge), b (long edge), frame pixels
 
+# A corner whose best label the reader gives less than REREAD_BELOW is read again from crops cut at these scales of
+# its frame (a smaller or larger share of the card around the same corner) and the readings averaged: where one crop
+# cuts an index badly, another may not. Session 31, 300 validation scenes (`bench/reader_rereads.py`): face-up
+# precision 71.9% -> 77.0%, reader on true corners 66.0% -> 67.1%, at about a third more reading time. Measured on
+# standard decks only, so the number cards' readers read once.
+REREAD_BELOW = 0.8
+REREAD_SCALES = (0.9, 1.1)
+
 
 def label_columns(classes: Sequence[str], vocabulary: str) -> tuple[np.ndarray, np.ndarray]:
     """For every label of `classes`, its column in the first head and in the second (-1: no second part)."""
@@ -68,6 +76,7 @@ class CornerReader:
         self.columns = label_columns(self.classes, self.vocabulary)
         self.input_name = self.session.get_inputs()[0].name
         self.none_column = self.classes.index(NONE)
+        self.reread_below = REREAD_BELOW if self.vocabulary == "cards" else 0.0  # 0: every corner read once
         self._deck: RectifiedDeckHead | None = None
         self.deck = deck
 
@@ -128,4 +137,36 @@ class CornerReader:
         return Reading(probs, out.get("features"), out.get("face"), out.get("card"))
 
     def read(self, frame: np.ndarray, frames: Sequence[CornerFrame]) -> Reading:
-        return self.read_crops(self.crops(frame, frames))
+        """Every corner read once; the unsure ones (`REREAD_BELOW`) again at `REREAD_SCALES`, averaged."""
+        reading = self.read_crops(self.crops(frame, frames))
+        unsure = np.flatnonzero(reading.probs.max(axis=1) < self.reread_below) if len(frames) else []
+        if not len(unsure):
+            return reading
+        again = [rescaled(frames[i], scale) for scale in REREAD_SCALES for i in unsure]
+        return averaged(reading, unsure, self.read_crops(self.crops(frame, again)), len(REREAD_SCALES))
+
+
+def rescaled(frame: CornerFrame, scale: float) -> CornerFrame:
+    """The same corner with its edges (and so the crop, which is measured in card widths) `scale` times as long."""
+    point, a, b = frame
+    return point, np.asarray(a, np.float64) * scale, np.asarray(b, np.float64) * scale
+
+
+def averaged(reading: Reading, rows: np.ndarray, again: Reading, views: int) -> Reading:
+    """`reading` with each of `rows` replaced by the mean of its own and its `views` further readings in `again`
+    (view-major: all rows at the first scale, then all at the next)."""
+
+    def mean(first: np.ndarray | None, more: np.ndarray | None) -> np.ndarray | None:
+        if first is None or more is None or not len(first):
+            return first
+        out = first.copy()
+        stacked = more.reshape(views, len(rows), *more.shape[1:])
+        out[rows] = ((first[rows] + stacked.sum(axis=0)) / (views + 1)).astype(first.dtype)
+        return out
+
+    return Reading(
+        mean(reading.probs, again.probs),
+        mean(reading.features, again.features),
+        mean(reading.face, again.face),
+        mean(reading.card, again.card),
+    )
