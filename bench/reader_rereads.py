@@ -1,8 +1,8 @@
-"""The rectified recogniser with and without its rereads of unsure corners (`corner_reader.REREAD_BELOW`), on the
-same rendered scenes in one run: face-up and face-down precision and recall, the reader on true corners, and the
-latency of both on the 10-20 card frames, frame by frame in turn (a ratio, since these machines are noisy).
+"""The rectified recogniser with and without rereads of unsure corners (`CornerReader.reread_below`, off by
+default), on the same rendered scenes in one run: face-up and face-down precision and recall, the reader on true
+corners, and the latency of both on the 10-20 card frames, frame by frame in turn (a ratio: these machines are noisy).
 
-    .venv/bin/python bench/reader_rereads.py --split val --procedural out/procdecks   # how the setting was chosen
+    .venv/bin/python bench/reader_rereads.py --split val --procedural out/procdecks   # choosing (session 31)
     .venv/bin/python bench/reader_rereads.py --split test                            # the held-out test families
 
 Needs the rendered Debian decks (`tabletop synth decks --out out/decks`) and, for `--procedural`, procedural decks
@@ -27,7 +27,7 @@ from vision.recognise.bench import (
     test_decks,
 )
 from vision.recognise.bench_stages import stage_bench
-from vision.recognise.corner_reader import REREAD_BELOW
+from vision.recognise.corner_reader import TRIED_REREAD_BELOW
 from vision.recognise.models import models_dir
 from vision.recognise.rectified import RectifiedRecogniser
 
@@ -50,6 +50,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--split", choices=("val", "test"), default="test")
     parser.add_argument("--scenes", type=int, default=300)
     parser.add_argument("--seed", type=int, help="default: 21 for val (the tuner's check), 3 for test (bench vision)")
+    parser.add_argument("--below", type=float, default=TRIED_REREAD_BELOW, help="reread corners read below this")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args(argv)
     seed = args.seed if args.seed is not None else (21 if args.split == "val" else 3)
@@ -60,9 +61,10 @@ def main(argv: list[str] | None = None) -> int:
     once = RectifiedRecogniser(models_dir())
     once.reader.reread_below = 0.0
     rereads = RectifiedRecogniser(models_dir())
+    rereads.reader.reread_below = args.below
     result = {
         "data": {"split": args.split, "decks": [d.name for d in decks], "scenes": args.scenes, "seed": seed},
-        "reread_below": REREAD_BELOW,
+        "reread_below": args.below,
         "read_once": figures(once, scenes),
         "rereads": figures(rereads, scenes),
         "latency_busy_frames": side_by_side_latency(
@@ -73,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
             ("face-up recall, legible index", "face_up", "legible_recall"),
             ("face-down precision", "face_down", "precision"), ("face-down recall", "face_down", "recall"),
             ("reader on true corners", "reader_true_corners", "top1")]  # fmt: skip
-    print(f"{args.scenes} scenes, {args.split} families, seed {seed}; rereads below {REREAD_BELOW}")
+    print(f"{args.scenes} scenes, {args.split} families, seed {seed}; rereads below {args.below}")
     print("| | read once | rereads |\n|---|---:|---:|")
     for label, part, key in rows:
         a, b = result["read_once"][part][key], result["rereads"][part][key]

@@ -25,12 +25,13 @@ if TYPE_CHECKING:
 
 CornerFrame = tuple[np.ndarray, np.ndarray, np.ndarray]  # point, a (short edge), b (long edge), frame pixels
 
-# A corner whose best label the reader gives less than REREAD_BELOW is read again from crops cut at these scales of
+# A corner whose best label the reader gives less than `reread_below` is read again from crops cut at these scales of
 # its frame (a smaller or larger share of the card around the same corner) and the readings averaged: where one crop
-# cuts an index badly, another may not. Session 31, 300 validation scenes (`bench/reader_rereads.py`): face-up
-# precision 71.9% -> 77.0%, reader on true corners 66.0% -> 67.1%, at about a third more reading time. Measured on
-# standard decks only, so the number cards' readers read once.
-REREAD_BELOW = 0.8
+# cuts an index badly, another may not. Off by default: session 31 measured (`bench/reader_rereads.py`, 300 test
+# scenes) face-up precision 80.3% -> 83.9% and the reader on true corners 75.4% -> 76.8% with 0.8, at 1.13x the time,
+# but the tracker, whose cut-offs and calibration were fitted to single readings, decoded 66 of 99 moves against 77.
+REREAD_BELOW = 0.0  # 0: every corner read once
+TRIED_REREAD_BELOW = 0.8  # the setting measured
 REREAD_SCALES = (0.9, 1.1)
 
 
@@ -76,7 +77,7 @@ class CornerReader:
         self.columns = label_columns(self.classes, self.vocabulary)
         self.input_name = self.session.get_inputs()[0].name
         self.none_column = self.classes.index(NONE)
-        self.reread_below = REREAD_BELOW if self.vocabulary == "cards" else 0.0  # 0: every corner read once
+        self.reread_below = REREAD_BELOW
         self._deck: RectifiedDeckHead | None = None
         self.deck = deck
 
@@ -137,7 +138,7 @@ class CornerReader:
         return Reading(probs, out.get("features"), out.get("face"), out.get("card"))
 
     def read(self, frame: np.ndarray, frames: Sequence[CornerFrame]) -> Reading:
-        """Every corner read once; the unsure ones (`REREAD_BELOW`) again at `REREAD_SCALES`, averaged."""
+        """Every corner read once; those read below `reread_below` again at `REREAD_SCALES`, averaged."""
         reading = self.read_crops(self.crops(frame, frames))
         unsure = np.flatnonzero(reading.probs.max(axis=1) < self.reread_below) if len(frames) else []
         if not len(unsure):
