@@ -692,4 +692,5 @@ def test_an_unsure_corner_is_read_again_at_other_scales_and_the_readings_average
     expected = (once.probs[0] + sum(views)) / (1 + len(REREAD_SCALES))
     assert np.allclose(again.probs, expected, atol=1e-6)
     assert not np.allclose(again.probs[0], once.probs[0])  # the other scales did read differently
-    assert corner_reader.read(frame, [corner]).probs.shape == (1, len(corner_reader.classes))
+    assert np.array_equal(corner_reader.read(frame, [corner]).probs, once.probs)  # by default: read once
+    assert corner_reader.read(frame, []).probs.shape == (0, len(corner_reader.classes))

@@ -31,7 +31,6 @@ CornerFrame = tuple[np.ndarray, np.ndarray, np.ndarray]  # point, a (short edge)
 # scenes) face-up precision 80.3% -> 83.9% and the reader on true corners 75.4% -> 76.8% with 0.8, at 1.13x the time,
 # but the tracker, whose cut-offs and calibration were fitted to single readings, decoded 66 of 99 moves against 77.
 REREAD_BELOW = 0.0  # 0: every corner read once
-TRIED_REREAD_BELOW = 0.8  # the setting measured
 REREAD_SCALES = (0.9, 1.1)
 
 
@@ -140,7 +139,7 @@ class CornerReader:
     def read(self, frame: np.ndarray, frames: Sequence[CornerFrame]) -> Reading:
         """Every corner read once; those read below `reread_below` again at `REREAD_SCALES`, averaged."""
         reading = self.read_crops(self.crops(frame, frames))
-        unsure = np.flatnonzero(reading.probs.max(axis=1) < self.reread_below) if len(frames) else []
+        unsure = np.flatnonzero(reading.probs.max(axis=1) < self.reread_below)
         if not len(unsure):
             return reading
         again = [rescaled(frames[i], scale) for scale in REREAD_SCALES for i in unsure]
