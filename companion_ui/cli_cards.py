@@ -53,8 +53,10 @@ def cmd_detect(args: argparse.Namespace) -> int:
         raise CliError(f"no pictures found in {', '.join(args.images)}")
     table = table_source(args)
     recogniser = make_recogniser(args, calibrate=table is None)
+    board = board_reader(args)
     results, failed = [], 0
     for result, image in detect_files(paths, recogniser, table):
+        reading = board.read(image) if board is not None and image is not None else None
         if result.error is not None:
             failed += 1
             print(f"tabletop detect: {result.error}", file=sys.stderr)
@@ -63,12 +65,45 @@ def cmd_detect(args: argparse.Namespace) -> int:
             target.parent.mkdir(parents=True, exist_ok=True)
             cv2.imwrite(str(target), annotate(image, result.detections))
         if args.json:
-            results.append(with_entries(result.to_json(), args.game))
+            entry = with_entries(result.to_json(), args.game)
+            if reading is not None:
+                entry["board"] = reading.to_json()
+            results.append(entry)
         elif result.error is None:
             print(format_text(result))
+            if reading is not None:
+                print(format_board(reading))
     if args.json:
         print(json.dumps(results, indent=1))
     return 1 if failed else 0
+
+
+def board_reader(args: argparse.Namespace) -> Any:
+    """The LOOP's board reader (registration and cubes per Era) for `--game the-loop`, else None; `--board DIR` is
+    the player's board folder, the synthetic stand-in by default."""
+    if args.game != "the-loop":
+        return None
+    from vision.board.layout import BoardLayoutError, load_board
+    from vision.board.read import BoardReader
+    from vision.recognise.models import ModelError, models_dir
+
+    models = Path(args.models) if args.models else models_dir()
+    try:
+        return BoardReader(load_board(Path(args.board) if args.board else models / "the-loop-board"), models)
+    except (BoardLayoutError, ModelError, ValueError) as err:
+        raise CliError(str(err)) from err
+
+
+def format_board(reading: Any) -> str:
+    """The board's cubes as one line per Era, or why it was not read."""
+    if not reading.found:
+        return f"  board: {reading.note}"
+    rows = [
+        f"  {e.era}: " + ", ".join(f"{n} {colour}" for colour, n in e.counts.items() if n) if any(e.counts.values())
+        else f"  {e.era}: no cubes"
+        for e in reading.eras
+    ]  # fmt: skip
+    return "  board found; cubes per Era:\n" + "\n".join(rows)
 
 
 def catalogue_entries(game: str) -> dict[str, dict[str, Any]]:
@@ -316,6 +351,12 @@ def add_card_commands(sub: Any) -> None:
         metavar="FILE",
         help="--game loot-roll|the-loop: your cards' catalogue (from tabletop enrol --game G DIR); default: the "
         "synthetic stand-in cards",
+    )
+    p.add_argument(
+        "--board",
+        metavar="DIR",
+        help="--game the-loop: your board's folder (board.json and its picture; vision/board/layout.py says the "
+        "format); default: the synthetic stand-in board. The cubes on its Eras are counted",
     )
     models_and_recogniser(
         p,

@@ -1,0 +1,316 @@
+"""`tabletop bench vision --game the-loop`, its cube part: cubes counted per Era on held-out board designs.
+
+Scenes come from `vision.synth.cube_scenes` (0-6 rift cubes an Era, energy cubes, touching rows, hands, tokens and
+pawns on the ring, the renderer's light, blur and noise), rendered for the design split's boards (`--split test`:
+designs never used to train or choose anything). Each frame is registered from scratch (`register`), cut and
+counted (`cubes`); beside it, in the same run and on the same cuts, a counter with nothing learnt (`colour_counts`:
+colour blobs that differ from the board's picture, counted by area), and the net again on cuts along the true
+placement, which says how much registration costs.
+
+An Era is scored when it lies wholly in the frame and every cube in it shows at least half (a cube a hand hides
+cannot be counted by anyone; those Eras are reported apart, as "covered").
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from multiprocessing import Pool
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.board.cubes import COLOURS, CubeCounter, count_cut
+from vision.board.rectify import CUT_PX, RING, rectify
+from vision.board.register import BoardNotFound, BoardRegistrar
+
+VORTEX = 4  # a fourth rift cube in an Era is a vortex (seeds/the-loop)
+SEEN = 0.5  # every cube of a scored Era shows at least this share
+IN_FRAME = 0.98
+CUBE_MM = 9.0  # the colour counter's cube: 8-10 mm
+UNIT_GROWTH = 1.3  # ... whose blob is this much more than its top face (its sides show under tilt)
+
+
+@dataclass
+class BoardScene:
+    jpeg: bytes
+    design: str
+    truth_h: np.ndarray  # board fractions -> frame pixels
+    eras: dict  # Era -> {"in_frame", "counts", "least_seen"}
+
+
+def render_board_scene(job: tuple[int, int, str, list[str]]) -> BoardScene:
+    from vision.synth.backgrounds import load_table_textures
+    from vision.synth.camera import card_to_table
+    from vision.synth.components import load_component
+    from vision.synth.cube_scenes import board_code, cube_scene_spec, era_truth
+    from vision.synth.scene import render_scene
+
+    index, seed, root, designs = job
+    rng = np.random.default_rng([seed, index])
+    pieces = load_component(Path(root) / designs[int(rng.integers(0, len(designs)))])
+    backgrounds = _CACHE.setdefault("bg", load_table_textures())
+    spec, eras = cube_scene_spec(rng, pieces, len(backgrounds), 1280, 720, 0)
+    scene = render_scene(spec, [pieces], backgrounds)
+    board = spec.cards[0]
+    size = pieces.pieces[board_code(pieces)].size_mm
+    truth_h = spec.camera.table_to_image() @ card_to_table(board.x_mm, board.y_mm, board.rotation_deg, 1, 1, size)
+    info = {
+        t.era: {
+            "in_frame": t.in_frame,
+            "counts": {c: t.count(c) for c in COLOURS},
+            "least_seen": min((v for _, v in t.cubes), default=1.0),
+        }
+        for t in era_truth(scene, eras)
+    }
+    ok, jpeg = cv2.imencode(".jpg", scene.image, [cv2.IMWRITE_JPEG_QUALITY, 92])
+    assert ok, "JPEG encoding of a frame failed"
+    return BoardScene(jpeg.tobytes(), pieces.path.name, truth_h, info)
+
+
+_CACHE: dict = {}
+
+
+def colour_counts(cut: np.ndarray, reference: np.ndarray, masks: Mapping[str, np.ndarray]) -> dict[str, dict[str, int]]:
+    """The counter with nothing learnt: the board's picture fitted to the cut's light (a gain and an offset per
+    channel, refitted without the pixels that differ most), pixels that differ from it and have a cube's hue, in
+    blobs counted by area (a cube's expected area on the cut)."""
+    x = reference.reshape(-1, 3).astype(np.float32)
+    y = cut.reshape(-1, 3).astype(np.float32)
+    keep = np.ones(len(x), bool)
+    for _ in range(2):
+        fit = [np.polyfit(x[keep, c], y[keep, c], 1) for c in range(3)]
+        predicted = np.stack([np.polyval(fit[c], x[:, c]) for c in range(3)], axis=1)
+        residual = np.abs(y - predicted).sum(axis=1)
+        keep = residual < np.percentile(residual, 70)
+    differs = (residual > 60).reshape(cut.shape[:2])
+    hsv = cv2.cvtColor(cut, cv2.COLOR_BGR2HSV)
+    hue, sat, val = hsv[..., 0], hsv[..., 1], hsv[..., 2]
+    hues = {
+        "red": ((hue < 8) | (hue > 170)) & (sat > 110),
+        "green": (hue > 40) & (hue < 85) & (sat > 80),
+        "blue": (hue > 100) & (hue < 130) & (sat > 100),
+    }
+    px_per_mm = CUT_PX / ((RING[1] - RING[0]) * 420.0)
+    unit = (CUBE_MM * px_per_mm) ** 2 * UNIT_GROWTH
+    counts = {era: dict.fromkeys(COLOURS, 0) for era in masks}
+    kernel = np.ones((3, 3), np.uint8)
+    for colour, hue_mask in hues.items():
+        blobs = cv2.morphologyEx((differs & hue_mask & (val > 40)).astype(np.uint8), cv2.MORPH_OPEN, kernel)
+        n, _, stats, centres = cv2.connectedComponentsWithStats(blobs)
+        for k in range(1, n):
+            cubes = round(stats[k, cv2.CC_STAT_AREA] / unit)
+            x0, y0 = (int(v) for v in centres[k])
+            for era, mask in masks.items():
+                if mask[y0, x0]:
+                    counts[era][colour] += cubes
+                    break
+    return counts
+
+
+def countable(info: Mapping) -> bool:
+    """Whether an Era (its truth: in_frame, least_seen) is scored: wholly in view, every cube at least half seen."""
+    return info["in_frame"] >= IN_FRAME and info["least_seen"] >= SEEN
+
+
+def exact(said: Mapping[str, Mapping[str, int]], truth: Mapping[str, Mapping]) -> int:
+    """How many countable Eras `said` counts right, every colour."""
+    return sum(
+        countable(info) and all(said[era][c] == info["counts"][c] for c in COLOURS) for era, info in truth.items()
+    )
+
+
+class Tally:
+    """Per counter: Eras scored, exactly right, by the true rift count, vortexes missed and invented."""
+
+    def __init__(self) -> None:
+        self.eras = self.exact = self.rift_exact = 0
+        self.covered = self.covered_exact = 0
+        self.unread = 0  # scored Eras of frames where the board was not found
+        self.vortexes = self.vortex_missed = self.vortex_false = 0
+        self.by_rift: dict[int, list[int]] = {}
+        self.confusion: dict[str, int] = {}
+
+    def add(self, truth: Mapping[str, dict], said: Mapping[str, dict[str, int]] | None) -> None:
+        for era, info in truth.items():
+            if info["in_frame"] < IN_FRAME:
+                continue
+            real = info["counts"]
+            if info["least_seen"] < SEEN:
+                self.covered += 1
+                self.covered_exact += said is not None and all(said[era][c] == real[c] for c in COLOURS)
+                continue
+            self.eras += 1
+            row = self.by_rift.setdefault(real["red"], [0, 0])
+            row[0] += 1
+            if real["red"] >= VORTEX:
+                self.vortexes += 1
+            if said is None:
+                self.unread += 1
+                self.vortex_missed += real["red"] >= VORTEX
+                continue
+            got = said[era]
+            right = all(got[c] == real[c] for c in COLOURS)
+            self.exact += right
+            self.rift_exact += got["red"] == real["red"]
+            row[1] += right
+            self.vortex_missed += real["red"] >= VORTEX and got["red"] < VORTEX
+            self.vortex_false += real["red"] < VORTEX and got["red"] >= VORTEX
+            if not right:
+                key = " ".join(f"{c[0]}{real[c]}->{got[c]}" for c in COLOURS if got[c] != real[c])
+                self.confusion[key] = self.confusion.get(key, 0) + 1
+
+    def summary(self) -> dict:
+        def pct(a: int, b: int) -> float | None:
+            return round(100.0 * a / b, 2) if b else None
+
+        return {
+            "eras": self.eras,
+            "exact_pct": pct(self.exact, self.eras),
+            "rift_exact_pct": pct(self.rift_exact, self.eras),
+            "unread": self.unread,
+            "vortexes": self.vortexes,
+            "vortex_missed": self.vortex_missed,
+            "vortex_false": self.vortex_false,
+            "by_rift_count": {
+                str(k): {"eras": v[0], "exact_pct": pct(v[1], v[0])} for k, v in sorted(self.by_rift.items())
+            },
+            "covered_eras": self.covered,
+            "covered_exact_pct": pct(self.covered_exact, self.covered),
+            "worst_confusions": dict(sorted(self.confusion.items(), key=lambda kv: -kv[1])[:8]),
+        }
+
+
+def run_cube_bench(
+    pieces_root: Path,
+    scenes: int,
+    seed: int,
+    models: Path,
+    progress: Callable[[str, int, int], None] | None = None,
+    split: str = "test",
+    workers: int = 2,
+) -> dict:
+    from vision.synth.art.the_loop import era_regions
+    from vision.synth.components import design_folders, load_component
+
+    designs = [p.name for p in design_folders(pieces_root, split, "the-loop")]
+    if not designs:
+        raise FileNotFoundError(
+            f"{pieces_root}: no {split} designs of the-loop (tabletop synth pieces --game the-loop --designs 20 "
+            f"--out {pieces_root})"
+        )
+    jobs = [(i, seed, str(pieces_root), designs) for i in range(scenes)]
+    rendered: list[BoardScene] = []
+    with Pool(workers) as pool:
+        for scene in pool.imap(render_board_scene, jobs):
+            rendered.append(scene)
+            if progress:
+                progress("cube scenes", len(rendered), scenes)
+    counters: dict[str, CubeCounter] = {}
+    registrars: dict[str, BoardRegistrar] = {}
+    tallies = {"net": Tally(), "colour": Tally(), "net_true_placement": Tally()}
+    register_ms, count_ms, colour_ms, placement_px = [], [], [], []
+    found = 0
+    ring = np.array([[0.22, 0.22], [0.78, 0.22], [0.78, 0.78], [0.22, 0.78], [0.5, 0.5]])
+    for k, scene in enumerate(rendered):
+        if scene.design not in counters:
+            pieces = load_component(pieces_root / scene.design)
+            number = int(scene.design.rsplit("-", 1)[1])
+            picture = pieces.image("BOARD")
+            counters[scene.design] = CubeCounter(picture, era_regions(number), models)
+            registrars[scene.design] = BoardRegistrar(picture)
+        counter = counters[scene.design]
+        frame = cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR)
+        t0 = time.perf_counter()
+        try:
+            placement = registrars[scene.design].register(frame).frame_from_board
+        except BoardNotFound:
+            placement = None
+        register_ms.append(1000 * (time.perf_counter() - t0))
+        true_cut = rectify(frame, scene.truth_h)
+        tallies["net_true_placement"].add(
+            scene.eras, count_cut(counter.heat(true_cut), counter.masks, counter.threshold)
+        )
+        if placement is None:
+            tallies["net"].add(scene.eras, None)
+            tallies["colour"].add(scene.eras, None)
+        else:
+            found += 1
+            placement_px.append(float(np.abs(_apply(placement, ring) - _apply(scene.truth_h, ring)).max()))
+            t0 = time.perf_counter()
+            cut = rectify(frame, placement)
+            said = count_cut(counter.heat(cut), counter.masks, counter.threshold)
+            count_ms.append(1000 * (time.perf_counter() - t0))
+            tallies["net"].add(scene.eras, said)
+            t0 = time.perf_counter()
+            tallies["colour"].add(scene.eras, colour_counts(cut, counter.reference, counter.masks))
+            colour_ms.append(1000 * (time.perf_counter() - t0))
+        if progress:
+            progress("counted", k + 1, len(rendered))
+
+    def stats(values: list[float]) -> dict:
+        return (
+            {"median": round(float(np.median(values)), 2), "p95": round(float(np.percentile(values, 95)), 2)}
+            if values
+            else {}
+        )
+
+    return {
+        "bench": "cubes per Era, The LOOP",
+        "split": f"{split} (board designs {', '.join(designs)}: art.common.design_split)",
+        "scenes": scenes,
+        "seed": seed,
+        "counters": {name: t.summary() for name, t in tallies.items()},
+        "registration": {
+            "found_pct": round(100.0 * found / max(len(rendered), 1), 2),
+            "ring_error_px": stats(placement_px),
+            "ms": stats(register_ms),
+        },
+        "latency_ms": {"net_count": stats(count_ms), "colour_count": stats(colour_ms)},
+        "peak_threshold": next(iter(counters.values())).threshold if counters else None,
+    }
+
+
+def _apply(h: np.ndarray, points: np.ndarray) -> np.ndarray:
+    return cv2.perspectiveTransform(points.reshape(-1, 1, 2).astype(np.float64), h).reshape(-1, 2)
+
+
+def format_cube_table(result: dict) -> str:
+    lines = [
+        f"cubes per Era, The LOOP: {result['scenes']} scenes, {result['split']}, seed {result['seed']}",
+        "| counter | Eras scored | exactly right | rift count right | vortexes missed / invented | covered, right |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    names = {
+        "net": "net (registered frame by frame)",
+        "colour": "colour blobs, nothing learnt (baseline)",
+        "net_true_placement": "net on the true placement",
+    }
+    for key, label in names.items():
+        s = result["counters"][key]
+        lines.append(
+            f"| {label} | {s['eras']} | {s['exact_pct']}% | {s['rift_exact_pct']}% | "
+            f"{s['vortex_missed']} of {s['vortexes']} / {s['vortex_false']} | "
+            f"{s['covered_exact_pct']}% of {s['covered_eras']} |"
+        )
+    reg = result["registration"]
+    lat = result["latency_ms"]
+    lines.append(
+        f"board found in {reg['found_pct']}% of frames, ring corners off by {reg['ring_error_px'].get('median')} px "
+        f"median ({reg['ring_error_px'].get('p95')} p95), in {reg['ms'].get('median')} ms median"
+    )
+    lines.append(
+        f"counting a registered frame (cut, net, peaks): median {lat['net_count'].get('median')} ms, p95 "
+        f"{lat['net_count'].get('p95')} ms; the colour counter {lat['colour_count'].get('median')} ms"
+    )
+    net = result["counters"]["net"]
+    lines.append("net, exactly right by the Era's true rift count: " + ", ".join(
+        f"{k}: {v['exact_pct']}% of {v['eras']}" for k, v in net["by_rift_count"].items()
+    ))  # fmt: skip
+    if net["worst_confusions"]:
+        lines.append("net, commonest misses (colour true->said): " + "; ".join(
+            f"{k} x{v}" for k, v in net["worst_confusions"].items()
+        ))  # fmt: skip
+    return "\n".join(lines)

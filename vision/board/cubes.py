@@ -1,0 +1,109 @@
+"""Rift, energy and blue cubes counted per Era of The LOOP's board.
+
+The frame's Era ring is cut out upright (`rectify`), and a small net (`models/the-loop-cubes.onnx`, trained by
+`vision.train.cube_net`) reads that cut beside the board's own picture cut the same way, marking each cube's centre
+in a heat map per colour. A cube is a local peak of its colour's map above the cut-off; it belongs to the Era its
+centre lies in. ONNX Runtime only.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from vision.board.rectify import era_masks, rectify, reference_cut
+
+STRIDE = 4  # cut pixels per heat-map cell
+COLOURS = ("red", "green", "blue")  # the heat maps' order: rift, energy, and the blue cubes of the box
+MODEL_FILE = "the-loop-cubes.onnx"
+THRESHOLDS_FILE = "the-loop-cubes-thresholds.json"
+DEFAULT_PEAK = 0.3
+
+
+def net_input(cut: np.ndarray, reference: np.ndarray) -> np.ndarray:
+    """(1, 6, H, W) float32: the cut and the board's reference cut, BGR, centred on 0."""
+    both = np.concatenate([cut, reference], axis=2).astype(np.float32) / 255.0 - 0.5
+    return np.ascontiguousarray(both.transpose(2, 0, 1)[None])
+
+
+def peaks(heat: np.ndarray, threshold: float) -> list[tuple[int, float, float, float]]:
+    """(colour, x, y on the cut, score) of every 3x3 local maximum of a colour's map at or above `threshold`."""
+    out = []
+    for c in range(heat.shape[0]):
+        h = heat[c]
+        padded = np.pad(h, 1, constant_values=-1.0)
+        neighbours = np.stack(
+            [
+                padded[1 + dy : 1 + dy + h.shape[0], 1 + dx : 1 + dx + h.shape[1]]
+                for dy in (-1, 0, 1)
+                for dx in (-1, 0, 1)
+            ]
+        )
+        top = (h >= neighbours.max(axis=0)) & (h >= threshold)
+        for y, x in zip(*np.nonzero(top), strict=True):
+            out.append((c, x * STRIDE + (STRIDE - 1) / 2, y * STRIDE + (STRIDE - 1) / 2, float(h[y, x])))
+    return out
+
+
+def count_cut(
+    heat: np.ndarray, masks: Mapping[str, np.ndarray], threshold: float = DEFAULT_PEAK
+) -> dict[str, dict[str, int]]:
+    """Cubes per Era and colour from the heat maps (probabilities) of one cut."""
+    counts = {era: dict.fromkeys(COLOURS, 0) for era in masks}
+    for colour, x, y, _score in peaks(heat, threshold):
+        ix, iy = int(x), int(y)
+        for era, mask in masks.items():
+            if 0 <= iy < mask.shape[0] and 0 <= ix < mask.shape[1] and mask[iy, ix]:
+                counts[era][COLOURS[colour]] += 1
+                break
+    return counts
+
+
+@dataclass(frozen=True)
+class EraCubes:
+    era: str
+    counts: dict[str, int]  # colour -> cubes
+    cubes: tuple[tuple[str, float, float, float], ...]  # (colour, x, y in frame pixels, score)
+
+
+class CubeCounter:
+    """Counts cubes per Era on one registered board: its picture and its Era sectors (board fractions)."""
+
+    def __init__(
+        self,
+        board_picture: np.ndarray,
+        eras: Mapping[str, np.ndarray],
+        models: Path,
+    ) -> None:
+        from vision.recognise.models import session
+
+        self.session = session(models / MODEL_FILE)
+        self.reference = reference_cut(board_picture)
+        self.masks = era_masks(eras)
+        thresholds = models / THRESHOLDS_FILE
+        self.threshold = float(json.loads(thresholds.read_text())["peak"]) if thresholds.is_file() else DEFAULT_PEAK
+
+    def heat(self, cut: np.ndarray) -> np.ndarray:
+        logits = self.session.run(None, {"x": net_input(cut, self.reference)})[0][0]
+        return 1.0 / (1.0 + np.exp(-logits))
+
+    def count(self, frame: np.ndarray, frame_from_board: np.ndarray) -> list[EraCubes]:
+        """Every Era's cubes; `frame_from_board` maps board fractions to frame pixels (`register`)."""
+        from vision.board.rectify import cut_from_fraction
+
+        heat = self.heat(rectify(frame, frame_from_board))
+        found = peaks(heat, self.threshold)
+        to_frame = frame_from_board @ cut_from_fraction()
+        out = []
+        for era, mask in self.masks.items():
+            mine = []
+            for colour, x, y, score in found:
+                if mask[min(int(y), mask.shape[0] - 1), min(int(x), mask.shape[1] - 1)]:
+                    p = to_frame @ np.array([x, y, 1.0])
+                    mine.append((COLOURS[colour], float(p[0] / p[2]), float(p[1] / p[2]), score))
+            out.append(EraCubes(era, {c: sum(1 for m in mine if m[0] == c) for c in COLOURS}, tuple(mine)))
+        return out

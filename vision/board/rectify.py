@@ -1,0 +1,55 @@
+"""The Era ring cut out of a frame, upright and at one scale, given where the board lies.
+
+Everything on the board is counted on this cut, never on the raw frame: whatever the camera's height, tilt and yaw,
+a cube is then about the same number of pixels, and the board's own picture (cut the same way) says what the
+camera would see with nothing on it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import cv2
+import numpy as np
+
+RING = (0.2, 0.8)  # the cut: this span of the board picture's width and height (the ring of Eras lies in 0.22-0.78)
+CUT_PX = 400  # the cut's side: about 1.6 px/mm on a 420 mm board, a cube 13-16 px
+
+
+def cut_from_fraction() -> np.ndarray:
+    """Homography from the cut's pixels to board fractions (0-1 across the board picture)."""
+    scale = (RING[1] - RING[0]) / CUT_PX
+    return np.array([[scale, 0.0, RING[0] + scale / 2], [0.0, scale, RING[0] + scale / 2], [0.0, 0.0, 1.0]])
+
+
+def rectify(frame: np.ndarray, frame_from_board: np.ndarray) -> np.ndarray:
+    """The ring cut out of `frame`; `frame_from_board` maps board fractions to frame pixels."""
+    to_frame = frame_from_board @ cut_from_fraction()
+    return cv2.warpPerspective(
+        frame, to_frame, (CUT_PX, CUT_PX), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_CONSTANT
+    )
+
+
+def reference_cut(board_picture: np.ndarray) -> np.ndarray:
+    """The board's own picture (BGR or BGRA, any size) cut as `rectify` cuts a frame: what an empty board shows."""
+    picture = board_picture[..., :3]
+    h, w = picture.shape[:2]
+    x0, x1 = (round(f * w) for f in RING)
+    y0, y1 = (round(f * h) for f in RING)
+    return cv2.resize(np.ascontiguousarray(picture[y0:y1, x0:x1]), (CUT_PX, CUT_PX), interpolation=cv2.INTER_AREA)
+
+
+def to_cut(points_fraction: np.ndarray) -> np.ndarray:
+    """Board fractions to cut pixels."""
+    pts = np.asarray(points_fraction, np.float64).reshape(-1, 1, 2)
+    return cv2.perspectiveTransform(pts, np.linalg.inv(cut_from_fraction())).reshape(-1, 2)
+
+
+def era_masks(regions: Mapping[str, Sequence[Sequence[float]]]) -> dict[str, np.ndarray]:
+    """Each Era's sector (board fractions) as a mask over the cut."""
+    masks = {}
+    for era, polygon in regions.items():
+        mask = np.zeros((CUT_PX, CUT_PX), np.uint8)
+        cv2.fillPoly(mask, [np.round(to_cut(np.asarray(polygon))).astype(np.int32)], 1)
+        masks[era] = mask.astype(bool)
+    return masks

@@ -1,0 +1,201 @@
+"""Scenes of The LOOP's board for counting cubes: every Era holds 0-6 rift cubes and a few energy cubes, some
+scattered, some pushed together in touching rows, now and then a hand over the ring, and the usual clutter of a game
+in progress (clone tokens, vortex and mission tiles, pawns, cards around the board).
+
+`game_scenes._the_loop_table` drops cubes anywhere in an Era, independently, so two may stand inside one another:
+fine for teaching a detector what a cube looks like, useless for asking "how many are there". Here no two cubes
+share space (scattered ones keep a cube's diagonal apart, touching ones share a face), so the truth per Era is a
+count a person would agree with. Each scene's truth is `EraTruth` per Era: the cubes whose centre lies in it, and
+how much of each the camera sees (a cube a hand hides wholly cannot be counted by anyone).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+import cv2
+import numpy as np
+
+from vision.synth.camera import Camera, apply_homography, card_to_table
+from vision.synth.game_scenes import era_polygons
+from vision.synth.occluders import random_occluder
+from vision.synth.pieces import PieceSet
+from vision.synth.scene import CardSpec, Scene, SceneSpec, random_spec
+from vision.synth.solids import SolidSpec, agent_codes, random_solid, rotation_about
+
+MAX_RIFT = 6  # the issue's range: 0-6 cubes in an Era
+RING_SHARE = (0.4, 0.85)  # a camera set up to watch the board frames the ring of Eras at this share of its height
+RING_MM = 240.0  # the ring's width on a 420 mm board (board fractions 0.22-0.78)
+TOUCH_GAP = 1.01  # touching cubes: centres this many cube sides apart, faces parallel
+APART = 1.5  # scattered cubes: centres at least this many sides apart (more than a diagonal: never inside another)
+
+
+@dataclass(frozen=True)
+class EraTruth:
+    era: str  # the Era's code (its ring sector on the board)
+    polygon_px: np.ndarray  # the sector in frame pixels
+    in_frame: float  # share of the sector's area inside the frame
+    cubes: tuple[tuple[str, float], ...]  # (colour, visible share) of every cube whose centre lies in the sector
+
+    def count(self, colour: str) -> int:
+        return sum(1 for c, _ in self.cubes if c == colour)
+
+
+def board_code(pieces: PieceSet) -> str:
+    code = next((c for c, info in pieces.pieces.items() if info.kind == "board"), None)
+    if code is None:
+        raise ValueError(f"{pieces.path}: piece set has no board (a piece of kind 'board' in pieces.json)")
+    return code
+
+
+def cube_scene_spec(
+    rng: np.random.Generator, pieces: PieceSet, n_backgrounds: int, width: int, height: int, set_index: int
+) -> tuple[SceneSpec, dict[str, np.ndarray]]:
+    """A board scene and its Era sectors in table millimetres (keyed by Era code)."""
+    code = board_code(pieces)
+    size = pieces.pieces[code].size_mm
+    base = random_spec(rng, 1, n_backgrounds, width, height, codes=_flat(pieces, "card"), deck_index=set_index)
+    camera = _framing(base.camera, float(rng.uniform(*RING_SHARE)) / (max(size) / 420.0))
+    bx, by = (float(v) for v in rng.normal(0, 25, 2))
+    board = CardSpec(code, True, bx, by, float(rng.uniform(0, 360)), bool(rng.random() < 0.5))
+    to_table = card_to_table(board.x_mm, board.y_mm, board.rotation_deg, 1, 1, size)
+    eras = dict(zip(_era_codes(pieces), era_polygons(pieces, to_table, board, size), strict=False))
+    cubes: list[SolidSpec] = []
+    for polygon in eras.values():
+        cubes += _era_cubes(rng, polygon, cubes)
+    tokens = []
+    for piece in rng.permutation(np.array(_flat(pieces, "token", "tile"), dtype=object))[: int(rng.integers(0, 6))]:
+        point = _free_point(rng, list(eras.values())[int(rng.integers(0, len(eras)))], cubes, 14.0)
+        if point is not None:
+            tokens.append(CardSpec(str(piece), bool(rng.random() < 0.85), *point, float(rng.uniform(0, 360)), False))
+    pawns = []
+    for agent in rng.permutation(np.array(agent_codes(), dtype=object))[: int(rng.integers(0, 4))]:
+        point = _free_point(rng, list(eras.values())[int(rng.integers(0, len(eras)))], cubes, 14.0)
+        if point is not None:
+            pawns.append(random_solid(rng, "pawn", *point, code=str(agent)))
+    far = [c for c in base.cards if math.hypot(c.x_mm - bx, c.y_mm - by) > 0.6 * max(size)]
+    hands = [o for o in base.occluders if o.kind != "hand"]
+    for _ in range(int(rng.random() < 0.35) + int(rng.random() < 0.1)):
+        x, y = _point_in(rng, list(eras.values())[int(rng.integers(0, len(eras)))])
+        x, y = x + float(rng.normal(0, 25)), y + float(rng.normal(0, 25))
+        foot = camera.position()[:2]
+        heading = math.degrees(math.atan2(-(x - foot[0]), y - foot[1] + 1e-3)) + float(rng.normal(0, 35))
+        hands.append(random_occluder(rng, "hand", x, y, heading))
+    spec = replace(
+        base,
+        camera=camera,
+        cards=(board, *far, *tokens),
+        solids=(*cubes, *pawns),
+        occluders=tuple(hands),
+        layout="board-cubes",
+    )
+    return spec, eras
+
+
+def _framing(camera: Camera, share: float) -> Camera:
+    """The camera moved along its line of sight until the ring spans `share` of the frame's height."""
+    vfov = 2 * math.atan(math.tan(math.radians(camera.hfov_deg) / 2) * camera.height / camera.width)
+    distance = RING_MM / (share * 2 * math.tan(vfov / 2))
+    return replace(camera, height_mm=distance * math.cos(math.radians(camera.tilt_deg)))
+
+
+def era_truth(scene: Scene, eras: dict[str, np.ndarray]) -> list[EraTruth]:
+    """Per Era, the cubes in it and how much of each shows, from the rendered scene's labels."""
+    to_image = scene.spec.camera.table_to_image()
+    w, h = scene.spec.camera.width, scene.spec.camera.height
+    frame = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
+    cubes = [o for o in scene.objects if o.kind == "cube"]
+    out = []
+    for era, polygon in eras.items():
+        px = apply_homography(to_image, polygon).astype(np.float32)
+        hull = cv2.convexHull(px)  # a sector is concave; its hull's share in the frame is the sector's, near enough
+        area = abs(cv2.contourArea(hull))
+        inside, _ = cv2.intersectConvexConvex(hull, frame)
+        contour = polygon.astype(np.float32).reshape(-1, 1, 2)
+        mine = tuple(
+            (o.subtype, float(o.visible_fraction))
+            for o in cubes
+            if cv2.pointPolygonTest(contour, (float(o.table_pose[0]), float(o.table_pose[1])), False) >= 0
+        )
+        out.append(EraTruth(era, px, float(inside / area) if area > 0 else 0.0, mine))
+    return out
+
+
+def _era_codes(pieces: PieceSet) -> list[str]:
+    from vision.synth.art.the_loop import CODES
+
+    return list(CODES)
+
+
+def _flat(pieces: PieceSet, *kinds: str) -> list[str]:
+    return [c for c in pieces.codes if pieces.pieces[c].kind in kinds]
+
+
+def _era_cubes(rng: np.random.Generator, polygon: np.ndarray, placed: list[SolidSpec]) -> list[SolidSpec]:
+    """0-6 rift cubes, 0-2 energy cubes, now and then a blue one; a third of the time some of them in a touching
+    row."""
+    colours = ["red"] * int(rng.integers(0, MAX_RIFT + 1)) + ["green"] * int(rng.choice([0, 0, 1, 2]))
+    colours += ["blue"] * int(rng.random() < 0.15)
+    colours = [str(c) for c in rng.permutation(np.array(colours, dtype=object))] if colours else []
+    out: list[SolidSpec] = []
+    if len(colours) >= 2 and rng.random() < 0.4:
+        k = int(rng.integers(2, min(len(colours), 4) + 1))
+        out += _touching_row(rng, polygon, colours[:k], placed + out)
+        colours = colours[len(out) :]
+    for colour in colours:
+        side = float(rng.uniform(8.0, 10.0))
+        point = _free_point(rng, polygon, placed + out, APART * side)
+        if point is not None:  # an Era too full for one more: it holds one fewer than drawn
+            out.append(replace(random_solid(rng, "cube", *point, code=colour), size_mm=side))
+    return out
+
+
+def _touching_row(
+    rng: np.random.Generator, polygon: np.ndarray, colours: list[str], placed: list[SolidSpec]
+) -> list[SolidSpec]:
+    """Cubes of one size pushed together face to face along a line, all turned alike."""
+    side = float(rng.uniform(8.0, 10.0))
+    yaw = float(rng.uniform(0, 2 * math.pi))
+    step = np.array([math.cos(yaw), math.sin(yaw)]) * side * TOUCH_GAP
+    contour = polygon.astype(np.float32).reshape(-1, 1, 2)
+    for _ in range(50):
+        start = np.array(_point_in(rng, polygon))
+        centres = [start + i * step for i in range(len(colours))]
+        if all(cv2.pointPolygonTest(contour, (float(x), float(y)), True) > side for x, y in centres) and all(
+            _clear(c, placed, APART * side) for c in centres
+        ):
+            turn = rotation_about((0, 0, 1), yaw)
+            return [
+                replace(
+                    random_solid(rng, "cube", float(x), float(y), code=c), size_mm=side, rotation=tuple(turn.ravel())
+                )
+                for (x, y), c in zip(centres, colours, strict=True)
+            ]
+    return []
+
+
+def _clear(point: np.ndarray, placed: list[SolidSpec], gap: float) -> bool:
+    return all(math.hypot(point[0] - s.x_mm, point[1] - s.y_mm) >= max(gap, APART * s.size_mm) for s in placed)
+
+
+def _free_point(
+    rng: np.random.Generator, polygon: np.ndarray, placed: list[SolidSpec], gap: float
+) -> tuple[float, float] | None:
+    for _ in range(200):
+        point = _point_in(rng, polygon)
+        if _clear(np.array(point), placed, gap):
+            return point
+    return None
+
+
+def _point_in(rng: np.random.Generator, polygon: np.ndarray, margin: float = 6.0) -> tuple[float, float]:
+    """A random point at least `margin` mm inside a (possibly concave) polygon."""
+    low, high = polygon.min(axis=0), polygon.max(axis=0)
+    contour = polygon.astype(np.float32).reshape(-1, 1, 2)
+    for _ in range(200):
+        x, y = rng.uniform(low, high)
+        if cv2.pointPolygonTest(contour, (float(x), float(y)), True) > margin:
+            return float(x), float(y)
+    centre = polygon.mean(axis=0)
+    return float(centre[0]), float(centre[1])

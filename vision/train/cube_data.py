@@ -1,0 +1,155 @@
+"""Scenes of The LOOP's board for the cube counter (`vision.board.cubes`): each rendered by the synthetic engine
+(`vision.synth.cube_scenes`), cut out as the runtime cuts it (`vision.board.rectify`) along a homography erred as
+registration errs, with every cube's place on the cut and what the camera saw of it.
+
+    python -m vision.train.cube_data out/cubes/train --split train --n 1200 --seed 1
+    python -m vision.train.cube_data out/cubes/val --split val --n 150 --seed 2
+
+Board designs are split as every other game's designs are (`art.common.design_split`): the test designs are never
+rendered here. Resumable: scenes are written in shards of SHARD, and a finished shard is kept.
+"""
+
+from __future__ import annotations
+
+import argparse
+import pickle
+from dataclasses import dataclass
+from multiprocessing import Pool
+from pathlib import Path
+
+import cv2
+import numpy as np
+from tqdm import tqdm
+
+from vision.board.cubes import COLOURS
+from vision.board.rectify import era_masks, rectify, reference_cut, to_cut
+from vision.synth.camera import apply_homography, card_to_table
+from vision.synth.cube_scenes import board_code, cube_scene_spec, era_truth
+
+SHARD = 100
+REGISTRATION_PX = 1.0  # the registration's error in frame pixels (sd per corner of the board's ring)
+
+
+@dataclass
+class CubeScene:
+    jpeg: bytes  # the cut, JPEG
+    design: str  # the piece set's folder name
+    cubes: np.ndarray  # (n, 4) float32: x, y on the cut, colour (index in COLOURS), visible share
+    eras: dict  # Era code -> {"in_frame": share, "counts": {colour: n}, "least_seen": min visible share}
+
+    def cut(self) -> np.ndarray:
+        return cv2.imdecode(np.frombuffer(self.jpeg, np.uint8), cv2.IMREAD_COLOR)
+
+
+def erred(rng: np.random.Generator, h: np.ndarray, sd_px: float) -> np.ndarray:
+    """`h` with the ring's four corners moved by about `sd_px` in the frame, as a registration errs."""
+    corners = np.array([[0.22, 0.22], [0.78, 0.22], [0.78, 0.78], [0.22, 0.78]])
+    moved = apply_homography(h, corners) + rng.normal(0, sd_px, (4, 2))
+    return cv2.getPerspectiveTransform(corners.astype(np.float32), moved.astype(np.float32))
+
+
+def render_one(job: tuple[int, int, str, list[str]]) -> CubeScene:
+    from vision.synth.backgrounds import load_table_textures
+    from vision.synth.components import load_component
+    from vision.synth.scene import render_scene
+
+    index, seed, root, designs = job
+    rng = np.random.default_rng([seed, index])
+    pieces = load_component(Path(root) / designs[int(rng.integers(0, len(designs)))])
+    backgrounds = _BACKGROUNDS.setdefault("bg", load_table_textures())
+    spec, eras = cube_scene_spec(rng, pieces, len(backgrounds), 1280, 720, 0)
+    size = pieces.pieces[board_code(pieces)].size_mm
+    board = spec.cards[0]
+    scene = render_scene(spec, [pieces], backgrounds)
+    to_board = np.linalg.inv(card_to_table(board.x_mm, board.y_mm, board.rotation_deg, 1, 1, size))
+    truth_h = spec.camera.table_to_image() @ np.linalg.inv(to_board)
+    used_h = erred(rng, truth_h, REGISTRATION_PX)
+    cut = rectify(scene.image, used_h)
+    cubes = []
+    for obj in scene.objects:
+        if obj.kind != "cube":
+            continue
+        frame_px = apply_homography(truth_h, apply_homography(to_board, np.array([obj.table_pose[:2]])))
+        seen_at = to_cut(apply_homography(np.linalg.inv(used_h), frame_px))[0]
+        cubes.append((seen_at[0], seen_at[1], COLOURS.index(obj.subtype), obj.visible_fraction))
+    era_info = {
+        t.era: {
+            "in_frame": t.in_frame,
+            "counts": {c: t.count(c) for c in COLOURS},
+            "least_seen": min((v for _, v in t.cubes), default=1.0),
+        }
+        for t in era_truth(scene, eras)
+    }
+    ok, jpeg = cv2.imencode(".jpg", cut, [cv2.IMWRITE_JPEG_QUALITY, 95])
+    assert ok, "JPEG encoding of a cut failed"
+    return CubeScene(jpeg.tobytes(), pieces.name, np.array(cubes, np.float32).reshape(-1, 4), era_info)
+
+
+_BACKGROUNDS: dict = {}
+
+
+class BoardRefs:
+    """Each design's reference cut and Era masks, made once (designs named as `CubeScene.design` names them)."""
+
+    def __init__(self, pieces_root: Path) -> None:
+        self.root = pieces_root
+        self._refs: dict[str, np.ndarray] = {}
+        self._masks: dict[str, dict[str, np.ndarray]] = {}
+
+    @staticmethod
+    def number(design: str) -> int:
+        return int(design.rsplit("-", 1)[1])
+
+    def reference(self, design: str) -> np.ndarray:
+        if design not in self._refs:
+            from vision.synth.components import load_component
+
+            folder = self.root / f"the-loop-design-{self.number(design):03d}"
+            self._refs[design] = reference_cut(load_component(folder).image("BOARD"))
+        return self._refs[design]
+
+    def masks(self, design: str) -> dict[str, np.ndarray]:
+        if design not in self._masks:
+            from vision.synth.art.the_loop import era_regions
+
+            self._masks[design] = era_masks(era_regions(self.number(design)))
+        return self._masks[design]
+
+
+def load_scenes(folder: Path) -> list[CubeScene]:
+    scenes: list[CubeScene] = []
+    for shard in sorted(folder.glob("shard-*.pkl")):
+        scenes += [CubeScene(**fields) for fields in pickle.loads(shard.read_bytes())]
+    return scenes
+
+
+def main(argv: list[str] | None = None) -> None:
+    from vision.synth.components import design_folders
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("out", type=Path)
+    parser.add_argument("--pieces", type=Path, default=Path("out/pieces/the-loop"))
+    parser.add_argument("--split", choices=("train", "val", "test"), default="train")
+    parser.add_argument("--n", type=int, default=1200)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--workers", type=int, default=2)
+    args = parser.parse_args(argv)
+    designs = [p.name for p in design_folders(args.pieces, args.split, "the-loop")]
+    if not designs:
+        parser.error(f"{args.pieces}: no {args.split} designs of the-loop (tabletop synth pieces --game the-loop)")
+    args.out.mkdir(parents=True, exist_ok=True)
+    with Pool(args.workers) as pool, tqdm(total=args.n, desc="cube scenes") as bar:
+        for start in range(0, args.n, SHARD):
+            path = args.out / f"shard-{start // SHARD:04d}.pkl"
+            count = min(SHARD, args.n - start)
+            if not path.exists():
+                jobs = [(i, args.seed, str(args.pieces), designs) for i in range(start, start + count)]
+                shard = [vars(scene) for scene in pool.imap(render_one, jobs)]  # plain dicts: loadable from any module
+                tmp = path.with_suffix(".tmp")
+                tmp.write_bytes(pickle.dumps(shard))
+                tmp.replace(path)
+            bar.update(count)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,187 @@
+"""The cube counter's net (`vision.board.cubes`): a small fully convolutional net that reads the Era ring's cut
+beside the board's own picture cut the same way, and marks each cube's centre in a heat map per colour (red, green,
+blue), a cell every 4 cut pixels (2.5 mm on a 420 mm board; a cube spans 3-4 cells).
+
+Why the board's picture as input: a red cube on a red Era, or a green one on a green mission spot, differs from the
+print under it by its relief and shading only; given what the board shows there with nothing on it, the net need
+only learn what a cube adds. Why heat maps and not blobs of colour: cubes touch and hands cover them; a peak per
+cube counts touching cubes apart (their centres are a cube's side apart, 3+ cells).
+
+    PYTHONPATH=<torch> .venv/bin/python -m vision.train.cube_net train --data out/cubes/train --val out/cubes/val \
+        --pieces out/pieces/the-loop --out out/runs/cubes --minutes 40
+    PYTHONPATH=<torch, onnx> .venv/bin/python -m vision.train.cube_net export --run out/runs/cubes \
+        --onnx models/the-loop-cubes.onnx
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import cv2
+import numpy as np
+import torch
+from torch import nn
+
+from vision.board.bench import countable, exact
+from vision.board.cubes import COLOURS, STRIDE, count_cut, net_input
+from vision.board.rectify import CUT_PX
+from vision.train.budget import add_budget_args, add_export_parser, export_onnx, train_for_budget
+from vision.train.corner_net import conv_bn, focal_loss
+from vision.train.cube_data import BoardRefs, CubeScene, load_scenes
+
+PATCH = 192  # training patches, cut pixels (a multiple of STRIDE)
+SIGMA = 1.0  # heat-map peak, cells
+SEEN = 0.4  # a cube at least this visible is taught as a cube; a less visible one is neither taught nor punished
+
+
+class CubeNet(nn.Module):
+    """(obs, reference) 6 x H x W -> 3 x H/4 x W/4 heat logits."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.trunk = nn.Sequential(
+            conv_bn(6, 16, stride=2),
+            conv_bn(16, 24),
+            conv_bn(24, 32, stride=2),
+            conv_bn(32, 32),
+            nn.Sequential(nn.Conv2d(32, 32, 3, 1, 2, dilation=2, bias=False), nn.BatchNorm2d(32), nn.ReLU(True)),
+            conv_bn(32, 32),
+        )
+        self.head = nn.Conv2d(32, len(COLOURS), 1)
+        nn.init.constant_(self.head.bias, -4.0)  # CenterNet's prior: almost every cell holds no cube
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.head(self.trunk(x))
+
+
+def targets(cubes: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """Heat (3, size/STRIDE, size/STRIDE) with a Gaussian peak at each well-seen cube's cell, and the loss weight
+    (0 around the barely seen ones)."""
+    n = size // STRIDE
+    heat = np.zeros((len(COLOURS), n, n), np.float32)
+    weight = np.ones((len(COLOURS), n, n), np.float32)
+    yy, xx = np.mgrid[0:n, 0:n]
+    for x, y, colour, seen in cubes:
+        cx, cy = (x - (STRIDE - 1) / 2) / STRIDE, (y - (STRIDE - 1) / 2) / STRIDE
+        if not (-2 <= cx < n + 2 and -2 <= cy < n + 2):
+            continue
+        d2 = (xx - cx) ** 2 + (yy - cy) ** 2
+        if seen >= SEEN:
+            ix, iy = round(cx), round(cy)
+            blob = np.exp(-d2 / (2 * SIGMA**2))
+            if 0 <= ix < n and 0 <= iy < n:
+                blob[iy, ix] = 1.0
+            heat[int(colour)] = np.maximum(heat[int(colour)], blob)
+        else:
+            weight[:, d2 <= 2.5**2] = 0.0
+    return heat, weight
+
+
+class Batches:
+    """Random patches of the stored cuts beside their boards' reference cuts, turned and flipped together (the
+    board lies any way round), the camera's light varied on the cut alone."""
+
+    def __init__(self, scenes: list[CubeScene], boards: BoardRefs, seed: int) -> None:
+        self.scenes = scenes
+        self.cuts = [s.cut() for s in scenes]
+        self.boards = boards
+        self.rng = np.random.default_rng(seed)
+
+    def sample(self, batch: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        xs, hs, ws = [], [], []
+        for _ in range(batch):
+            i = int(self.rng.integers(0, len(self.scenes)))
+            x0, y0 = (int(v) for v in self.rng.integers(0, CUT_PX - PATCH + 1, 2))
+            cut = self.cuts[i][y0 : y0 + PATCH, x0 : x0 + PATCH].astype(np.float32)
+            ref = self.boards.reference(self.scenes[i].design)[y0 : y0 + PATCH, x0 : x0 + PATCH].astype(np.float32)
+            cut = cut * self.rng.uniform(0.8, 1.2, 3) + self.rng.normal(0, 8)
+            ref = ref * self.rng.uniform(0.9, 1.1, 3)
+            if self.rng.random() < 0.3:
+                ref = cv2.GaussianBlur(ref, (0, 0), float(self.rng.uniform(0.5, 1.5)))
+            cubes = self.scenes[i].cubes.copy()
+            cubes[:, 0] -= x0
+            cubes[:, 1] -= y0
+            heat, weight = targets(cubes, PATCH)
+            x = net_input(np.clip(cut, 0, 255).astype(np.uint8), np.clip(ref, 0, 255).astype(np.uint8))[0]
+            k = int(self.rng.integers(0, 4))
+            flip = bool(self.rng.random() < 0.5)
+            x, heat, weight = (_turn(a, k, flip) for a in (x, heat, weight))
+            xs.append(x)
+            hs.append(heat)
+            ws.append(weight)
+        return torch.from_numpy(np.stack(xs)), torch.from_numpy(np.stack(hs)), torch.from_numpy(np.stack(ws))
+
+
+def _turn(a: np.ndarray, k: int, flip: bool) -> np.ndarray:
+    a = np.rot90(a, k, axes=(1, 2))
+    return np.ascontiguousarray(a[:, :, ::-1] if flip else a)
+
+
+def evaluate(model: CubeNet, scenes: list[CubeScene], boards: BoardRefs) -> dict:
+    """Eras counted exactly (every colour) on the validation cuts, among the bench's countable Eras."""
+    model.eval()
+    right = total = 0
+    with torch.no_grad():
+        for s in scenes:
+            x = torch.from_numpy(net_input(s.cut(), boards.reference(s.design)))
+            heat = torch.sigmoid(model(x))[0].numpy()
+            right += exact(count_cut(heat, boards.masks(s.design)), s.eras)
+            total += sum(countable(info) for info in s.eras.values())
+    model.train()
+    return {"val_eras_exact": round(right / max(total, 1), 4), "val_eras": total}
+
+
+def train(args: argparse.Namespace) -> None:
+    torch.set_num_threads(args.threads)
+    boards = BoardRefs(args.pieces)
+    data = Batches(load_scenes(args.data), boards, args.seed)
+    val = load_scenes(args.val)[: args.val_scenes]
+    model = CubeNet()
+    opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
+    args.out.mkdir(parents=True, exist_ok=True)
+    state = {"step": 0, "seconds": 0.0, "budget_s": args.minutes * 60.0}
+    last = args.out / "last.pt"
+    if last.exists():
+        checkpoint = torch.load(last, weights_only=False)
+        model.load_state_dict(checkpoint["model"])
+        opt.load_state_dict(checkpoint["opt"])
+        state.update(checkpoint["state"], budget_s=args.minutes * 60.0)
+
+    def next_loss() -> torch.Tensor:
+        x, heat, weight = data.sample(args.batch)
+        return focal_loss(model(x), heat, weight)
+
+    train_for_budget(
+        model, opt, state, args.lr, next_loss, lambda: evaluate(model, val, boards), args.out,
+        ("patches", args.batch), every_s=args.every,
+    )  # fmt: skip
+
+
+def export(run: Path, onnx_path: Path) -> None:
+    model = CubeNet()
+    model.load_state_dict(torch.load(run / "last.pt", weights_only=False)["model"])
+    dummy = torch.zeros(1, 6, CUT_PX, CUT_PX)
+    export_onnx(model, dummy, onnx_path, ["x"], ["heat"], {"x": {2: "h", 3: "w"}, "heat": {2: "h4", 3: "w4"}})
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    t = sub.add_parser("train")
+    t.add_argument("--data", type=Path, required=True)
+    t.add_argument("--val", type=Path, required=True)
+    t.add_argument("--pieces", type=Path, default=Path("out/pieces/the-loop"))
+    t.add_argument("--val-scenes", type=int, default=60)
+    t.add_argument("--every", type=float, default=300.0, help="seconds between curve rows and checkpoints")
+    add_budget_args(t, minutes=40.0, batch=12, lr=3e-3, threads=2)
+    add_export_parser(sub)
+    args = parser.parse_args(argv)
+    if args.command == "train":
+        train(args)
+    else:
+        export(args.run, args.onnx)
+
+
+if __name__ == "__main__":
+    main()
