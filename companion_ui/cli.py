@@ -274,23 +274,27 @@ def bench_hints(args: argparse.Namespace) -> int:
 def bench_vision(args: argparse.Namespace) -> int:
     """`bench vision`: the card recognisers on held-out standard decks, or with `--game loop|bag-o-loot` the
     number-card recogniser on that game's held-out designs, or with `--game loot-roll|the-loop` the catalogue
-    recogniser on its held-out designs (the standard deck's beside each)."""
+    recogniser on its held-out designs (the standard deck's beside each); The LOOP's also counts the cubes per Era
+    on held-out boards (`vision.board.bench`)."""
     from tqdm import tqdm
 
     from vision.recognise.enrol import EnrolError
     from vision.recognise.labels import CATALOGUE_GAMES
-    from vision.recognise.models import ModelError
+    from vision.recognise.models import ModelError, models_dir
     from vision.synth.deckdir import DeckError
 
-    if args.scenes < 1:
-        raise CliError(f"--scenes must be at least 1, got {args.scenes}")
+    game = getattr(args, "game", None)
+    if args.cube_scenes < 0:
+        raise CliError(f"--cube-scenes must be 0 or more, got {args.cube_scenes}")
+    cubes = game == "the-loop" and args.cube_scenes > 0
+    if args.scenes < 1 and not (cubes and args.scenes == 0):
+        raise CliError(f"--scenes must be at least 1, got {args.scenes} (0 only with --game the-loop: cubes alone)")
     bars: dict[str, tqdm] = {}
 
     def progress(stage: str, done: int, total: int) -> None:
         bar = bars.setdefault(stage, tqdm(total=total, desc=stage, unit="scene", disable=args.quiet, leave=False))
         bar.update(done - bar.n)
 
-    game = getattr(args, "game", None)
     common = {
         "scenes": args.scenes,
         "seed": 3 if args.seed is None else args.seed,
@@ -313,11 +317,25 @@ def bench_vision(args: argparse.Namespace) -> int:
                 **common,
             )
         elif game in CATALOGUE_GAMES:
-            from vision.recognise.bench_catalogue import format_catalogue_table as format_table
-            from vision.recognise.bench_catalogue import run_catalogue_bench
+            from vision.recognise.bench_catalogue import format_catalogue_table, run_catalogue_bench
 
             name = f"vision-{game}"
-            result = run_catalogue_bench(game, Path(args.pieces or f"out/catcards/{game}"), **common)
+            result = (
+                run_catalogue_bench(game, Path(args.pieces or f"out/catcards/{game}"), **common) if args.scenes else {}
+            )
+            tables = [format_catalogue_table(result)] if args.scenes else []
+            if cubes:
+                from vision.board.bench import format_cube_table, run_cube_bench
+
+                boards = Path(args.board_pieces)
+                common_cubes = {k: v for k, v in common.items() if k not in ("scenes", "models")}
+                result["cubes"] = run_cube_bench(
+                    boards, args.cube_scenes, models=common["models"] or models_dir(), **common_cubes
+                )
+                tables.append(format_cube_table(result["cubes"]))
+
+            def format_table(_: dict) -> str:
+                return "\n\n".join(tables)
         else:
             from vision.recognise.bench_games import format_game_table as format_table
             from vision.recognise.bench_games import run_game_bench
@@ -1041,6 +1059,19 @@ def build_parser() -> argparse.ArgumentParser:
         "--pieces",
         help="vision --game: folder of the game's designs (default out/numcards/GAME, out/catcards/GAME for "
         "loot-roll and the-loop; tabletop synth pieces makes them, 100 designs hold 15 test ones)",
+    )
+    p.add_argument(
+        "--cube-scenes",
+        type=int,
+        default=200,
+        help="vision --game the-loop: board scenes for the cube count (default 200; 0 skips it; --scenes 0 skips the "
+        "catalogue cards)",
+    )
+    p.add_argument(
+        "--board-pieces",
+        default="out/pieces/the-loop",
+        help="vision --game the-loop: folder of The LOOP's designs whose test boards the cubes are counted on "
+        "(tabletop synth pieces --game the-loop --designs 100 --out out/pieces/the-loop: 15 test boards)",
     )
     p.add_argument("--out", default="out/bench", help="vision: folder for the JSON and the confusion matrix")
     p.add_argument("--models", metavar="DIR", help="vision: folder with the ONNX models (default: models/)")

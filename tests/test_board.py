@@ -203,3 +203,12 @@ def test_cubes_on_a_held_out_board_are_counted_and_detect_reports_them(
         main(["detect", "--game", "the-loop", "--board", str(tmp_path / "nowhere"), str(tmp_path / "board.png")]) == 2
     )
     assert "no board file" in capsys.readouterr().err
+
+
+def test_bench_vision_counts_cubes_alone_only_for_the_loop(capsys: pytest.CaptureFixture) -> None:
+    from companion_ui.cli import main
+
+    assert main(["bench", "vision", "--game", "loop", "--scenes", "0"]) == 2
+    assert "--scenes must be at least 1" in capsys.readouterr().err
+    assert main(["bench", "vision", "--game", "the-loop", "--scenes", "0", "--cube-scenes", "-1"]) == 2
+    assert "--cube-scenes must be 0 or more" in capsys.readouterr().err

@@ -35,24 +35,50 @@ SIGMA = 1.0  # heat-map peak, cells
 SEEN = 0.4  # a cube at least this visible is taught as a cube; a less visible one is neither taught nor punished
 
 
-class CubeNet(nn.Module):
-    """(obs, reference) 6 x H x W -> 3 x H/4 x W/4 heat logits."""
+def dilated(channels: int, dilation: int) -> nn.Sequential:
+    return nn.Sequential(
+        nn.Conv2d(channels, channels, 3, 1, dilation, dilation=dilation, bias=False),
+        nn.BatchNorm2d(channels),
+        nn.ReLU(True),
+    )
 
-    def __init__(self) -> None:
+
+class CubeNet(nn.Module):
+    """(obs, reference) 6 x H x W -> 3 x H/4 x W/4 heat logits. "small": a plain stride-4 trunk that sees about
+    43 cut pixels (27 mm) around a cell; "wide": a stride-8 context path brought back to stride 4 (about twice the
+    work), which sees a mission tile or a token whole."""
+
+    def __init__(self, arch: str = "small") -> None:
         super().__init__()
-        self.trunk = nn.Sequential(
-            conv_bn(6, 16, stride=2),
-            conv_bn(16, 24),
-            conv_bn(24, 32, stride=2),
-            conv_bn(32, 32),
-            nn.Sequential(nn.Conv2d(32, 32, 3, 1, 2, dilation=2, bias=False), nn.BatchNorm2d(32), nn.ReLU(True)),
-            conv_bn(32, 32),
-        )
-        self.head = nn.Conv2d(32, len(COLOURS), 1)
+        self.arch = arch
+        if arch == "small":
+            self.trunk = nn.Sequential(
+                conv_bn(6, 16, stride=2),
+                conv_bn(16, 24),
+                conv_bn(24, 32, stride=2),
+                conv_bn(32, 32),
+                dilated(32, 2),
+                conv_bn(32, 32),
+            )
+            width = 32
+        elif arch == "wide":
+            self.trunk = nn.Sequential(
+                conv_bn(6, 16, stride=2), conv_bn(16, 32), conv_bn(32, 48, stride=2), conv_bn(48, 48)
+            )
+            self.context = nn.Sequential(conv_bn(48, 64, stride=2), dilated(64, 2), conv_bn(64, 64))
+            self.fuse = nn.Sequential(conv_bn(48 + 64, 48, k=1), conv_bn(48, 48))
+            width = 48
+        else:
+            raise ValueError(f"unknown arch {arch!r}: expected small or wide")
+        self.head = nn.Conv2d(width, len(COLOURS), 1)
         nn.init.constant_(self.head.bias, -4.0)  # CenterNet's prior: almost every cell holds no cube
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.head(self.trunk(x))
+        features = self.trunk(x)
+        if self.arch == "wide":
+            context = nn.functional.interpolate(self.context(features), size=features.shape[2:], mode="nearest")
+            features = self.fuse(torch.cat([features, context], 1))
+        return self.head(features)
 
 
 def targets(cubes: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
@@ -96,6 +122,10 @@ class Batches:
             cut = self.cuts[i][y0 : y0 + PATCH, x0 : x0 + PATCH].astype(np.float32)
             ref = self.boards.reference(self.scenes[i].design)[y0 : y0 + PATCH, x0 : x0 + PATCH].astype(np.float32)
             cut = cut * self.rng.uniform(0.8, 1.2, 3) + self.rng.normal(0, 8)
+            if self.rng.random() < 0.3:  # a camera less sharp than the renderer's
+                cut = cv2.GaussianBlur(cut, (0, 0), float(self.rng.uniform(0.6, 1.6)))
+            if self.rng.random() < 0.3:
+                cut = cut + self.rng.normal(0, float(self.rng.uniform(2, 8)), cut.shape)
             ref = ref * self.rng.uniform(0.9, 1.1, 3)
             if self.rng.random() < 0.3:
                 ref = cv2.GaussianBlur(ref, (0, 0), float(self.rng.uniform(0.5, 1.5)))
@@ -135,9 +165,9 @@ def evaluate(model: CubeNet, scenes: list[CubeScene], boards: BoardRefs) -> dict
 def train(args: argparse.Namespace) -> None:
     torch.set_num_threads(args.threads)
     boards = BoardRefs(args.pieces)
-    data = Batches(load_scenes(args.data), boards, args.seed)
+    data = Batches([scene for folder in args.data for scene in load_scenes(folder)], boards, args.seed)
     val = load_scenes(args.val)[: args.val_scenes]
-    model = CubeNet()
+    model = CubeNet(args.arch)
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     args.out.mkdir(parents=True, exist_ok=True)
     state = {"step": 0, "seconds": 0.0, "budget_s": args.minutes * 60.0}
@@ -154,13 +184,14 @@ def train(args: argparse.Namespace) -> None:
 
     train_for_budget(
         model, opt, state, args.lr, next_loss, lambda: evaluate(model, val, boards), args.out,
-        ("patches", args.batch), every_s=args.every,
+        ("patches", args.batch), extra={"arch": args.arch}, every_s=args.every,
     )  # fmt: skip
 
 
 def export(run: Path, onnx_path: Path) -> None:
-    model = CubeNet()
-    model.load_state_dict(torch.load(run / "last.pt", weights_only=False)["model"])
+    checkpoint = torch.load(run / "last.pt", weights_only=False)
+    model = CubeNet(checkpoint.get("arch", "small"))
+    model.load_state_dict(checkpoint["model"])
     dummy = torch.zeros(1, 6, CUT_PX, CUT_PX)
     export_onnx(model, dummy, onnx_path, ["x"], ["heat"], {"x": {2: "h", 3: "w"}, "heat": {2: "h4", 3: "w4"}})
 
@@ -169,10 +200,11 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
     t = sub.add_parser("train")
-    t.add_argument("--data", type=Path, required=True)
+    t.add_argument("--data", type=Path, nargs="+", required=True, help="folders of cube_data scenes")
     t.add_argument("--val", type=Path, required=True)
     t.add_argument("--pieces", type=Path, default=Path("out/pieces/the-loop"))
     t.add_argument("--val-scenes", type=int, default=60)
+    t.add_argument("--arch", choices=("small", "wide"), default="small")
     t.add_argument("--every", type=float, default=300.0, help="seconds between curve rows and checkpoints")
     add_budget_args(t, minutes=40.0, batch=12, lr=3e-3, threads=2)
     add_export_parser(sub)
