@@ -41,36 +41,14 @@ class BoardScene:
     eras: dict  # Era -> {"in_frame", "counts", "least_seen"}
 
 
-def render_board_scene(job: tuple[int, int, str, list[str]]) -> BoardScene:
-    from vision.synth.backgrounds import load_table_textures
-    from vision.synth.camera import card_to_table
-    from vision.synth.components import load_component
-    from vision.synth.cube_scenes import board_code, cube_scene_spec, era_truth
-    from vision.synth.scene import render_scene
+def render_frame(job: tuple[int, int, str, list[str]]) -> BoardScene:
+    """One bench scene, as the camera would hand it over (JPEG), with its truth."""
+    from vision.synth.cube_scenes import render_board_scene
 
-    index, seed, root, designs = job
-    rng = np.random.default_rng([seed, index])
-    pieces = load_component(Path(root) / designs[int(rng.integers(0, len(designs)))])
-    backgrounds = _CACHE.setdefault("bg", load_table_textures())
-    spec, eras = cube_scene_spec(rng, pieces, len(backgrounds), 1280, 720, 0)
-    scene = render_scene(spec, [pieces], backgrounds)
-    board = spec.cards[0]
-    size = pieces.pieces[board_code(pieces)].size_mm
-    truth_h = spec.camera.table_to_image() @ card_to_table(board.x_mm, board.y_mm, board.rotation_deg, 1, 1, size)
-    info = {
-        t.era: {
-            "in_frame": t.in_frame,
-            "counts": {c: t.count(c) for c in COLOURS},
-            "least_seen": min((v for _, v in t.cubes), default=1.0),
-        }
-        for t in era_truth(scene, eras)
-    }
-    ok, jpeg = cv2.imencode(".jpg", scene.image, [cv2.IMWRITE_JPEG_QUALITY, 92])
+    rendered = render_board_scene(*job)
+    ok, jpeg = cv2.imencode(".jpg", rendered.scene.image, [cv2.IMWRITE_JPEG_QUALITY, 92])
     assert ok, "JPEG encoding of a frame failed"
-    return BoardScene(jpeg.tobytes(), pieces.path.name, truth_h, info)
-
-
-_CACHE: dict = {}
+    return BoardScene(jpeg.tobytes(), rendered.pieces.path.name, rendered.frame_from_board, rendered.eras)
 
 
 def colour_counts(cut: np.ndarray, reference: np.ndarray, masks: Mapping[str, np.ndarray]) -> dict[str, dict[str, int]]:
@@ -204,7 +182,7 @@ def run_cube_bench(
     jobs = [(i, seed, str(pieces_root), designs) for i in range(scenes)]
     rendered: list[BoardScene] = []
     with Pool(workers) as pool:
-        for scene in pool.imap(render_board_scene, jobs):
+        for scene in pool.imap(render_frame, jobs):
             rendered.append(scene)
             if progress:
                 progress("cube scenes", len(rendered), scenes)

@@ -12,7 +12,9 @@ how much of each the camera sees (a cube a hand hides wholly cannot be counted b
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -98,6 +100,44 @@ def _framing(camera: Camera, share: float) -> Camera:
     vfov = 2 * math.atan(math.tan(math.radians(camera.hfov_deg) / 2) * camera.height / camera.width)
     distance = RING_MM / (share * 2 * math.tan(vfov / 2))
     return replace(camera, height_mm=distance * math.cos(math.radians(camera.tilt_deg)))
+
+
+@dataclass(frozen=True)
+class RenderedBoard:
+    scene: Scene
+    pieces: PieceSet
+    frame_from_board: np.ndarray  # board fractions -> frame pixels, the truth
+    eras: dict[str, dict]  # Era -> {"in_frame": share, "counts": {colour: n}, "least_seen": least visible share}
+    rng: np.random.Generator  # the scene's stream, drawn on by callers that need more (a registration's error)
+
+
+def render_board_scene(index: int, seed: int, root: Path, designs: Sequence[str]) -> RenderedBoard:
+    """Scene `index` of the stream `seed`, of one of `designs` (folders under `root`), with its truth."""
+    from vision.board.cubes import COLOURS
+    from vision.synth.backgrounds import load_table_textures
+    from vision.synth.components import load_component
+    from vision.synth.scene import render_scene
+
+    rng = np.random.default_rng([seed, index])
+    pieces = load_component(Path(root) / designs[int(rng.integers(0, len(designs)))])
+    backgrounds = _BACKGROUNDS.setdefault("bg", load_table_textures())
+    spec, eras = cube_scene_spec(rng, pieces, len(backgrounds), 1280, 720, 0)
+    scene = render_scene(spec, [pieces], backgrounds)
+    board = spec.cards[0]
+    size = pieces.pieces[board_code(pieces)].size_mm
+    truth = spec.camera.table_to_image() @ card_to_table(board.x_mm, board.y_mm, board.rotation_deg, 1, 1, size)
+    info = {
+        t.era: {
+            "in_frame": t.in_frame,
+            "counts": {c: t.count(c) for c in COLOURS},
+            "least_seen": min((v for _, v in t.cubes), default=1.0),
+        }
+        for t in era_truth(scene, eras)
+    }
+    return RenderedBoard(scene, pieces, truth, info, rng)
+
+
+_BACKGROUNDS: dict = {}  # per process: the table photographs, loaded once
 
 
 def era_truth(scene: Scene, eras: dict[str, np.ndarray]) -> list[EraTruth]:

@@ -101,6 +101,41 @@ def add_budget_args(parser: argparse.ArgumentParser, minutes: float, batch: int,
     parser.add_argument("--threads", type=int, default=threads, help="torch threads (1 beside another training)")
 
 
+def resume(run: Path, model: torch.nn.Module, opt: torch.optim.Optimizer, minutes: float) -> dict[str, Any]:
+    """The run's training state (steps, seconds of stepping, the budget): from its last checkpoint when there is one
+    (model and optimiser restored), else from nothing; the budget is always `minutes`, so a finished run can be
+    continued to a longer one (a warm continuation of its cosine)."""
+    run.mkdir(parents=True, exist_ok=True)
+    state: dict[str, Any] = {"step": 0, "seconds": 0.0, "budget_s": minutes * 60.0}
+    last = run / "last.pt"
+    if last.is_file():
+        saved = torch.load(last, weights_only=False)
+        model.load_state_dict(saved["model"])
+        opt.load_state_dict(saved["opt"])
+        state = {**saved["state"], "budget_s": minutes * 60.0}
+        print(f"resumed at step {state['step']}, {state['seconds'] / 60:.1f} of {minutes} min")
+    return state
+
+
+def train_or_export(
+    description: str,
+    add_train_args: Callable[[argparse.ArgumentParser], None],
+    train: Callable[[argparse.Namespace], None],
+    export: Callable[[Path, Path], None],
+    argv: list[str] | None = None,
+) -> None:
+    """The command line of a net with nothing but `train` (its options from `add_train_args`) and `export`."""
+    parser = argparse.ArgumentParser(description=description)
+    sub = parser.add_subparsers(dest="command", required=True)
+    add_train_args(sub.add_parser("train"))
+    add_export_parser(sub)
+    args = parser.parse_args(argv)
+    if args.command == "train":
+        train(args)
+    else:
+        export(args.run, args.onnx)
+
+
 def add_export_parser(sub: Any) -> None:
     """`export --run RUN --onnx FILE`: a run's last checkpoint as an ONNX graph."""
     e = sub.add_parser("export")

@@ -23,7 +23,7 @@ from torch import nn
 from torch.nn import functional as F
 
 from vision.recognise.catalogue import EMBED_SIZE
-from vision.train.budget import add_budget_args, add_export_parser, export_onnx, train_for_budget
+from vision.train.budget import add_budget_args, export_onnx, resume, train_for_budget, train_or_export
 from vision.train.reader_net import to_tensor
 
 DIM = 96
@@ -114,15 +114,7 @@ def train(args: argparse.Namespace) -> None:
     data, val = CropSet(args.data), CropSet(args.val)
     net = Embedder()
     opt = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
-    args.out.mkdir(parents=True, exist_ok=True)
-    state = {"step": 0, "seconds": 0.0, "budget_s": args.minutes * 60}
-    last = args.out / "last.pt"
-    if last.is_file():
-        saved = torch.load(last, weights_only=False)
-        net.load_state_dict(saved["model"])
-        opt.load_state_dict(saved["opt"])
-        state = {**saved["state"], "budget_s": args.minutes * 60}
-        print(f"resumed at step {state['step']}, {state['seconds'] / 60:.1f} of {args.minutes} min")
+    state = resume(args.out, net, opt, args.minutes)
     rng = np.random.default_rng(args.seed + state["step"])
     gen = torch.Generator().manual_seed(args.seed + state["step"])
     usable = [d for d, idx in enumerate(data.by_design) if len(idx)]
@@ -146,19 +138,14 @@ def export(run: Path, onnx: Path) -> None:
     print(f"{onnx}")
 
 
-def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    sub = parser.add_subparsers(dest="command", required=True)
-    t = sub.add_parser("train")
+def add_train_args(t: argparse.ArgumentParser) -> None:
     t.add_argument("--data", type=Path, required=True)
     t.add_argument("--val", type=Path, required=True)
     add_budget_args(t, minutes=30, batch=64, lr=2e-3, threads=1)
-    add_export_parser(sub)
-    args = parser.parse_args(argv)
-    if args.command == "train":
-        train(args)
-    else:
-        export(args.run, args.onnx)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    train_or_export(__doc__.splitlines()[0], add_train_args, train, export, list(argv) if argv is not None else None)
 
 
 if __name__ == "__main__":

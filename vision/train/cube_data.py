@@ -23,8 +23,8 @@ from tqdm import tqdm
 
 from vision.board.cubes import COLOURS
 from vision.board.rectify import era_masks, rectify, reference_cut, to_cut
-from vision.synth.camera import apply_homography, card_to_table
-from vision.synth.cube_scenes import board_code, cube_scene_spec, era_truth
+from vision.synth.camera import apply_homography
+from vision.synth.cube_scenes import render_board_scene
 
 SHARD = 100
 REGISTRATION_PX = 1.0  # the registration's error in frame pixels (sd per corner of the board's ring)
@@ -49,43 +49,21 @@ def erred(rng: np.random.Generator, h: np.ndarray, sd_px: float) -> np.ndarray:
 
 
 def render_one(job: tuple[int, int, str, list[str]]) -> CubeScene:
-    from vision.synth.backgrounds import load_table_textures
-    from vision.synth.components import load_component
-    from vision.synth.scene import render_scene
-
-    index, seed, root, designs = job
-    rng = np.random.default_rng([seed, index])
-    pieces = load_component(Path(root) / designs[int(rng.integers(0, len(designs)))])
-    backgrounds = _BACKGROUNDS.setdefault("bg", load_table_textures())
-    spec, eras = cube_scene_spec(rng, pieces, len(backgrounds), 1280, 720, 0)
-    size = pieces.pieces[board_code(pieces)].size_mm
-    board = spec.cards[0]
-    scene = render_scene(spec, [pieces], backgrounds)
-    to_board = np.linalg.inv(card_to_table(board.x_mm, board.y_mm, board.rotation_deg, 1, 1, size))
-    truth_h = spec.camera.table_to_image() @ np.linalg.inv(to_board)
-    used_h = erred(rng, truth_h, REGISTRATION_PX)
-    cut = rectify(scene.image, used_h)
+    rendered = render_board_scene(*job)
+    truth_h = rendered.frame_from_board
+    used_h = erred(rendered.rng, truth_h, REGISTRATION_PX)
+    to_board = np.linalg.inv(truth_h) @ rendered.scene.spec.camera.table_to_image()  # table mm -> board fractions
     cubes = []
-    for obj in scene.objects:
+    for obj in rendered.scene.objects:
         if obj.kind != "cube":
             continue
         frame_px = apply_homography(truth_h, apply_homography(to_board, np.array([obj.table_pose[:2]])))
         seen_at = to_cut(apply_homography(np.linalg.inv(used_h), frame_px))[0]
         cubes.append((seen_at[0], seen_at[1], COLOURS.index(obj.subtype), obj.visible_fraction))
-    era_info = {
-        t.era: {
-            "in_frame": t.in_frame,
-            "counts": {c: t.count(c) for c in COLOURS},
-            "least_seen": min((v for _, v in t.cubes), default=1.0),
-        }
-        for t in era_truth(scene, eras)
-    }
-    ok, jpeg = cv2.imencode(".jpg", cut, [cv2.IMWRITE_JPEG_QUALITY, 95])
+    ok, jpeg = cv2.imencode(".jpg", rectify(rendered.scene.image, used_h), [cv2.IMWRITE_JPEG_QUALITY, 95])
     assert ok, "JPEG encoding of a cut failed"
-    return CubeScene(jpeg.tobytes(), pieces.name, np.array(cubes, np.float32).reshape(-1, 4), era_info)
-
-
-_BACKGROUNDS: dict = {}
+    cubes_array = np.array(cubes, np.float32).reshape(-1, 4)
+    return CubeScene(jpeg.tobytes(), rendered.pieces.name, cubes_array, rendered.eras)
 
 
 class BoardRefs:

@@ -26,7 +26,7 @@ from torch import nn
 from vision.board.bench import countable, exact
 from vision.board.cubes import COLOURS, STRIDE, count_cut, net_input
 from vision.board.rectify import CUT_PX
-from vision.train.budget import add_budget_args, add_export_parser, export_onnx, train_for_budget
+from vision.train.budget import add_budget_args, export_onnx, resume, train_for_budget, train_or_export
 from vision.train.corner_net import conv_bn, focal_loss
 from vision.train.cube_data import BoardRefs, CubeScene, load_scenes
 
@@ -169,14 +169,7 @@ def train(args: argparse.Namespace) -> None:
     val = load_scenes(args.val)[: args.val_scenes]
     model = CubeNet(args.arch)
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
-    args.out.mkdir(parents=True, exist_ok=True)
-    state = {"step": 0, "seconds": 0.0, "budget_s": args.minutes * 60.0}
-    last = args.out / "last.pt"
-    if last.exists():
-        checkpoint = torch.load(last, weights_only=False)
-        model.load_state_dict(checkpoint["model"])
-        opt.load_state_dict(checkpoint["opt"])
-        state.update(checkpoint["state"], budget_s=args.minutes * 60.0)
+    state = resume(args.out, model, opt, args.minutes)
 
     def next_loss() -> torch.Tensor:
         x, heat, weight = data.sample(args.batch)
@@ -196,10 +189,7 @@ def export(run: Path, onnx_path: Path) -> None:
     export_onnx(model, dummy, onnx_path, ["x"], ["heat"], {"x": {2: "h", 3: "w"}, "heat": {2: "h4", 3: "w4"}})
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    sub = parser.add_subparsers(dest="command", required=True)
-    t = sub.add_parser("train")
+def add_train_args(t: argparse.ArgumentParser) -> None:
     t.add_argument("--data", type=Path, nargs="+", required=True, help="folders of cube_data scenes")
     t.add_argument("--val", type=Path, required=True)
     t.add_argument("--pieces", type=Path, default=Path("out/pieces/the-loop"))
@@ -207,12 +197,10 @@ def main(argv: list[str] | None = None) -> None:
     t.add_argument("--arch", choices=("small", "wide"), default="small")
     t.add_argument("--every", type=float, default=300.0, help="seconds between curve rows and checkpoints")
     add_budget_args(t, minutes=40.0, batch=12, lr=3e-3, threads=2)
-    add_export_parser(sub)
-    args = parser.parse_args(argv)
-    if args.command == "train":
-        train(args)
-    else:
-        export(args.run, args.onnx)
+
+
+def main(argv: list[str] | None = None) -> None:
+    train_or_export(__doc__.splitlines()[0], add_train_args, train, export, argv)
 
 
 if __name__ == "__main__":
