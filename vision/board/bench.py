@@ -22,8 +22,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.board.cubes import COLOURS, CubeCounter, count_cut
-from vision.board.rectify import CUT_PX, RING, rectify
+from vision.board.cubes import COLOURS, CubeCounter, count_cut, era_of
+from vision.board.rectify import CUT_PX, RING, RING_CORNERS, rectify
 from vision.board.register import BoardNotFound, BoardRegistrar
 
 VORTEX = 4  # a fourth rift cube in an Era is a vortex (seeds/the-loop)
@@ -79,12 +79,9 @@ def colour_counts(cut: np.ndarray, reference: np.ndarray, masks: Mapping[str, np
         blobs = cv2.morphologyEx((differs & hue_mask & (val > 40)).astype(np.uint8), cv2.MORPH_OPEN, kernel)
         n, _, stats, centres = cv2.connectedComponentsWithStats(blobs)
         for k in range(1, n):
-            cubes = round(stats[k, cv2.CC_STAT_AREA] / unit)
-            x0, y0 = (int(v) for v in centres[k])
-            for era, mask in masks.items():
-                if mask[y0, x0]:
-                    counts[era][colour] += cubes
-                    break
+            era = era_of(*(int(v) for v in centres[k]), masks)
+            if era is not None:
+                counts[era][colour] += round(stats[k, cv2.CC_STAT_AREA] / unit)
     return counts
 
 
@@ -93,11 +90,14 @@ def countable(info: Mapping) -> bool:
     return info["in_frame"] >= IN_FRAME and info["least_seen"] >= SEEN
 
 
+def same(got: Mapping[str, int], real: Mapping[str, int]) -> bool:
+    """Counted right, every colour."""
+    return all(got[c] == real[c] for c in COLOURS)
+
+
 def exact(said: Mapping[str, Mapping[str, int]], truth: Mapping[str, Mapping]) -> int:
     """How many countable Eras `said` counts right, every colour."""
-    return sum(
-        countable(info) and all(said[era][c] == info["counts"][c] for c in COLOURS) for era, info in truth.items()
-    )
+    return sum(countable(info) and same(said[era], info["counts"]) for era, info in truth.items())
 
 
 class Tally:
@@ -116,9 +116,9 @@ class Tally:
             if info["in_frame"] < IN_FRAME:
                 continue
             real = info["counts"]
-            if info["least_seen"] < SEEN:
+            if not countable(info):
                 self.covered += 1
-                self.covered_exact += said is not None and all(said[era][c] == real[c] for c in COLOURS)
+                self.covered_exact += said is not None and same(said[era], real)
                 continue
             self.eras += 1
             row = self.by_rift.setdefault(real["red"], [0, 0])
@@ -130,7 +130,7 @@ class Tally:
                 self.vortex_missed += real["red"] >= VORTEX
                 continue
             got = said[era]
-            right = all(got[c] == real[c] for c in COLOURS)
+            right = same(got, real)
             self.exact += right
             self.rift_exact += got["red"] == real["red"]
             row[1] += right
@@ -191,7 +191,7 @@ def run_cube_bench(
     tallies = {"net": Tally(), "colour": Tally(), "net_true_placement": Tally()}
     register_ms, count_ms, colour_ms, placement_px = [], [], [], []
     found = 0
-    ring = np.array([[0.22, 0.22], [0.78, 0.22], [0.78, 0.78], [0.22, 0.78], [0.5, 0.5]])
+    ring = np.array([*RING_CORNERS, (0.5, 0.5)])
     for k, scene in enumerate(rendered):
         if scene.design not in counters:
             pieces = load_component(pieces_root / scene.design)

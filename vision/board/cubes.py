@@ -12,10 +12,11 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
-from vision.board.rectify import era_masks, rectify, reference_cut
+from vision.board.rectify import cut_from_fraction, era_masks, rectify, reference_cut
 
 STRIDE = 4  # cut pixels per heat-map cell
 COLOURS = ("red", "green", "blue")  # the heat maps' order: rift, energy, and the blue cubes of the box
@@ -49,17 +50,30 @@ def peaks(heat: np.ndarray, threshold: float) -> list[tuple[int, float, float, f
     return out
 
 
+def heat_of(session: Any, cut: np.ndarray, reference: np.ndarray) -> np.ndarray:
+    """The net's heat maps (probabilities, colour x cell) for one cut beside its board's reference cut."""
+    logits = session.run(None, {"x": net_input(cut, reference)})[0][0]
+    return 1.0 / (1.0 + np.exp(-logits))
+
+
+def era_of(x: float, y: float, masks: Mapping[str, np.ndarray]) -> str | None:
+    """The Era whose mask holds the cut pixel (x, y), or None (between Eras, or off the cut)."""
+    ix, iy = int(x), int(y)
+    for era, mask in masks.items():
+        if 0 <= iy < mask.shape[0] and 0 <= ix < mask.shape[1] and mask[iy, ix]:
+            return era
+    return None
+
+
 def count_cut(
     heat: np.ndarray, masks: Mapping[str, np.ndarray], threshold: float = DEFAULT_PEAK
 ) -> dict[str, dict[str, int]]:
     """Cubes per Era and colour from the heat maps (probabilities) of one cut."""
     counts = {era: dict.fromkeys(COLOURS, 0) for era in masks}
     for colour, x, y, _score in peaks(heat, threshold):
-        ix, iy = int(x), int(y)
-        for era, mask in masks.items():
-            if 0 <= iy < mask.shape[0] and 0 <= ix < mask.shape[1] and mask[iy, ix]:
-                counts[era][COLOURS[colour]] += 1
-                break
+        era = era_of(x, y, masks)
+        if era is not None:
+            counts[era][COLOURS[colour]] += 1
     return counts
 
 
@@ -88,22 +102,19 @@ class CubeCounter:
         self.threshold = float(json.loads(thresholds.read_text())["peak"]) if thresholds.is_file() else DEFAULT_PEAK
 
     def heat(self, cut: np.ndarray) -> np.ndarray:
-        logits = self.session.run(None, {"x": net_input(cut, self.reference)})[0][0]
-        return 1.0 / (1.0 + np.exp(-logits))
+        return heat_of(self.session, cut, self.reference)
 
     def count(self, frame: np.ndarray, frame_from_board: np.ndarray) -> list[EraCubes]:
         """Every Era's cubes; `frame_from_board` maps board fractions to frame pixels (`register`)."""
-        from vision.board.rectify import cut_from_fraction
-
         heat = self.heat(rectify(frame, frame_from_board))
-        found = peaks(heat, self.threshold)
         to_frame = frame_from_board @ cut_from_fraction()
-        out = []
-        for era, mask in self.masks.items():
-            mine = []
-            for colour, x, y, score in found:
-                if mask[min(int(y), mask.shape[0] - 1), min(int(x), mask.shape[1] - 1)]:
-                    p = to_frame @ np.array([x, y, 1.0])
-                    mine.append((COLOURS[colour], float(p[0] / p[2]), float(p[1] / p[2]), score))
-            out.append(EraCubes(era, {c: sum(1 for m in mine if m[0] == c) for c in COLOURS}, tuple(mine)))
-        return out
+        mine: dict[str, list[tuple[str, float, float, float]]] = {era: [] for era in self.masks}
+        for colour, x, y, score in peaks(heat, self.threshold):
+            era = era_of(x, y, self.masks)
+            if era is not None:
+                p = to_frame @ np.array([x, y, 1.0])
+                mine[era].append((COLOURS[colour], float(p[0] / p[2]), float(p[1] / p[2]), score))
+        return [
+            EraCubes(era, {c: sum(1 for m in cubes if m[0] == c) for c in COLOURS}, tuple(cubes))
+            for era, cubes in mine.items()
+        ]

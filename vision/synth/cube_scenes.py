@@ -19,6 +19,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision.board.layout import ERA_CODES
 from vision.synth.camera import Camera, apply_homography, card_to_table
 from vision.synth.game_scenes import era_polygons
 from vision.synth.occluders import random_occluder
@@ -62,7 +63,7 @@ def cube_scene_spec(
     bx, by = (float(v) for v in rng.normal(0, 25, 2))
     board = CardSpec(code, True, bx, by, float(rng.uniform(0, 360)), bool(rng.random() < 0.5))
     to_table = card_to_table(board.x_mm, board.y_mm, board.rotation_deg, 1, 1, size)
-    eras = dict(zip(_era_codes(pieces), era_polygons(pieces, to_table, board, size), strict=False))
+    eras = dict(zip(ERA_CODES, era_polygons(pieces, to_table, board, size), strict=False))
     cubes: list[SolidSpec] = []
     for polygon in eras.values():
         cubes += _era_cubes(rng, polygon, cubes)
@@ -160,12 +161,6 @@ def era_truth(scene: Scene, eras: dict[str, np.ndarray]) -> list[EraTruth]:
         )
         out.append(EraTruth(era, px, float(inside / area) if area > 0 else 0.0, mine))
     return out
-
-
-def _era_codes(pieces: PieceSet) -> list[str]:
-    from vision.synth.art.the_loop import CODES
-
-    return list(CODES)
 
 
 def _flat(pieces: PieceSet, *kinds: str) -> list[str]:

@@ -22,7 +22,7 @@ import numpy as np
 from tqdm import tqdm
 
 from vision.board.cubes import COLOURS
-from vision.board.rectify import era_masks, rectify, reference_cut, to_cut
+from vision.board.rectify import RING_CORNERS, era_masks, rectify, reference_cut, to_cut
 from vision.synth.camera import apply_homography
 from vision.synth.cube_scenes import render_board_scene
 
@@ -33,7 +33,7 @@ REGISTRATION_PX = 1.0  # the registration's error in frame pixels (sd per corner
 @dataclass
 class CubeScene:
     jpeg: bytes  # the cut, JPEG
-    design: str  # the piece set's folder name
+    design: str  # the piece set's name (`the-loop-design-17`; its folder pads the number: `BoardRefs`)
     cubes: np.ndarray  # (n, 4) float32: x, y on the cut, colour (index in COLOURS), visible share
     eras: dict  # Era code -> {"in_frame": share, "counts": {colour: n}, "least_seen": min visible share}
 
@@ -43,7 +43,7 @@ class CubeScene:
 
 def erred(rng: np.random.Generator, h: np.ndarray, sd_px: float) -> np.ndarray:
     """`h` with the ring's four corners moved by about `sd_px` in the frame, as a registration errs."""
-    corners = np.array([[0.22, 0.22], [0.78, 0.22], [0.78, 0.78], [0.22, 0.78]])
+    corners = np.array(RING_CORNERS)
     moved = apply_homography(h, corners) + rng.normal(0, sd_px, (4, 2))
     return cv2.getPerspectiveTransform(corners.astype(np.float32), moved.astype(np.float32))
 
@@ -52,12 +52,12 @@ def render_one(job: tuple[int, int, str, list[str]]) -> CubeScene:
     rendered = render_board_scene(*job)
     truth_h = rendered.frame_from_board
     used_h = erred(rendered.rng, truth_h, REGISTRATION_PX)
-    to_board = np.linalg.inv(truth_h) @ rendered.scene.spec.camera.table_to_image()  # table mm -> board fractions
+    to_frame = rendered.scene.spec.camera.table_to_image()
     cubes = []
     for obj in rendered.scene.objects:
         if obj.kind != "cube":
             continue
-        frame_px = apply_homography(truth_h, apply_homography(to_board, np.array([obj.table_pose[:2]])))
+        frame_px = apply_homography(to_frame, np.array([obj.table_pose[:2]]))
         seen_at = to_cut(apply_homography(np.linalg.inv(used_h), frame_px))[0]
         cubes.append((seen_at[0], seen_at[1], COLOURS.index(obj.subtype), obj.visible_fraction))
     ok, jpeg = cv2.imencode(".jpg", rectify(rendered.scene.image, used_h), [cv2.IMWRITE_JPEG_QUALITY, 95])

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from vision.board.bench import countable, exact
-from vision.board.cubes import MODEL_FILE, THRESHOLDS_FILE, count_cut, net_input
+from vision.board.cubes import MODEL_FILE, THRESHOLDS_FILE, count_cut, heat_of
 from vision.recognise.models import session
 from vision.train.cube_data import BoardRefs, load_scenes
 
@@ -32,8 +32,7 @@ def main(argv: list[str] | None = None) -> None:
     right = dict.fromkeys(CUTOFFS, 0)
     total = 0
     for s in scenes:
-        logits = net.run(None, {"x": net_input(s.cut(), boards.reference(s.design))})[0][0]
-        heat = 1.0 / (1.0 + np.exp(-logits))
+        heat = heat_of(net, s.cut(), boards.reference(s.design))
         total += sum(countable(info) for info in s.eras.values())
         for cutoff in CUTOFFS:
             right[cutoff] += exact(count_cut(heat, boards.masks(s.design), cutoff), s.eras)
