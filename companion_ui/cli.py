@@ -284,11 +284,16 @@ def bench_vision(args: argparse.Namespace) -> int:
     from vision.synth.deckdir import DeckError
 
     game = getattr(args, "game", None)
-    if args.cube_scenes < 0:
-        raise CliError(f"--cube-scenes must be 0 or more, got {args.cube_scenes}")
+    for option in ("cube_scenes", "dice_scenes", "dice_clips"):
+        if getattr(args, option) < 0:
+            raise CliError(f"--{option.replace('_', '-')} must be 0 or more, got {getattr(args, option)}")
     cubes = game == "the-loop" and args.cube_scenes > 0
-    if args.scenes < 1 and not (cubes and args.scenes == 0):
-        raise CliError(f"--scenes must be at least 1, got {args.scenes} (0 only with --game the-loop: cubes alone)")
+    dice = game == "loot-roll" and args.dice_scenes > 0
+    if args.scenes < 1 and not ((cubes or dice) and args.scenes == 0):
+        raise CliError(
+            f"--scenes must be at least 1, got {args.scenes} (0 only with --game the-loop or loot-roll: their cubes "
+            "or dice alone)"
+        )
     bars: dict[str, tqdm] = {}
 
     def progress(stage: str, done: int, total: int) -> None:
@@ -333,6 +338,19 @@ def bench_vision(args: argparse.Namespace) -> int:
                     boards, args.cube_scenes, models=common["models"] or models_dir(), **common_cubes
                 )
                 tables.append(format_cube_table(result["cubes"]))
+            if dice:
+                from vision.dice.bench import format_dice_table, run_dice_bench
+
+                result["dice"] = run_dice_bench(
+                    Path(args.dice_pieces),
+                    args.dice_scenes,
+                    common["seed"],
+                    common["models"] or models_dir(),
+                    clips=args.dice_clips,
+                    progress=progress,
+                    split=args.split,
+                )
+                tables.append(format_dice_table(result["dice"]))
 
             def format_table(_: dict) -> str:
                 return "\n\n".join(tables)
@@ -1072,6 +1090,25 @@ def build_parser() -> argparse.ArgumentParser:
         default="out/pieces/the-loop",
         help="vision --game the-loop: folder of The LOOP's designs whose test boards the cubes are counted on "
         "(tabletop synth pieces --game the-loop --designs 100 --out out/pieces/the-loop: 15 test boards)",
+    )
+    p.add_argument(
+        "--dice-scenes",
+        type=int,
+        default=200,
+        help="vision --game loot-roll: scenes of held-out dice to find and read (default 200; 0 skips them; --scenes "
+        "0 skips the catalogue cards)",
+    )
+    p.add_argument(
+        "--dice-clips",
+        type=int,
+        default=20,
+        help="vision --game loot-roll: roll clips read through the rest watcher (default 20; 0 skips them)",
+    )
+    p.add_argument(
+        "--dice-pieces",
+        default="out/pieces/loot-roll",
+        help="vision --game loot-roll: folder of Loot Roll designs whose test tables the dice lie on (tabletop synth "
+        "pieces --game loot-roll --designs 20 --out out/pieces/loot-roll)",
     )
     p.add_argument("--out", default="out/bench", help="vision: folder for the JSON and the confusion matrix")
     p.add_argument("--models", metavar="DIR", help="vision: folder with the ONNX models (default: models/)")

@@ -54,9 +54,11 @@ def cmd_detect(args: argparse.Namespace) -> int:
     table = table_source(args)
     recogniser = make_recogniser(args, calibrate=table is None)
     board = board_reader(args)
+    dice = dice_reader(args)
     results, failed = [], 0
     for result, image in detect_files(paths, recogniser, table):
         reading = board.read(image) if board is not None and image is not None else None
+        rolled = dice.read(image) if dice is not None and image is not None else None
         if result.error is not None:
             failed += 1
             print(f"tabletop detect: {result.error}", file=sys.stderr)
@@ -68,11 +70,15 @@ def cmd_detect(args: argparse.Namespace) -> int:
             entry = with_entries(result.to_json(), args.game)
             if reading is not None:
                 entry["board"] = reading.to_json()
+            if rolled is not None:
+                entry["dice"] = [r.to_json() for r in rolled]
             results.append(entry)
         elif result.error is None:
             print(format_text(result))
             if reading is not None:
                 print(format_board(reading))
+            if rolled is not None:
+                print(format_dice(rolled))
     if args.json:
         print(json.dumps(results, indent=1))
     return 1 if failed else 0
@@ -92,6 +98,60 @@ def board_reader(args: argparse.Namespace) -> Any:
         return BoardReader(load_board(Path(args.board) if args.board else models / "the-loop-board"), models)
     except (BoardLayoutError, ModelError, ValueError) as err:
         raise CliError(str(err)) from err
+
+
+def dice_reader(args: argparse.Namespace) -> Any:
+    """The dice finder and reader for `--game loot-roll` (with `--dice FILE`, the player's enrolled dice), else
+    None."""
+    if args.game != "loot-roll":
+        if getattr(args, "dice", None):
+            raise CliError("--dice: enrolled dice are read with --game loot-roll")
+        return None
+    from vision.dice.enrol import DiceEnrolError, EnrolledDice
+    from vision.dice.read import DiceReader
+    from vision.recognise.models import ModelError, models_dir
+
+    try:
+        enrolled = EnrolledDice.load(Path(args.dice)) if getattr(args, "dice", None) else None
+        return DiceReader(Path(args.models) if args.models else models_dir(), enrolled)
+    except (ModelError, DiceEnrolError) as err:
+        raise CliError(str(err)) from err
+
+
+def enrol_dice_folder(args: argparse.Namespace) -> int:
+    """`enrol --dice DIR`: the player's dice, one picture per face, saved for `detect --dice`."""
+    from vision.dice.enrol import DiceEnrolError, enrol_dice
+    from vision.dice.read import DiceReader
+    from vision.recognise.models import ModelError, models_dir
+
+    if not args.deck_dir:
+        raise CliError("enrol --dice: give the dice folder (d20/ and/or d6/, one picture per face: 1.jpg ...)")
+    folder = Path(args.deck_dir)
+    out = Path(args.out) if args.out else folder.with_suffix(".dice.npz")
+    try:
+        enrolled = enrol_dice(folder, DiceReader(Path(args.models) if args.models else models_dir()))
+    except (DiceEnrolError, ModelError) as err:
+        raise CliError(str(err)) from err
+    enrolled.save(out)
+    kinds = ", ".join(f"{kind} ({len(faces)} faces)" for kind, faces in enrolled.faces.items())
+    print(f"enrolled {kinds} from {folder}; read them with: tabletop detect --game loot-roll --dice {out} PICTURES")
+    return 0
+
+
+def format_dice(readings: list[Any]) -> str:
+    """The dice of one picture: each one's face (or that it shows none to read) and where it lies."""
+    if not readings:
+        return "  dice: none found"
+    rows = [
+        f"  die at ({r.x:.0f}, {r.y:.0f}): "
+        + (
+            f"{r.label} ({100 * r.confidence:.1f}%)"
+            if r.value is not None
+            else "no face to read (cocked, moving or hidden)"
+        )
+        for r in readings
+    ]
+    return "  dice:\n" + "\n".join(rows)
 
 
 def format_board(reading: Any) -> str:
@@ -213,6 +273,8 @@ def cmd_enrol(args: argparse.Namespace) -> int:
     from vision.recognise.models import ModelError, models_dir
     from vision.synth.deckdir import DeckError
 
+    if args.dice:
+        return enrol_dice_folder(args)
     if args.game in CATALOGUE_GAMES:
         return enrol_catalogue_cards(args)
     if args.game != "loot-the-loop":
@@ -358,6 +420,11 @@ def add_card_commands(sub: Any) -> None:
         help="--game the-loop: your board's folder (board.json and its picture; vision/board/layout.py says the "
         "format); default: the synthetic stand-in board. The cubes on its Eras are counted",
     )
+    p.add_argument(
+        "--dice",
+        metavar="FILE",
+        help="--game loot-roll: your enrolled dice (tabletop enrol --dice DIR); every die is read with or without it",
+    )
     models_and_recogniser(
         p,
         "rectified: corner finder and upright reader (the default when its models are present, or when --deck was "
@@ -384,6 +451,12 @@ def add_card_commands(sub: Any) -> None:
         metavar="PHOTO",
         help="photographs of the deck laid out face up in "
         "order (AS..KS, AH..KH, AD..KD, AC..KC, joker, then one card face down), none overlapping",
+    )
+    p.add_argument(
+        "--dice",
+        action="store_true",
+        help="DECK_DIR is a folder of your dice instead: d20/ and/or d6/, one picture per face named by its value "
+        "(1.jpg ... 20.jpg), the die lying with that face up; written to DIR.dice.npz for detect --dice",
     )
     p.add_argument("--name", help="--layout: the deck's name (default my-deck)")
     p.add_argument("--deck-out", metavar="DIR", help="--layout: where to write the deck directory (out/enrolled/NAME)")

@@ -11,10 +11,11 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.board.cubes import COLOURS, STRIDE, count_cut, peaks
+from vision.board.cubes import COLOURS, STRIDE, count_cut
 from vision.board.layout import ERA_CODES, BoardLayoutError, load_board, save_board
 from vision.board.rectify import CUT_PX, cut_from_fraction, era_masks, rectify, reference_cut
 from vision.board.register import BoardNotFound, BoardRegistrar
+from vision.heatmap import peaks
 from vision.recognise.models import models_dir
 
 STAND_IN = models_dir() / "the-loop-board"
@@ -141,7 +142,7 @@ def test_peaks_are_counted_per_era_and_colour() -> None:
     counts = count_cut(heat, masks, threshold=0.3)
     assert counts["ren"] == {"red": 2, "green": 1, "blue": 0}
     assert all(sum(counts[e].values()) == 0 for e in ERA_CODES if e != "ren")
-    assert len(peaks(heat, 0.1)) == 4
+    assert len(peaks(heat, 0.1, STRIDE)) == 4
 
 
 def test_cube_scenes_never_put_one_cube_inside_another(test_design: Path) -> None:

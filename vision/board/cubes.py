@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from vision.board.rectify import cut_from_fraction, era_masks, rectify, reference_cut
+from vision.heatmap import peaks, sigmoid
 
 STRIDE = 4  # cut pixels per heat-map cell
 COLOURS = ("red", "green", "blue")  # the heat maps' order: rift, energy, and the blue cubes of the box
@@ -31,29 +32,9 @@ def net_input(cut: np.ndarray, reference: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(both.transpose(2, 0, 1)[None])
 
 
-def peaks(heat: np.ndarray, threshold: float) -> list[tuple[int, float, float, float]]:
-    """(colour, x, y on the cut, score) of every 3x3 local maximum of a colour's map at or above `threshold`."""
-    out = []
-    for c in range(heat.shape[0]):
-        h = heat[c]
-        padded = np.pad(h, 1, constant_values=-1.0)
-        neighbours = np.stack(
-            [
-                padded[1 + dy : 1 + dy + h.shape[0], 1 + dx : 1 + dx + h.shape[1]]
-                for dy in (-1, 0, 1)
-                for dx in (-1, 0, 1)
-            ]
-        )
-        top = (h >= neighbours.max(axis=0)) & (h >= threshold)
-        for y, x in zip(*np.nonzero(top), strict=True):
-            out.append((c, x * STRIDE + (STRIDE - 1) / 2, y * STRIDE + (STRIDE - 1) / 2, float(h[y, x])))
-    return out
-
-
 def heat_of(session: Any, cut: np.ndarray, reference: np.ndarray) -> np.ndarray:
     """The net's heat maps (probabilities, colour x cell) for one cut beside its board's reference cut."""
-    logits = session.run(None, {"x": net_input(cut, reference)})[0][0]
-    return 1.0 / (1.0 + np.exp(-logits))
+    return sigmoid(session.run(None, {"x": net_input(cut, reference)})[0][0])
 
 
 def era_of(x: float, y: float, masks: Mapping[str, np.ndarray]) -> str | None:
@@ -70,7 +51,7 @@ def count_cut(
 ) -> dict[str, dict[str, int]]:
     """Cubes per Era and colour from the heat maps (probabilities) of one cut."""
     counts = {era: dict.fromkeys(COLOURS, 0) for era in masks}
-    for colour, x, y, _score in peaks(heat, threshold):
+    for colour, x, y, _score in peaks(heat, threshold, STRIDE):
         era = era_of(x, y, masks)
         if era is not None:
             counts[era][COLOURS[colour]] += 1
@@ -109,7 +90,7 @@ class CubeCounter:
         heat = self.heat(rectify(frame, frame_from_board))
         to_frame = frame_from_board @ cut_from_fraction()
         mine: dict[str, list[tuple[str, float, float, float]]] = {era: [] for era in self.masks}
-        for colour, x, y, score in peaks(heat, self.threshold):
+        for colour, x, y, score in peaks(heat, self.threshold, STRIDE):
             era = era_of(x, y, self.masks)
             if era is not None:
                 p = to_frame @ np.array([x, y, 1.0])

@@ -60,6 +60,7 @@ from games.the_loop.foo import landing_eras
 from vision.synth.backgrounds import TableTexture, load_table_textures
 from vision.synth.camera import Camera, apply_homography, card_to_table
 from vision.synth.effects import EffectParams, cast_shadow, finish
+from vision.synth.dice_scenes import frame_for_dice
 from vision.synth.game_scenes import era_polygons, random_game_spec
 from vision.synth.occluders import OccluderSpec, Patch, random_occluder
 from vision.synth.pieces import PieceSet
@@ -404,8 +405,12 @@ def plan_roll_clip(
     fps: int = 30,
     size: tuple[int, int] = (1280, 720),
     textures: Sequence[TableTexture] | None = None,
+    split: str | None = None,
+    d20_px: float | None = None,
 ) -> Clip:
-    """A table of `pieces` and 1-4 dice of `kind` thrown onto it from the player's side; values from the seed."""
+    """A table of `pieces` and 1-4 dice of `kind` thrown onto it from the player's side; values from the seed.
+    With `split`, the dice are only that split's designs and colours (`solids.random_solid`); with `d20_px`, the
+    camera is framed so a d20 spans that many pixels (`dice_scenes.frame_for_dice`)."""
     if kind not in DIE_SIDES:
         raise ClipError(f"kind: expected one of {', '.join(DIE_SIDES)}, got {kind!r}")
     _check_common(fps, size)
@@ -413,11 +418,13 @@ def plan_roll_clip(
     n_dice = _check_count("n_dice", n_dice, MAX_DICE, rng)
     textures = load_table_textures() if textures is None else textures
     drawn = random_game_spec(rng, pieces, 1, len(textures), size[0], size[1], 0)
+    if d20_px is not None:
+        drawn = replace(drawn, camera=frame_for_dice(drawn.camera, d20_px))
     scene = still_table(drawn)
     static = paint_static(scene, pieces, textures)
     samples = max(1, round(SAMPLE_HZ / fps))
     lead = frame_count(rng, LEAD_S, fps)
-    thrown = _throw(rng, scene.camera, static.obstacles, kind, n_dice, fps, samples, lead)
+    thrown = _throw(rng, scene.camera, static.obstacles, kind, n_dice, fps, samples, lead, split)
     info = {"kind": kind, "n_dice": n_dice}
     shutter, hold = float(rng.uniform(*SHUTTER)), frame_count(rng, HOLD_S, fps)
     return _clip(
@@ -434,6 +441,7 @@ def _throw(
     fps: int,
     samples: int,
     lead: int,
+    split: str | None = None,
 ) -> list[Thrown]:
     """Dice leave one hand beyond the bottom of the frame and come to rest in a loose cluster mid-view; half the
     throws use one set of matching dice, the rest a handful of odd ones."""
@@ -447,7 +455,7 @@ def _throw(
     thrown, first = [], None
     for x, y in ends:
         value = int(rng.integers(1, DIE_SIDES[kind] + 1))
-        spec = random_solid(rng, kind, x, y, value)
+        spec = random_solid(rng, kind, x, y, value, split=split)
         if matching and first is not None:
             spec = replace(spec, colour=first.colour, ink=first.ink, variant=first.variant, size_mm=first.size_mm)
         first = first or spec

@@ -31,7 +31,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.synth.art.common import Surface, draw_text, font_files, jitter_colour
+from vision.synth.art.common import Surface, design_split, draw_text, font_files, hsv_bgr, jitter_colour
 from vision.synth.camera import Camera
 from vision.synth.effects import cast_shadow
 from vision.synth.occluders import Patch
@@ -64,6 +64,14 @@ CUBE_COLOURS: dict[str, BGR] = {"red": (40, 45, 180), "green": (45, 135, 50), "b
 # One colour per agent, in catalogue order; none is red, green or blue, so a pawn is never taken for a cube.
 PAWN_COLOURS: tuple[BGR, ...] = ((30, 195, 235), (130, 50, 115), (25, 120, 230), (225, 225, 220), (40, 40, 40))
 DESIGNS_PER_KIND = 64  # variants beyond this repeat a look (bounds the texture cache)
+# Dice have more looks: a face reader must meet numeral fonts, colours and materials it never saw. A die design's
+# number falls in the train / validation / test split as every procedural design does (`art.common.design_split`);
+# its font comes only from font families of that split, and `random_solid(..., split=)` gives it colours from that
+# split's hues (DIE_HUE_SPLIT) and, held out, a resin no training die is made of.
+DIE_DESIGNS = 400
+DIE_HUE_SECTORS = 12  # hue in 30-degree sectors; sector s belongs to split DIE_HUE_SPLIT[s % 4]
+DIE_HUE_SPLIT = ("train", "val", "train", "test")
+HELD_OUT_MATERIAL = "resin"
 _SYMBOL_FONTS = ("symbol", "d050000l", "z003", "dingbat")
 
 
@@ -464,19 +472,30 @@ class Design:
 
 def design_of(kind: str, variant: int) -> Design:
     check_kind(kind)
-    return _design(kind, int(variant) % DESIGNS_PER_KIND)
+    return _design(kind, design_index(kind, variant))
 
 
-@lru_cache(maxsize=len(SOLID_KINDS) * DESIGNS_PER_KIND)
+def design_index(kind: str, variant: int) -> int:
+    """The design a variant number stands for (variants beyond the kind's count repeat a look)."""
+    return int(variant) % (DIE_DESIGNS if kind in DIE_SIDES else DESIGNS_PER_KIND)
+
+
+def die_design_split(variant: int) -> str:
+    """ "train", "val" or "test": which readers may see this die design (its font and material follow it)."""
+    return design_split(int(variant) % DIE_DESIGNS)
+
+
+@lru_cache(maxsize=2 * DIE_DESIGNS + 2 * DESIGNS_PER_KIND)
 def _design(kind: str, index: int) -> Design:
     rng = np.random.default_rng([index, SOLID_KINDS.index(kind), 7])
     font, scale, accent, material = "", 1.0, False, "plastic"
+    held_out = design_split(index) != "train"  # the dice-box numerals are one more font: never a training die's
     if kind == "d6":
-        style = str(rng.choice(["pips", "dice-box", "font"], p=[0.5, 0.2, 0.3]))
+        style = str(rng.choice(["pips", "dice-box", "font"], p=[0.5, 0.2, 0.3] if held_out else [0.6, 0.0, 0.4]))
         scale = float(rng.uniform(0.85, 1.15))
         accent = style == "pips" and rng.random() < 0.3
     elif kind == "d20":
-        style = str(rng.choice(["dice-box", "font"], p=[0.4, 0.6]))
+        style = str(rng.choice(["dice-box", "font"], p=[0.4, 0.6] if held_out else [0.0, 1.0]))
         scale = float(rng.uniform(0.85, 1.1))
     elif kind == "cube":
         style, material = "wood", "wood"
@@ -484,20 +503,26 @@ def _design(kind: str, index: int) -> Design:
         style = str(rng.choice(["pawn", "meeple"], p=[0.6, 0.4]))
         material = str(rng.choice(["wood", "plastic"], p=[0.65, 0.35]))
     if style == "font":
-        fonts = _numeral_fonts()
+        fonts = _numeral_fonts(design_split(index)) if kind in DIE_SIDES else _numeral_fonts()
         font = str(fonts[int(rng.integers(0, len(fonts)))])
     gloss = float(rng.uniform(0.4, 1.4))
+    if kind in DIE_SIDES and held_out and rng.random() < 0.5:
+        material = HELD_OUT_MATERIAL
     return Design(kind, style, font, scale, accent, material, gloss, index)
 
 
 @cache
-def _numeral_fonts() -> tuple[Path, ...]:
+def _numeral_fonts(split: str | None = None) -> tuple[Path, ...]:
     """Upright faces that can print digits (no symbol, dingbat or script fonts); bold ones twice, as on dice."""
     usable = [
         f
         for f in font_files()
         if not any(s in f.stem.lower() for s in _SYMBOL_FONTS) and "italic" not in f.stem.lower()
     ]
+    if split is not None:
+        from vision.synth.procedural import font_split  # the decks' own family split; imported late (it loads fonts)
+
+        usable = [f for f in usable if font_split(f) == split] or usable
     bold = [f for f in usable if any(w in f.stem.lower() for w in ("bold", "demi", "black"))]
     return tuple(usable + bold)
 
@@ -518,7 +543,7 @@ def _pyramid(texture: np.ndarray, levels: int = 6) -> tuple[np.ndarray, ...]:
     return tuple(out)
 
 
-@lru_cache(maxsize=4 * DESIGNS_PER_KIND)
+@lru_cache(maxsize=2 * DESIGNS_PER_KIND)  # a d20's atlas and its pyramid are about 6 MB
 def skin(design: Design) -> Skin:
     geometry = mesh(design.kind, design.style if design.kind == "pawn" else "")
     if design.style == "dice-box":
@@ -762,6 +787,7 @@ class _Material:
 MATERIALS = {
     "plastic": _Material(diffuse=0.46, specular=0.35, shininess=60.0, sheen=0.2),
     "wood": _Material(diffuse=0.5, specular=0.06, shininess=8.0, sheen=0.05),
+    HELD_OUT_MATERIAL: _Material(diffuse=0.4, specular=0.6, shininess=140.0, sheen=0.35),  # held-out dice only
 }
 
 
@@ -1079,16 +1105,23 @@ def random_solid(
     y_mm: float,
     value: int | None = None,
     code: str = "",
+    split: str | None = None,
 ) -> SolidSpec:
     """A settled piece in a random design: dice in any catalogue body/ink pair, cubes of `code` colour (random
     if empty), pawns of agent `code` (random if empty); colours jittered as batches of paint and plastic vary. A
-    die's value is random when None."""
+    die's value is random when None. With `split`, a die's design (font, material) and colours are only that
+    split's (`die_colours`), for readers measured on dice they never saw."""
     if value is not None or kind not in DIE_SIDES:
         check_value(kind, value)
     variant = int(rng.integers(0, 2**31))
     if kind in DIE_SIDES:
         value = int(rng.integers(1, DIE_SIDES[kind] + 1)) if value is None else value
-        body, ink = DICE_PALETTE[int(rng.integers(0, len(DICE_PALETTE)))]
+        if split is None:
+            body, ink = DICE_PALETTE[int(rng.integers(0, len(DICE_PALETTE)))]
+        else:
+            while die_design_split(variant) != split:
+                variant = int(rng.integers(0, 2**31))
+            body, ink = die_colours(rng, split)
         size = DEFAULT_SIZE_MM[kind] * float(rng.uniform(0.85, 1.12))
     elif kind == "cube":
         code = code or str(rng.choice(list(CUBE_COLOURS)))
@@ -1112,6 +1145,36 @@ def random_solid(
         variant=variant,
         code=code,
     )
+
+
+def die_colours(rng: np.random.Generator, split: str) -> tuple[BGR, BGR]:
+    """A die body of a hue in `split`'s sectors (training dice also come white, black and grey: held-out dice
+    never do, so their colours are all new) and an ink that stands out from it: near white or near black, or
+    another of the split's hues."""
+    sectors = [s for s in range(DIE_HUE_SECTORS) if DIE_HUE_SPLIT[s % len(DIE_HUE_SPLIT)] == split]
+    if not sectors:
+        raise SolidError(f"die colours: unknown split {split!r}; expected one of {', '.join(set(DIE_HUE_SPLIT))}")
+    width = 360.0 / DIE_HUE_SECTORS
+
+    def hue() -> float:
+        return (int(rng.choice(sectors)) + float(rng.random())) * width
+
+    if split == "train" and rng.random() < 0.3:
+        body = hsv_bgr(0.0, 0.0, float(rng.choice([rng.uniform(0.08, 0.25), rng.uniform(0.35, 0.6), 0.92])))
+    else:
+        body = hsv_bgr(hue(), float(rng.uniform(0.35, 0.95)), float(rng.uniform(0.25, 0.95)))
+    light = _luma(body) > 120
+    if rng.random() < 0.25:
+        for _ in range(20):
+            ink = hsv_bgr(hue(), float(rng.uniform(0.5, 1.0)), float(rng.uniform(0.1, 0.35) if light else 0.95))
+            if abs(_luma(ink) - _luma(body)) > 90:
+                return body, ink
+    return body, hsv_bgr(0.0, 0.0, float(rng.uniform(0.05, 0.18)) if light else float(rng.uniform(0.88, 0.98)))
+
+
+def _luma(bgr: BGR) -> float:
+    b, g, r = bgr
+    return 0.114 * b + 0.587 * g + 0.299 * r
 
 
 # ----------------------------------------------------------------------------------------------------- sheet

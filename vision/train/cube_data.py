@@ -6,27 +6,24 @@ registration errs, with every cube's place on the cut and what the camera saw of
     python -m vision.train.cube_data out/cubes/val --split val --n 150 --seed 2
 
 Board designs are split as every other game's designs are (`art.common.design_split`): the test designs are never
-rendered here. Resumable: scenes are written in shards of SHARD, and a finished shard is kept.
+rendered here. Resumable: scenes are written in shards (`shards.SHARD`), and a finished shard is kept.
 """
 
 from __future__ import annotations
 
 import argparse
-import pickle
 from dataclasses import dataclass
-from multiprocessing import Pool
 from pathlib import Path
 
 import cv2
 import numpy as np
-from tqdm import tqdm
 
 from vision.board.cubes import COLOURS
 from vision.board.rectify import RING_CORNERS, era_masks, rectify, reference_cut, to_cut
 from vision.synth.camera import apply_homography
 from vision.synth.cube_scenes import render_board_scene
+from vision.train.shards import load_shards, render_shards
 
-SHARD = 100
 REGISTRATION_PX = 1.0  # the registration's error in frame pixels (sd per corner of the board's ring)
 
 
@@ -95,10 +92,7 @@ class BoardRefs:
 
 
 def load_scenes(folder: Path) -> list[CubeScene]:
-    scenes: list[CubeScene] = []
-    for shard in sorted(folder.glob("shard-*.pkl")):
-        scenes += [CubeScene(**fields) for fields in pickle.loads(shard.read_bytes())]
-    return scenes
+    return list(load_shards(folder, CubeScene))
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -115,18 +109,9 @@ def main(argv: list[str] | None = None) -> None:
     designs = [p.name for p in design_folders(args.pieces, args.split, "the-loop")]
     if not designs:
         parser.error(f"{args.pieces}: no {args.split} designs of the-loop (tabletop synth pieces --game the-loop)")
-    args.out.mkdir(parents=True, exist_ok=True)
-    with Pool(args.workers) as pool, tqdm(total=args.n, desc="cube scenes") as bar:
-        for start in range(0, args.n, SHARD):
-            path = args.out / f"shard-{start // SHARD:04d}.pkl"
-            count = min(SHARD, args.n - start)
-            if not path.exists():
-                jobs = [(i, args.seed, str(args.pieces), designs) for i in range(start, start + count)]
-                shard = [vars(scene) for scene in pool.imap(render_one, jobs)]  # plain dicts: loadable from any module
-                tmp = path.with_suffix(".tmp")
-                tmp.write_bytes(pickle.dumps(shard))
-                tmp.replace(path)
-            bar.update(count)
+    render_shards(
+        args.out, args.n, lambda i: (i, args.seed, str(args.pieces), designs), render_one, args.workers, "cube scenes"
+    )
 
 
 if __name__ == "__main__":

@@ -29,6 +29,7 @@ from vision.board.rectify import CUT_PX
 from vision.train.budget import add_budget_args, export_onnx, resume, train_for_budget, train_or_export
 from vision.train.corner_net import conv_bn, focal_loss
 from vision.train.cube_data import BoardRefs, CubeScene, load_scenes
+from vision.train.heatmaps import heat_targets
 
 PATCH = 192  # training patches, cut pixels (a multiple of STRIDE)
 SIGMA = 1.0  # heat-map peak, cells
@@ -82,26 +83,8 @@ class CubeNet(nn.Module):
 
 
 def targets(cubes: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
-    """Heat (3, size/STRIDE, size/STRIDE) with a Gaussian peak at each well-seen cube's cell, and the loss weight
-    (0 around the barely seen ones)."""
-    n = size // STRIDE
-    heat = np.zeros((len(COLOURS), n, n), np.float32)
-    weight = np.ones((len(COLOURS), n, n), np.float32)
-    yy, xx = np.mgrid[0:n, 0:n]
-    for x, y, colour, seen in cubes:
-        cx, cy = (x - (STRIDE - 1) / 2) / STRIDE, (y - (STRIDE - 1) / 2) / STRIDE
-        if not (-2 <= cx < n + 2 and -2 <= cy < n + 2):
-            continue
-        d2 = (xx - cx) ** 2 + (yy - cy) ** 2
-        if seen >= SEEN:
-            ix, iy = round(cx), round(cy)
-            blob = np.exp(-d2 / (2 * SIGMA**2))
-            if 0 <= ix < n and 0 <= iy < n:
-                blob[iy, ix] = 1.0
-            heat[int(colour)] = np.maximum(heat[int(colour)], blob)
-        else:
-            weight[:, d2 <= 2.5**2] = 0.0
-    return heat, weight
+    """Heat (3, size/STRIDE, size/STRIDE) with a peak at each well-seen cube's cell, and the loss weight."""
+    return heat_targets(cubes, (size // STRIDE, size // STRIDE), len(COLOURS), STRIDE, SIGMA, SEEN)
 
 
 class Batches:

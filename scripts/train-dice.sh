@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Trains the dice finder and reader (issue 21, models/dice.md) on this 2-core CPU, resumably: run it again after an
+# interruption and every finished step is kept, each net resumes from its last checkpoint. Needs scripts/setup.sh and
+# scripts/setup-train.sh (or TRAIN_PYTHON: a Python with torch and onnx).
+#   1. Loot Roll's procedural designs (tabletop synth pieces): the tables the dice lie on, split by design number;
+#   2. dice scenes (vision.train.dice_data): 300 of validation dice and tables, 2,400 of training ones. Dice designs,
+#      numeral fonts, body colours and materials are split too (vision.synth.solids.random_solid): no test die's
+#      look is ever rendered here;
+#   3. the finder (25 min) and the reader (60 min) side by side, one core each; their ONNX graphs; the finder's
+#      cut-off, the reader's temperature and confidence floor chosen on the validation dice (vision.train.tune_dice).
+# About 1.3 hours here: designs 1 min, scenes 17, nets 60, tuning 1.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+T=${TRAIN_PYTHON:-.venv-train/bin/python}
+R=.venv/bin/python
+OUT=${OUT:-out}
+M=${MODELS:-models}
+P="$OUT/pieces/loot-roll"
+
+.venv/bin/tabletop synth pieces --game loot-roll --designs 20 --out "$P" --workers 2
+$R -m vision.train.dice_data "$OUT/dice/val" --pieces "$P" --split val --n 300 --seed 2
+$R -m vision.train.dice_data "$OUT/dice/train" --pieces "$P" --split train --n 2400 --seed 1
+$T -m vision.train.dice_net train --net finder --data "$OUT/dice/train" --val "$OUT/dice/val" \
+  --out "$OUT/runs/dice-finder" --minutes 25 --batch 12 --threads 1 &
+$T -m vision.train.dice_net train --net reader --data "$OUT/dice/train" --val "$OUT/dice/val" \
+  --out "$OUT/runs/dice-reader" --minutes 60 --batch 32 --threads 1
+wait
+mkdir -p "$M/checkpoints"
+for net in finder reader; do
+  cp "$OUT/runs/dice-$net/last.pt" "$M/checkpoints/dice-$net.last.pt"
+  cp "$OUT/runs/dice-$net/curve.jsonl" "$M/checkpoints/dice-$net.curve.jsonl"
+  $T -m vision.train.dice_net export --run "$OUT/runs/dice-$net" --onnx "$M/dice-$net.onnx"
+done
+$R -m vision.train.tune_dice --val "$OUT/dice/val" --models "$M"
+echo "train-dice: done: $M/dice-finder.onnx, $M/dice-reader.onnx, $M/dice-thresholds.json"

@@ -1,0 +1,161 @@
+"""Dice from the camera (issue 21): held-out dice looks, the dice scenes, the reader's squares and classes, the
+rest watcher, enrolment and its refusals, the shipped finder and reader on held-out dice, and `tabletop detect
+--game loot-roll`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.dice.crops import CLASSES, class_of, square
+from vision.dice.enrol import DiceEnrolError, EnrolledDice, face_pictures
+from vision.dice.read import UNREAD, DieReading, label_of
+from vision.dice.watch import STILL_FRAMES, DiceWatcher
+from vision.recognise.models import models_dir
+from vision.synth import solids as S
+
+
+@pytest.fixture(scope="module")
+def loot_roll_test(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Loot Roll's held-out design 17 (the test split), rendered once for the module; returns the root."""
+    from vision.synth.components import render_designs
+
+    root = tmp_path_factory.mktemp("loot-roll")
+    render_designs("loot-roll", root, [17], workers=1, progress=False)
+    return root
+
+
+def test_held_out_dice_share_no_font_colour_or_material_with_training_dice() -> None:
+    from vision.synth.procedural import font_split
+
+    rng = np.random.default_rng(0)
+    for split in ("train", "test"):
+        for _ in range(40):
+            die = S.random_solid(rng, "d20", 0.0, 0.0, split=split)
+            design = S.design_of("d20", die.variant)
+            assert S.die_design_split(die.variant) == split
+            if design.style == "font":
+                assert font_split(Path(design.font)) == split
+            assert (design.style == "dice-box") <= (split != "train")  # the dice-box numerals are held out
+            assert (design.material == S.HELD_OUT_MATERIAL) <= (split != "train")
+    for _ in range(200):
+        body, _ink = S.die_colours(rng, "test")
+        hsv = cv2.cvtColor(np.uint8([[body]]), cv2.COLOR_BGR2HSV)[0, 0]
+        assert hsv[1] > 60, "a held-out die is never white, grey or black"
+        hue = int(hsv[0]) * 2  # OpenCV halves degrees; a sector's edge may round into its neighbour
+        assert S.DIE_HUE_SPLIT[hue // 30 % 4] == "test" or min(hue % 30, 30 - hue % 30) <= 3
+    with pytest.raises(S.SolidError, match="unknown split"):
+        S.die_colours(rng, "holdout")
+
+
+def test_reader_classes_and_labels() -> None:
+    assert CLASSES[0] == "none" and len(CLASSES) == 27
+    assert CLASSES[class_of("d20", 17)] == "D20:17" and CLASSES[class_of("d6", 3)] == "D6:3"
+    assert class_of("d6", None) == 0
+    p = np.zeros(len(CLASSES))
+    p[class_of("d20", 17)] = 0.9
+    p[0] = 0.1
+    assert label_of(p, 0.5) == ("D20:17", 0.9)
+    assert label_of(p, 0.95)[0] == UNREAD  # not sure enough: unread, never guessed
+    p[:] = 0
+    p[0] = 1.0
+    assert label_of(p, 0.5)[0] == UNREAD
+
+
+def test_square_centres_scales_and_turns() -> None:
+    image = np.zeros((720, 1280, 3), np.uint8)
+    image[300:340, 600:640] = 255  # a 40 px die at (619.5, 319.5)
+    crop = square(image, (619.5, 319.5), 80, 80)
+    ys, xs = np.nonzero(crop[..., 0] > 128)
+    assert abs(xs.mean() - 39.5) < 1 and abs(ys.mean() - 39.5) < 1 and 38 <= xs.max() - xs.min() + 1 <= 42
+    small = square(image, (619.5, 319.5), 160, 80, 45.0)  # half size, turned: a diamond 20 px across the flats
+    ys, xs = np.nonzero(small[..., 0] > 100)
+    assert 24 <= xs.max() - xs.min() + 1 <= 31
+    assert square(image, (3.0, 3.0), 160, 80).shape == (80, 80, 3)  # off the edge: the edge repeated
+
+
+def _reading(label: str, x: float, y: float = 100.0) -> DieReading:
+    return DieReading(label, 0.99, x, y, 40.0)
+
+
+def test_watcher_gives_a_value_only_to_a_die_at_rest() -> None:
+    watcher = DiceWatcher()
+    for frame in range(20):  # rolling across the table: moving several pixels a frame, its face changing
+        out = watcher.update([_reading(f"D20:{frame % 20 + 1}", 100.0 + 12 * frame)])
+        assert len(out) == 1 and not out[0].settled and out[0].value is None
+    x = 100.0 + 12 * 20
+    for frame in range(STILL_FRAMES):  # landed: the same place and face
+        out = watcher.update([_reading("D20:14", x + 0.5 * (frame % 2))])
+    assert out[0].settled and out[0].value == 14 and out[0].label == "D20:14"
+    ids = {w.id for w in out}
+    out = watcher.update([_reading("D20:14", x), _reading("D6:2", 600.0)])  # a second die comes in: its own track
+    assert {w.id for w in out} >= ids and [w.settled for w in out] == [True, False]
+
+
+def test_watcher_never_gives_a_cocked_or_wobbling_die_a_value() -> None:
+    watcher = DiceWatcher()
+    for _ in range(3 * STILL_FRAMES):
+        out = watcher.update([_reading(UNREAD, 300.0)])  # cocked: still, but no face to read
+        assert not out[0].settled and out[0].value is None
+    flicker = DiceWatcher()
+    for frame in range(3 * STILL_FRAMES):  # two faces in turn: the reader is unsure, so the die is not settled
+        out = flicker.update([_reading("D20:6" if frame % 2 else "D20:9", 300.0)])
+        assert not out[0].settled
+
+
+def test_dice_scenes_report_dice_in_frame_with_their_truth(loot_roll_test: Path) -> None:
+    from vision.synth.dice_scenes import COCKED_DEG, render_dice_scene
+
+    rendered = render_dice_scene(0, 5, loot_roll_test, ["loot-roll-design-017"], "test")
+    assert rendered.dice, "a dice scene holds dice"
+    for die in rendered.dice:
+        assert die.kind in ("d6", "d20")
+        assert (die.value is None) == (die.state != "rest")
+        x, y = die.centre_px
+        assert -die.size_px < x < 1280 + die.size_px and -die.size_px < y < 720 + die.size_px
+        assert 10 < die.size_px < 200
+    assert COCKED_DEG[0] > 10  # a cocked die leans visibly: no face is up
+
+
+def _write_faces(folder: Path, kind: str, faces: range, ext: str = ".png") -> None:
+    (folder / kind).mkdir(parents=True, exist_ok=True)
+    for v in faces:
+        cv2.imwrite(str(folder / kind / f"{v}{ext}"), np.full((32, 32, 3), 128, np.uint8))
+
+
+def test_enrolment_folders_are_checked(tmp_path: Path) -> None:
+    with pytest.raises(DiceEnrolError, match="not a folder"):
+        face_pictures(tmp_path / "nowhere")
+    with pytest.raises(DiceEnrolError, match="no d20/ or d6/"):
+        face_pictures(tmp_path)
+    _write_faces(tmp_path / "a", "d6", range(1, 6))
+    with pytest.raises(DiceEnrolError, match="missing face 6 of the d6"):
+        face_pictures(tmp_path / "a")
+    _write_faces(tmp_path / "b", "d6", range(1, 7))
+    _write_faces(tmp_path / "b", "d6", range(3, 4), ".jpg")
+    with pytest.raises(DiceEnrolError, match="face 3 of the d6 is given twice"):
+        face_pictures(tmp_path / "b")
+    _write_faces(tmp_path / "c", "d6", range(1, 8))
+    with pytest.raises(DiceEnrolError, match="expected a d6 face number 1-6"):
+        face_pictures(tmp_path / "c")
+    _write_faces(tmp_path / "d", "d12", range(1, 13))
+    with pytest.raises(DiceEnrolError, match="unknown kind of die"):
+        face_pictures(tmp_path / "d")
+    _write_faces(tmp_path / "e", "d6", range(1, 7))
+    assert sorted(face_pictures(tmp_path / "e")["d6"]) == [1, 2, 3, 4, 5, 6]
+
+
+def test_enrolment_refuses_an_unreadable_picture_and_a_bad_file(tmp_path: Path) -> None:
+    from vision.dice.enrol import enrol_dice
+    from vision.dice.read import DiceReader
+
+    _write_faces(tmp_path / "dice", "d6", range(1, 7))
+    (tmp_path / "dice" / "d6" / "4.png").write_bytes(b"not a picture")
+    with pytest.raises(DiceEnrolError, match=r"4\.png: unreadable picture"):
+        enrol_dice(tmp_path / "dice", DiceReader(models_dir()))
+    (tmp_path / "bad.npz").write_bytes(b"nothing")
+    with pytest.raises(DiceEnrolError, match="not an enrolled dice file"):
+        EnrolledDice.load(tmp_path / "bad.npz")

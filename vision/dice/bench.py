@@ -1,0 +1,268 @@
+"""`tabletop bench vision --game loot-roll`, its dice part: dice found and read on held-out dice.
+
+Still scenes come from `vision.synth.dice_scenes` (2-12 d20s and d6s on a Loot Roll table among its cards, hands
+now and then, the renderer's light, blur and noise; a tenth of the dice cocked and a tenth in the air), with dice of
+the split's designs, numeral fonts, colours and materials only (`--split test`: none of them used to train or choose
+anything) on the split's Loot Roll cards. Every frame goes through the whole runtime (`read.DiceReader`: finder,
+then reader); beside it, in the same run and on the same frames, the reader on squares cut at each die's true
+centre and size (what a perfect finder would give), which says how much finding costs.
+
+Roll clips come from `vision.synth.clips` (dice thrown from the player's side, tumbling with motion blur, then
+still), written as video and read back; every frame goes through the reader and `watch.DiceWatcher`. A die is
+"read while moving" when the watcher gives a value for it in a frame where it is still in motion: the issue asks
+for none.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from multiprocessing import Pool
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.dice.crops import DIE_SPAN, READ_PX, square
+from vision.dice.read import UNREAD, DiceReader, label_of
+from vision.dice.watch import DiceWatcher
+
+SEEN = 0.9  # a resting die is scored when this much of it, and of its top face, shows
+HIDDEN = 0.4  # a die with less of its top face showing must not be given a value
+D20_PX = (24.0, 64.0)  # the clips' framing, as the still scenes'
+
+
+@dataclass
+class BenchFrame:
+    jpeg: bytes
+    dice: list[dict]  # DieTruth.to_json()
+
+
+def render_frame(job: tuple[int, int, str, list[str], str]) -> BenchFrame:
+    from vision.synth.dice_scenes import render_dice_scene
+
+    rendered = render_dice_scene(*job)
+    ok, jpeg = cv2.imencode(".jpg", rendered.scene.image, [cv2.IMWRITE_JPEG_QUALITY, 92])
+    assert ok, "JPEG encoding of a frame failed"
+    return BenchFrame(jpeg.tobytes(), [d.to_json() for d in rendered.dice])
+
+
+@dataclass
+class DiceTally:
+    """Outcomes per die: resting dice by kind (right, wrong value, found but unread, not found), and how often a
+    die that shows no value (cocked, in the air, hidden) or a find of no die at all was given one."""
+
+    resting: dict[str, dict[str, int]] = field(
+        default_factory=lambda: {k: dict.fromkeys(("right", "wrong", "unread", "missed"), 0) for k in ("d6", "d20")}
+    )
+    no_face: dict[str, int] = field(default_factory=lambda: {"dice": 0, "given_value": 0})
+    hidden: dict[str, int] = field(default_factory=lambda: {"dice": 0, "given_value": 0})
+    false_finds: dict[str, int] = field(default_factory=lambda: {"finds": 0, "given_value": 0})
+
+    def add(self, truth: list[dict], said: list[tuple[float, float, str]]) -> None:
+        """One frame: `said` holds (x, y, label) per reading; each is matched to the nearest die within half its
+        size."""
+        free = list(range(len(said)))
+        for die in sorted(truth, key=lambda d: -d["seen"]):
+            x, y = die["centre_px"]
+            near = [i for i in free if math.hypot(said[i][0] - x, said[i][1] - y) < die["size_px"] / 2]
+            match = min(near, key=lambda i: math.hypot(said[i][0] - x, said[i][1] - y)) if near else None
+            if match is not None:
+                free.remove(match)
+            label = said[match][2] if match is not None else None
+            if die["state"] != "rest":
+                self.no_face["dice"] += 1
+                self.no_face["given_value"] += label not in (None, UNREAD)
+            elif die["face_seen"] < HIDDEN:
+                self.hidden["dice"] += 1
+                self.hidden["given_value"] += label not in (None, UNREAD)
+            elif die["seen"] >= SEEN and die["face_seen"] >= SEEN:
+                outcome = (
+                    "missed"
+                    if label is None
+                    else "unread"
+                    if label == UNREAD
+                    else "right"
+                    if label == f"{die['kind'].upper()}:{die['value']}"
+                    else "wrong"
+                )
+                self.resting[die["kind"]][outcome] += 1
+        self.false_finds["finds"] += len(free)
+        self.false_finds["given_value"] += sum(said[i][2] != UNREAD for i in free)
+
+    def to_json(self) -> dict:
+        out: dict = {"resting": {}}
+        for kind, counts in self.resting.items():
+            total = sum(counts.values())
+            out["resting"][kind] = {**counts, "dice": total, "accuracy": round(counts["right"] / max(total, 1), 4)}
+        return {**out, "no_face": self.no_face, "hidden": self.hidden, "false_finds": self.false_finds}
+
+
+def run_dice_bench(
+    pieces_root: Path,
+    scenes: int,
+    seed: int,
+    models: Path,
+    clips: int = 0,
+    progress: Callable[[str, int, int], None] | None = None,
+    split: str = "test",
+    workers: int = 2,
+) -> dict:
+    from vision.synth.components import design_folders
+
+    designs = [p.name for p in design_folders(pieces_root, split, "loot-roll")]
+    if not designs:
+        raise FileNotFoundError(
+            f"{pieces_root}: no {split} designs of loot-roll (tabletop synth pieces --game loot-roll --designs 20 "
+            f"--out {pieces_root})"
+        )
+    reader = DiceReader(models)
+    frames: list[BenchFrame] = []
+    with Pool(workers) as pool:
+        for frame in pool.imap(render_frame, [(i, seed, str(pieces_root), designs, split) for i in range(scenes)]):
+            frames.append(frame)
+            if progress:
+                progress("dice scenes", len(frames), scenes)
+    tallies = {"runtime": DiceTally(), "reader_true_placement": DiceTally()}
+    ms, per_frame = [], []
+    for frame in frames:
+        image = cv2.imdecode(np.frombuffer(frame.jpeg, np.uint8), cv2.IMREAD_COLOR)
+        t0 = time.perf_counter()
+        readings = reader.read(image)
+        ms.append(1000 * (time.perf_counter() - t0))
+        per_frame.append(len(frame.dice))
+        tallies["runtime"].add(frame.dice, [(r.x, r.y, r.label) for r in readings])
+        if frame.dice:
+            squares = np.stack([square(image, d["centre_px"], DIE_SPAN * d["size_px"], READ_PX) for d in frame.dice])
+            labels = [label_of(p, reader.settings.confidence)[0] for p in reader.probabilities(squares)]
+            tallies["reader_true_placement"].add(
+                frame.dice, [(*d["centre_px"], lab) for d, lab in zip(frame.dice, labels, strict=True)]
+            )
+    result = {
+        "data": {
+            "scenes": scenes,
+            "seed": seed,
+            "split": split,
+            "designs": len(designs),
+            "dice": sum(per_frame),
+            "source": "vision.synth.dice_scenes (held-out dice designs, fonts, colours and materials)",
+        },
+        **{name: tally.to_json() for name, tally in tallies.items()},
+        "latency_ms": {"median": round(statistics.median(ms), 1), "p95": round(float(np.percentile(ms, 95)), 1)},
+    }
+    if clips:
+        result["clips"] = run_clip_bench(pieces_root, designs, clips, seed, reader, split, progress)
+    return result
+
+
+def run_clip_bench(
+    pieces_root: Path,
+    designs: list[str],
+    clips: int,
+    seed: int,
+    reader: DiceReader,
+    split: str,
+    progress: Callable[[str, int, int], None] | None = None,
+) -> dict:
+    """Roll clips read frame by frame through the watcher: values given while a die moves (must be none), and for
+    each die that comes to rest, whether its value is given, right, and how many frames after it settled."""
+    from vision.synth.clips import plan_roll_clip, render_clip
+    from vision.synth.components import load_component
+    from vision.synth.video import read_states
+
+    moving_frames = read_while_moving = 0
+    settled = right = wrong = never = 0
+    delays: list[int] = []
+    for c in range(clips):
+        rng = np.random.default_rng([seed, c, 77])
+        pieces = load_component(pieces_root / designs[int(rng.integers(0, len(designs)))])
+        kind = "d6" if rng.random() < 0.35 else "d20"
+        d20_px = float(np.exp(rng.uniform(*np.log(D20_PX))))
+        clip = plan_roll_clip(10_000 + seed * 1000 + c, pieces, kind, split=split, d20_px=d20_px)
+        with tempfile.TemporaryDirectory() as tmp:
+            render_clip(clip, pieces, tmp, progress=False)
+            capture = cv2.VideoCapture(str(Path(tmp) / "video.mp4"))
+            watcher = DiceWatcher()
+            first_given: dict[int, tuple[int, str]] = {}
+            for record in read_states(Path(tmp)):
+                ok, image = capture.read()
+                if not ok:
+                    break
+                watched = watcher.update(reader.read(image))
+                for solid in record["solids"]:
+                    if solid["box"] is None:
+                        continue
+                    x1, y1, x2, y2 = solid["box"]
+                    mine = [w for w in watched if x1 <= w.x <= x2 and y1 <= w.y <= y2 and w.settled]
+                    if solid["moving"]:
+                        moving_frames += 1
+                        read_while_moving += bool(mine)
+                    elif solid["settled"] and mine and solid["index"] not in first_given:
+                        first_given[solid["index"]] = (record["frame"], mine[0].label)
+            capture.release()
+        for i in range(len(clip.thrown)):
+            settled += 1
+            if i not in first_given:
+                never += 1
+                continue
+            frame, label = first_given[i]
+            delays.append(frame - clip.settle_frame(i))
+            truth = f"{kind.upper()}:{_value(clip, i)}"
+            right += label == truth
+            wrong += label != truth
+        if progress:
+            progress("roll clips", c + 1, clips)
+    return {
+        "clips": clips,
+        "moving_die_frames": moving_frames,
+        "read_while_moving": read_while_moving,
+        "settled_dice": settled,
+        "given_right": right,
+        "given_wrong": wrong,
+        "never_given": never,
+        "frames_from_rest_to_value": {
+            "median": statistics.median(delays) if delays else None,
+            "max": max(delays) if delays else None,
+        },
+    }
+
+
+def _value(clip, i: int) -> int:  # noqa: ANN001 - a clips.Clip
+    from vision.synth.solids import top_value
+
+    thrown = clip.thrown[i]
+    return top_value(thrown.spec.kind, thrown.spec.rotation)  # the spec is posed at rest
+
+
+def format_dice_table(result: dict) -> str:
+    lines = [
+        f"dice: {result['data']['scenes']} scenes, {result['data']['dice']} dice, split {result['data']['split']}",
+        f"{'reader':<24} {'kind':<5} {'dice':>6} {'right':>7} {'wrong':>6} {'unread':>7} {'missed':>7} {'accuracy':>9}",
+    ]
+    for name in ("runtime", "reader_true_placement"):
+        for kind, row in result[name]["resting"].items():
+            lines.append(
+                f"{name:<24} {kind:<5} {row['dice']:>6} {row['right']:>7} {row['wrong']:>6} {row['unread']:>7} "
+                f"{row['missed']:>7} {100 * row['accuracy']:>8.2f}%"
+            )
+        r = result[name]
+        lines.append(
+            f"{'':<24} given a value: cocked or in the air {r['no_face']['given_value']} of {r['no_face']['dice']}, "
+            f"hidden {r['hidden']['given_value']} of {r['hidden']['dice']}, "
+            f"false finds {r['false_finds']['given_value']} of {r['false_finds']['finds']}"
+        )
+    lat = result["latency_ms"]
+    lines.append(f"latency per frame (find + read): median {lat['median']} ms, p95 {lat['p95']} ms")
+    if "clips" in result:
+        c = result["clips"]
+        lines.append(
+            f"roll clips: {c['clips']}, moving-die frames {c['moving_die_frames']}, read while moving "
+            f"{c['read_while_moving']}; settled dice {c['settled_dice']}: right {c['given_right']}, wrong "
+            f"{c['given_wrong']}, never given {c['never_given']}; frames from rest to value: median "
+            f"{c['frames_from_rest_to_value']['median']}, max {c['frames_from_rest_to_value']['max']}"
+        )
+    return "\n".join(lines)

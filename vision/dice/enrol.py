@@ -1,0 +1,134 @@
+"""A player's own dice enrolled: one picture per face, and the reader then matches what it sees against those
+faces as well as reading it.
+
+A dice folder holds a subfolder per kind, `d20/` and/or `d6/`, with one picture per face named by its value
+(`d20/1.jpg` ... `d20/20.jpg`): the die lying with that face up, alone or the most prominent die in the picture, at
+any size. Each face is found by the finder, cut as the reader cuts it, turned to eight angles and scaled a little
+(the die will lie any way round on the table), and the reader's features of those squares averaged into the face's
+prototype. At run time a die's features are compared with its kind's prototypes, and that match is blended with
+the reader's own reading (`EnrolledDice.blend`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import cv2
+import numpy as np
+
+from vision.dice.crops import DIE_SPAN, READ_PX, class_of, square
+
+if TYPE_CHECKING:
+    from vision.dice.read import DiceReader
+
+SIDES = {"d6": 6, "d20": 20}
+PICTURE_EXTS = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
+ANGLES = tuple(range(0, 360, 45))
+SCALES = (0.92, 1.0, 1.08)
+MATCH_SCALE = 20.0  # cosine similarity to probability: softmax(MATCH_SCALE * similarity) over a kind's faces
+MATCH_WEIGHT = 0.5  # the blend's share for the match with the enrolled faces
+
+
+class DiceEnrolError(ValueError):
+    """A dice folder that cannot be enrolled; the message names the file or face and what was expected."""
+
+
+@dataclass(frozen=True)
+class EnrolledDice:
+    """Per kind, the unit-length prototype of each face (row v - 1 for face v)."""
+
+    faces: dict[str, np.ndarray]
+
+    def save(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("wb") as f:
+            np.savez(f, **self.faces)
+
+    @classmethod
+    def load(cls, path: Path) -> EnrolledDice:
+        try:
+            with np.load(path) as data:
+                faces = {k: data[k].astype(np.float32) for k in data.files}
+        except (OSError, ValueError) as err:
+            raise DiceEnrolError(f"{path}: not an enrolled dice file ({err}); make one with tabletop enrol") from err
+        for kind, protos in faces.items():
+            if kind not in SIDES or protos.shape[0] != SIDES[kind]:
+                raise DiceEnrolError(f"{path}: entry {kind!r} is not a d6 (6 faces) or a d20 (20 faces)")
+        return cls(faces)
+
+    def blend(self, probabilities: np.ndarray, features: np.ndarray) -> np.ndarray:
+        """The reader's class probabilities (n x CLASSES) blended with the match against the enrolled faces: the
+        chance of "no face" stays the reader's, the rest is shared between the two readings."""
+        out = probabilities.copy()
+        unit = features / np.maximum(np.linalg.norm(features, axis=1, keepdims=True), 1e-9)
+        scores = [(kind, unit @ protos.T) for kind, protos in self.faces.items()]
+        logits = np.concatenate([MATCH_SCALE * s for _, s in scores], axis=1)
+        logits -= logits.max(axis=1, keepdims=True)
+        match = np.exp(logits)
+        match /= match.sum(axis=1, keepdims=True)
+        columns = [class_of(kind, v + 1) for kind, s in scores for v in range(s.shape[1])]
+        faces = 1.0 - probabilities[:, 0:1]
+        matched = np.zeros_like(probabilities)
+        matched[:, columns] = match * faces
+        out[:, 1:] = (1 - MATCH_WEIGHT) * probabilities[:, 1:] + MATCH_WEIGHT * matched[:, 1:]
+        return out
+
+
+def face_pictures(folder: Path) -> dict[str, dict[int, Path]]:
+    """The pictures of each kind's faces, checked: a known kind, a face number the kind has, one picture per face,
+    every face there."""
+    if not folder.is_dir():
+        raise DiceEnrolError(f"{folder}: not a folder (expected d20/ and/or d6/ with one picture per face)")
+    kinds = {p.name: p for p in sorted(folder.iterdir()) if p.is_dir()}
+    unknown = [name for name in kinds if name not in SIDES]
+    if unknown:
+        raise DiceEnrolError(f"{folder / unknown[0]}: unknown kind of die; expected a folder named d20 or d6")
+    if not kinds:
+        raise DiceEnrolError(f"{folder}: no d20/ or d6/ folder (one picture per face, named by its value: 1.jpg)")
+    out: dict[str, dict[int, Path]] = {}
+    for kind, sub in kinds.items():
+        faces: dict[int, Path] = {}
+        for path in sorted(sub.iterdir()):
+            if path.suffix.lower() not in PICTURE_EXTS:
+                continue
+            if not re.fullmatch(r"\d+", path.stem) or not 1 <= int(path.stem) <= SIDES[kind]:
+                raise DiceEnrolError(f"{path}: expected a {kind} face number 1-{SIDES[kind]} as the file's name")
+            value = int(path.stem)
+            if value in faces:
+                raise DiceEnrolError(f"{path}: face {value} of the {kind} is given twice (also {faces[value].name})")
+            faces[value] = path
+        missing = [v for v in range(1, SIDES[kind] + 1) if v not in faces]
+        if missing:
+            raise DiceEnrolError(
+                f"{sub}: missing face{'s' if len(missing) > 1 else ''} {', '.join(map(str, missing))} of the {kind} "
+                f"(one picture per face, named 1-{SIDES[kind]})"
+            )
+        out[kind] = faces
+    return out
+
+
+def enrol_dice(folder: Path, reader: DiceReader) -> EnrolledDice:
+    """Prototypes of every face of every kind in the folder (`face_pictures`)."""
+    faces: dict[str, np.ndarray] = {}
+    for kind, pictures in face_pictures(folder).items():
+        protos = []
+        for value in range(1, SIDES[kind] + 1):
+            path = pictures[value]
+            image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+            if image is None:
+                raise DiceEnrolError(f"{path}: unreadable picture (expected a JPEG, PNG, BMP or WebP file)")
+            found = reader.finder.find(image)
+            if not found:
+                raise DiceEnrolError(f"{path}: no die found in the picture (face {value} of the {kind})")
+            die = max(found, key=lambda f: f.score)
+            squares = np.stack(
+                [square(image, (die.x, die.y), DIE_SPAN * die.size * s, READ_PX, a) for a in ANGLES for s in SCALES]
+            )
+            features = reader.features(squares)
+            mean = (features / np.maximum(np.linalg.norm(features, axis=1, keepdims=True), 1e-9)).mean(axis=0)
+            protos.append(mean / max(float(np.linalg.norm(mean)), 1e-9))
+        faces[kind] = np.stack(protos).astype(np.float32)
+    return EnrolledDice(faces)

@@ -1,0 +1,160 @@
+"""Scenes of dice on a game table for the dice reader (`vision.dice`): Loot Roll's cards in their usual groups,
+two to twelve d20s and d6s among them, hands now and then, and the camera framed so a d20 spans DIE_PX pixels.
+
+Most dice lie flat with one face up. Some do not, and the reader must then give no value: a die cocked against
+something (tilted COCKED_DEG off flat) and a die still in the air (any rotation, a few centimetres up). Each die's
+truth is `DieTruth`, read back from the rendered scene's own labels (what shows of the die and of its top face),
+so a die a hand hides is known to be hidden. With `split`, dice come only in that split's designs, fonts, colours
+and materials (`solids.random_solid`), so a reader measured on the test split meets dice it never saw.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import numpy as np
+
+from vision.synth.camera import Camera, apply_homography
+from vision.synth.pieces import PieceSet
+from vision.synth.scene import Scene, SceneSpec, random_spec
+from vision.synth.solids import (
+    DEFAULT_SIZE_MM,
+    DIE_SIDES,
+    SolidSpec,
+    as_rotation,
+    project_points,
+    random_solid,
+    rotation_about,
+    world_vertices,
+)
+
+DIE_PX = (24.0, 64.0)  # a d20's height in frame pixels, as a camera set up to watch the dice frames it
+MAX_DICE = 12
+COCKED_DEG = (12.0, 35.0)  # a die leaning on a card's edge or another die
+STATE_RATES = {"rest": 0.8, "cocked": 0.1, "air": 0.1}
+APART = 1.6  # dice keep this many sizes between centres (they may nearly touch, never stand in one another)
+
+
+@dataclass(frozen=True)
+class DieTruth:
+    """One die as the camera saw it. `value` is None unless it lies flat; `face_seen` is how much of its top face
+    shows (a hand or a card over it hides the value even when the die shows)."""
+
+    kind: str
+    value: int | None
+    state: str  # 'rest' | 'cocked' | 'air'
+    centre_px: tuple[float, float]
+    size_px: float  # the longer side of its box in the frame
+    seen: float  # visible share of the die
+    face_seen: float  # visible share of its top face (0 when it has none: cocked or in the air)
+
+    def to_json(self) -> dict:
+        return {
+            "kind": self.kind,
+            "value": self.value,
+            "state": self.state,
+            "centre_px": [round(v, 2) for v in self.centre_px],
+            "size_px": round(self.size_px, 2),
+            "seen": round(self.seen, 3),
+            "face_seen": round(self.face_seen, 3),
+        }
+
+
+def frame_for_dice(camera: Camera, d20_px: float) -> Camera:
+    """The camera moved along its line of sight until an 18 mm d20 at the view's centre spans `d20_px`."""
+    focal = camera.width / (2 * math.tan(math.radians(camera.hfov_deg) / 2))
+    distance = focal * DEFAULT_SIZE_MM["d20"] / d20_px
+    return replace(camera, height_mm=distance * math.cos(math.radians(camera.tilt_deg)))
+
+
+def dice_scene_spec(
+    rng: np.random.Generator, pieces: PieceSet, n_backgrounds: int, width: int, height: int, split: str | None
+) -> tuple[SceneSpec, list[str]]:
+    """A table with dice, and each die's state (in the order of the spec's solids)."""
+    cards = [c for c in pieces.codes if pieces.pieces[c].kind == "card"]
+    size = pieces.pieces[cards[0]].size_mm
+    base = random_spec(rng, 1, n_backgrounds, width, height, codes=cards, max_cards=12, piece_size_mm=size)
+    d20_px = float(np.exp(rng.uniform(*np.log(DIE_PX))))
+    camera = frame_for_dice(base.camera, d20_px)
+    to_table = camera.image_to_table()
+    dice: list[SolidSpec] = []
+    states: list[str] = []
+    for _ in range(int(rng.integers(2, MAX_DICE + 1))):
+        kind = "d6" if rng.random() < 0.35 else "d20"
+        for _attempt in range(30):
+            point = rng.uniform([0.08 * width, 0.1 * height], [0.92 * width, 0.9 * height])
+            x, y = apply_homography(to_table, point[None])[0]
+            if all(math.hypot(x - d.x_mm, y - d.y_mm) > APART * max(d.size_mm, 18.0) for d in dice):
+                break
+        else:
+            continue
+        state = str(rng.choice(list(STATE_RATES), p=list(STATE_RATES.values())))
+        die = random_solid(rng, kind, float(x), float(y), split=split)
+        if state == "cocked":
+            axis = rotation_about((0, 0, 1), float(rng.uniform(0, 2 * math.pi))) @ np.array([1.0, 0.0, 0.0])
+            tilt = rotation_about(axis, math.radians(float(rng.uniform(*COCKED_DEG))))
+            die = replace(die, rotation=tuple((tilt @ as_rotation(die.rotation)).ravel()))
+        elif state == "air":
+            turn = _random_rotation(rng)
+            die = replace(die, rotation=tuple(turn.ravel()), z_mm=float(rng.uniform(8.0, 60.0)))
+        dice.append(die)
+        states.append(state)
+    spec = replace(base, camera=camera, solids=tuple(dice), layout=f"dice+{base.layout}")
+    return spec, states
+
+
+def _random_rotation(rng: np.random.Generator) -> np.ndarray:
+    """A rotation drawn uniformly (a unit quaternion from four normals)."""
+    q = rng.normal(size=4)
+    return as_rotation(tuple(q / np.linalg.norm(q)))
+
+
+def dice_truth(scene: Scene, states: list[str]) -> list[DieTruth]:
+    """Each die of the scene that shows in the frame, matched to its spec by where it stands on the table."""
+    dice = [s for s in scene.spec.solids if s.kind in DIE_SIDES]
+    out = []
+    for obj in scene.objects:
+        if obj.kind not in DIE_SIDES or obj.box is None:
+            continue
+        x, y = obj.table_pose[:2]
+        i = min(range(len(dice)), key=lambda k: math.hypot(dice[k].x_mm - x, dice[k].y_mm - y))
+        state = states[i]
+        face = obj.corners[0].visible_fraction if obj.corners and state == "rest" else 0.0
+        value = int(obj.code.split("-")[1]) if state == "rest" else None
+        centre, size = _projected(dice[i], scene.spec.camera)
+        out.append(DieTruth(obj.kind, value, state, centre, size, float(obj.visible_fraction), float(face)))
+    return out
+
+
+def _projected(die: SolidSpec, camera: Camera) -> tuple[tuple[float, float], float]:
+    """The die's centre in the frame and the longer side of its whole outline (unclipped by the frame's edge)."""
+    pixels, _ = project_points(camera, world_vertices(die))
+    centre = project_points(camera, world_vertices(die).mean(axis=0, keepdims=True))[0][0]
+    extent = pixels.max(axis=0) - pixels.min(axis=0)
+    return (float(centre[0]), float(centre[1])), float(extent.max())
+
+
+@dataclass(frozen=True)
+class RenderedDice:
+    scene: Scene
+    dice: list[DieTruth]
+    rng: np.random.Generator
+
+
+def render_dice_scene(index: int, seed: int, root: Path, designs: list[str], split: str | None) -> RenderedDice:
+    """Scene `index` of the stream `seed`: a table of one of `designs` (Loot Roll piece folders under `root`)."""
+    from vision.synth.backgrounds import load_table_textures
+    from vision.synth.components import load_component
+    from vision.synth.scene import render_scene
+
+    rng = np.random.default_rng([seed, index, 21])
+    pieces = load_component(Path(root) / designs[int(rng.integers(0, len(designs)))])
+    backgrounds = _BACKGROUNDS.setdefault("bg", load_table_textures())
+    spec, states = dice_scene_spec(rng, pieces, len(backgrounds), 1280, 720, split)
+    scene = render_scene(spec, [pieces], backgrounds)
+    return RenderedDice(scene, dice_truth(scene, states), rng)
+
+
+_BACKGROUNDS: dict = {}  # per process: the table photographs, loaded once

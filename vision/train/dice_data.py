@@ -1,0 +1,122 @@
+"""Scenes of dice for the dice finder and reader (`vision.dice`): each rendered by the synthetic engine
+(`vision.synth.dice_scenes`) and stored as the nets see it: the frame at the finder's scale with every die's centre,
+size and truth, and a window around each die (and a few around nothing) for the reader, WINDOW_SPAN die sizes on
+a side, so training can shift, scale and turn the reader's square within it.
+
+    python -m vision.train.dice_data out/dice/train --split train --n 2000 --seed 1
+    python -m vision.train.dice_data out/dice/val --split val --n 200 --seed 2
+
+The dice's designs, fonts, colours and materials are the split's (`solids.random_solid`); the table's cards are Loot
+Roll designs of the same split. Resumable: scenes are written in shards (`shards.SHARD`), and a finished shard is kept.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.dice.crops import DIE_SPAN, READ_PX, class_of, finder_frame, square
+from vision.synth.dice_scenes import DieTruth, render_dice_scene
+from vision.train.shards import load_shards, render_shards
+
+WINDOW_SPAN = 2 * DIE_SPAN  # a stored window spans this many die sizes: room for the reader's square to move
+WINDOW_PX = 2 * READ_PX
+NEGATIVES = 2  # windows around nothing per scene (the reader learns to say "none" to a finder's false find)
+STATES = ("rest", "cocked", "air")
+
+
+@dataclass
+class DiceScene:
+    frame: bytes  # JPEG of the frame at FRAME_SCALE
+    dice: np.ndarray  # (n, 7) float32 in full-frame pixels: x, y, size, class (CLASSES), state (STATES), seen,
+    # face_seen
+    windows: list[bytes]  # JPEG per die (same order), then NEGATIVES around nothing: WINDOW_SPAN sizes a side
+    negatives: np.ndarray  # (NEGATIVES, 3) float32: x, y, size of the windows around nothing
+
+    def image(self) -> np.ndarray:
+        return _decode(self.frame)
+
+    def window(self, i: int) -> np.ndarray:
+        return _decode(self.windows[i])
+
+
+def _decode(jpeg: bytes) -> np.ndarray:
+    return cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR)
+
+
+def _jpeg(image: np.ndarray, quality: int) -> bytes:
+    ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, quality])
+    assert ok, "JPEG encoding failed"
+    return data.tobytes()
+
+
+def die_row(d: DieTruth) -> list[float]:
+    return [*d.centre_px, d.size_px, class_of(d.kind, d.value), STATES.index(d.state), d.seen, d.face_seen]
+
+
+def render_one(job: tuple[int, int, str, list[str], str]) -> DiceScene:
+    rendered = render_dice_scene(*job)
+    image = rendered.scene.image
+    rows = [die_row(d) for d in rendered.dice]
+    windows = [_jpeg(square(image, d.centre_px, WINDOW_SPAN * d.size_px, WINDOW_PX), 95) for d in rendered.dice]
+    negatives = []
+    h, w = image.shape[:2]
+    while len(negatives) < NEGATIVES:
+        x, y = rendered.rng.uniform([0, 0], [w, h])
+        size = float(np.exp(rendered.rng.uniform(math.log(20), math.log(110))))
+        if all(math.hypot(x - d.centre_px[0], y - d.centre_px[1]) > 0.9 * (d.size_px + size) for d in rendered.dice):
+            negatives.append((float(x), float(y), size))
+            windows.append(_jpeg(square(image, (x, y), WINDOW_SPAN * size, WINDOW_PX), 95))
+    return DiceScene(
+        _jpeg(finder_frame(image), 92),
+        np.array(rows, np.float32).reshape(-1, 7),
+        windows,
+        np.array(negatives, np.float32).reshape(-1, 3),
+    )
+
+
+def jittered_square(window: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """The reader's square cut from a stored window as a finder's find would place it: the centre off by up to an
+    eighth of the die's size, the size off by up to 18%, turned any way."""
+    centre = WINDOW_PX / 2
+    die_px = WINDOW_PX / WINDOW_SPAN  # a die's size in window pixels
+    dx, dy = rng.uniform(-0.12, 0.12, 2) * die_px
+    side = DIE_SPAN * die_px * float(np.exp(rng.uniform(math.log(0.85), math.log(1.18))))
+    return square(window, (centre + dx, centre + dy), side, READ_PX, float(rng.uniform(0, 360)))
+
+
+def load_scenes(folder: Path) -> list[DiceScene]:
+    return list(load_shards(folder, DiceScene))
+
+
+def main(argv: list[str] | None = None) -> None:
+    from vision.synth.components import design_folders
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("out", type=Path)
+    parser.add_argument("--pieces", type=Path, default=Path("out/pieces/loot-roll"))
+    parser.add_argument("--split", choices=("train", "val", "test"), default="train")
+    parser.add_argument("--n", type=int, default=2000)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--workers", type=int, default=2)
+    args = parser.parse_args(argv)
+    designs = [p.name for p in design_folders(args.pieces, args.split, "loot-roll")]
+    if not designs:
+        parser.error(f"{args.pieces}: no {args.split} designs of loot-roll (tabletop synth pieces --game loot-roll)")
+    render_shards(
+        args.out,
+        args.n,
+        lambda i: (i, args.seed, str(args.pieces), designs, args.split),
+        render_one,
+        args.workers,
+        "dice scenes",
+    )
+
+
+if __name__ == "__main__":
+    main()
