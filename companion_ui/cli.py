@@ -284,7 +284,7 @@ def bench_vision(args: argparse.Namespace) -> int:
     from vision.synth.deckdir import DeckError
 
     game = getattr(args, "game", None)
-    for option in ("cube_scenes", "dice_scenes", "dice_clips"):
+    for option in ("cube_scenes", "dice_scenes", "dice_clips", "dice_enrol"):
         if getattr(args, option) < 0:
             raise CliError(f"--{option.replace('_', '-')} must be 0 or more, got {getattr(args, option)}")
     cubes = game == "the-loop" and args.cube_scenes > 0
@@ -349,6 +349,7 @@ def bench_vision(args: argparse.Namespace) -> int:
                     clips=args.dice_clips,
                     progress=progress,
                     split=args.split,
+                    enrol_players=args.dice_enrol,
                 )
                 tables.append(format_dice_table(result["dice"]))
 
@@ -1103,6 +1104,14 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         default=20,
         help="vision --game loot-roll: roll clips read through the rest watcher (default 20; 0 skips them)",
+    )
+    p.add_argument(
+        "--dice-enrol",
+        type=int,
+        default=3,
+        metavar="PLAYERS",
+        help="vision --game loot-roll: players whose held-out dice are enrolled (a picture per face) and read with "
+        "and without it, 40 scenes each (default 3; 0 skips it)",
     )
     p.add_argument(
         "--dice-pieces",

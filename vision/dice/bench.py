@@ -30,10 +30,10 @@ import numpy as np
 from vision.dice.crops import DIE_SPAN, READ_PX, square
 from vision.dice.read import UNREAD, DiceReader, label_of
 from vision.dice.watch import DiceWatcher
+from vision.synth.dice_scenes import DIE_PX
 
 SEEN = 0.9  # a resting die is scored when this much of it, and of its top face, shows
 HIDDEN = 0.4  # a die with less of its top face showing must not be given a value
-D20_PX = (24.0, 64.0)  # the clips' framing, as the still scenes'
 
 
 @dataclass
@@ -111,6 +111,8 @@ def run_dice_bench(
     progress: Callable[[str, int, int], None] | None = None,
     split: str = "test",
     workers: int = 2,
+    enrol_players: int = 0,
+    enrol_scenes: int = 40,
 ) -> dict:
     from vision.synth.components import design_folders
 
@@ -156,7 +158,57 @@ def run_dice_bench(
     }
     if clips:
         result["clips"] = run_clip_bench(pieces_root, designs, clips, seed, reader, split, progress)
+    if enrol_players:
+        result["enrolled"] = run_enrol_bench(
+            pieces_root, designs, enrol_players, enrol_scenes, seed, models, split, progress, workers
+        )
     return result
+
+
+def render_look_frame(job: tuple[int, int, str, list[str], str, dict]) -> BenchFrame:
+    """A bench scene whose dice are all one player's (`dice_scenes.Looks`)."""
+    from vision.synth.dice_scenes import render_dice_scene
+
+    rendered = render_dice_scene(*job)
+    ok, jpeg = cv2.imencode(".jpg", rendered.scene.image, [cv2.IMWRITE_JPEG_QUALITY, 92])
+    assert ok, "JPEG encoding of a frame failed"
+    return BenchFrame(jpeg.tobytes(), [d.to_json() for d in rendered.dice])
+
+
+def run_enrol_bench(
+    pieces_root: Path,
+    designs: list[str],
+    players: int,
+    scenes: int,
+    seed: int,
+    models: Path,
+    split: str,
+    progress: Callable[[str, int, int], None] | None = None,
+    workers: int = 2,
+) -> dict:
+    """Per player: a held-out d20 and d6 look, one enrolment picture per face (`dice_scenes.write_face_pictures`),
+    then `scenes` scenes of only that player's dice, read with and without the enrolment, on the same frames."""
+    from vision.dice.enrol import enrol_dice
+    from vision.synth.components import load_component
+    from vision.synth.dice_scenes import random_looks, write_face_pictures
+
+    plain = DiceReader(models)
+    tallies = {"runtime": DiceTally(), "runtime_enrolled": DiceTally()}
+    for player in range(players):
+        looks = random_looks(np.random.default_rng([seed, player, 23]), split)
+        table = load_component(pieces_root / designs[player % len(designs)])
+        with tempfile.TemporaryDirectory() as tmp:
+            write_face_pictures(Path(tmp), looks, seed + player, table)
+            enrolled = DiceReader(models, enrol_dice(Path(tmp), plain))
+        jobs = [(10_000 * (player + 1) + i, seed, str(pieces_root), designs, split, looks) for i in range(scenes)]
+        with Pool(workers) as pool:
+            for done, frame in enumerate(pool.imap(render_look_frame, jobs), 1):
+                image = cv2.imdecode(np.frombuffer(frame.jpeg, np.uint8), cv2.IMREAD_COLOR)
+                for name, reader in (("runtime", plain), ("runtime_enrolled", enrolled)):
+                    tallies[name].add(frame.dice, [(r.x, r.y, r.label) for r in reader.read(image)])
+                if progress:
+                    progress("enrolled dice scenes", player * scenes + done, players * scenes)
+    return {"players": players, "scenes_per_player": scenes, **{k: t.to_json() for k, t in tallies.items()}}
 
 
 def run_clip_bench(
@@ -181,7 +233,7 @@ def run_clip_bench(
         rng = np.random.default_rng([seed, c, 77])
         pieces = load_component(pieces_root / designs[int(rng.integers(0, len(designs)))])
         kind = "d6" if rng.random() < 0.35 else "d20"
-        d20_px = float(np.exp(rng.uniform(*np.log(D20_PX))))
+        d20_px = float(np.exp(rng.uniform(*np.log(DIE_PX))))  # framed as the still scenes are
         clip = plan_roll_clip(10_000 + seed * 1000 + c, pieces, kind, split=split, d20_px=d20_px)
         with tempfile.TemporaryDirectory() as tmp:
             render_clip(clip, pieces, tmp, progress=False)
@@ -238,17 +290,21 @@ def _value(clip, i: int) -> int:  # noqa: ANN001 - a clips.Clip
     return top_value(thrown.spec.kind, thrown.spec.rotation)  # the spec is posed at rest
 
 
+def _resting_rows(name: str, tally: dict) -> list[str]:
+    return [
+        f"{name:<24} {kind:<5} {row['dice']:>6} {row['right']:>7} {row['wrong']:>6} {row['unread']:>7} "
+        f"{row['missed']:>7} {100 * row['accuracy']:>8.2f}%"
+        for kind, row in tally["resting"].items()
+    ]
+
+
 def format_dice_table(result: dict) -> str:
     lines = [
         f"dice: {result['data']['scenes']} scenes, {result['data']['dice']} dice, split {result['data']['split']}",
         f"{'reader':<24} {'kind':<5} {'dice':>6} {'right':>7} {'wrong':>6} {'unread':>7} {'missed':>7} {'accuracy':>9}",
     ]
     for name in ("runtime", "reader_true_placement"):
-        for kind, row in result[name]["resting"].items():
-            lines.append(
-                f"{name:<24} {kind:<5} {row['dice']:>6} {row['right']:>7} {row['wrong']:>6} {row['unread']:>7} "
-                f"{row['missed']:>7} {100 * row['accuracy']:>8.2f}%"
-            )
+        lines += _resting_rows(name, result[name])
         r = result[name]
         lines.append(
             f"{'':<24} given a value: cocked or in the air {r['no_face']['given_value']} of {r['no_face']['dice']}, "
@@ -257,6 +313,11 @@ def format_dice_table(result: dict) -> str:
         )
     lat = result["latency_ms"]
     lines.append(f"latency per frame (find + read): median {lat['median']} ms, p95 {lat['p95']} ms")
+    if "enrolled" in result:
+        e = result["enrolled"]
+        lines.append(f"enrolled dice: {e['players']} players' held-out dice, {e['scenes_per_player']} scenes each")
+        for name in ("runtime", "runtime_enrolled"):
+            lines += _resting_rows(name, e[name])
     if "clips" in result:
         c = result["clips"]
         lines.append(

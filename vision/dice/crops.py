@@ -9,8 +9,8 @@ import numpy as np
 
 FRAME_SCALE = 0.5  # the finder's frame: 1280 x 720 becomes 640 x 360 (a d20 still spans 12-32 pixels)
 STRIDE = 4  # finder cells, in the finder's frame pixels
-READ_PX = 80  # the reader's square
-DIE_SPAN = 2.0  # the reader's square spans this many die sizes (the die fills the middle half)
+READ_PX = 96  # the reader's square
+DIE_SPAN = 1.6  # the reader's square spans this many die sizes (a die of 60 pixels: numerals of 10-15)
 # The reader's classes: no readable face (cocked, in the air, hidden, not a die), then every d6 and d20 face.
 CLASSES = ("none", *(f"D6:{v}" for v in range(1, 7)), *(f"D20:{v}" for v in range(1, 21)))
 

@@ -14,6 +14,7 @@ import math
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+import cv2
 import numpy as np
 
 from vision.synth.camera import Camera, apply_homography
@@ -30,7 +31,7 @@ from vision.synth.solids import (
     world_vertices,
 )
 
-DIE_PX = (24.0, 64.0)  # a d20's height in frame pixels, as a camera set up to watch the dice frames it
+DIE_PX = (32.0, 110.0)  # a d20's height in frame pixels, as a camera set up to watch the dice frames it
 MAX_DICE = 12
 COCKED_DEG = (12.0, 35.0)  # a die leaning on a card's edge or another die
 STATE_RATES = {"rest": 0.8, "cocked": 0.1, "air": 0.1}
@@ -69,10 +70,20 @@ def frame_for_dice(camera: Camera, d20_px: float) -> Camera:
     return replace(camera, height_mm=distance * math.cos(math.radians(camera.tilt_deg)))
 
 
+Looks = dict[str, SolidSpec]  # one player's dice: the d20 and the d6 every die of that kind looks like
+
+
 def dice_scene_spec(
-    rng: np.random.Generator, pieces: PieceSet, n_backgrounds: int, width: int, height: int, split: str | None
+    rng: np.random.Generator,
+    pieces: PieceSet,
+    n_backgrounds: int,
+    width: int,
+    height: int,
+    split: str | None,
+    looks: Looks | None = None,
 ) -> tuple[SceneSpec, list[str]]:
-    """A table with dice, and each die's state (in the order of the spec's solids)."""
+    """A table with dice, and each die's state (in the order of the spec's solids); with `looks`, every die is
+    the player's own of its kind (design, colours, size)."""
     cards = [c for c in pieces.codes if pieces.pieces[c].kind == "card"]
     size = pieces.pieces[cards[0]].size_mm
     base = random_spec(rng, 1, n_backgrounds, width, height, codes=cards, max_cards=12, piece_size_mm=size)
@@ -92,6 +103,8 @@ def dice_scene_spec(
             continue
         state = str(rng.choice(list(STATE_RATES), p=list(STATE_RATES.values())))
         die = random_solid(rng, kind, float(x), float(y), split=split)
+        if looks is not None:
+            die = wearing(die, looks[kind])
         if state == "cocked":
             axis = rotation_about((0, 0, 1), float(rng.uniform(0, 2 * math.pi))) @ np.array([1.0, 0.0, 0.0])
             tilt = rotation_about(axis, math.radians(float(rng.uniform(*COCKED_DEG))))
@@ -103,6 +116,28 @@ def dice_scene_spec(
         states.append(state)
     spec = replace(base, camera=camera, solids=tuple(dice), layout=f"dice+{base.layout}")
     return spec, states
+
+
+def wearing(die: SolidSpec, look: SolidSpec) -> SolidSpec:
+    """The die as `look`'s twin: its design, colours and size, at its own place and pose."""
+    return replace(die, variant=look.variant, colour=look.colour, ink=look.ink, size_mm=look.size_mm)
+
+
+def random_looks(rng: np.random.Generator, split: str) -> Looks:
+    """A player's dice: one d20 and one d6 of the split's looks."""
+    return {kind: random_solid(rng, kind, 0.0, 0.0, split=split) for kind in DIE_SIDES}
+
+
+def face_picture(rng: np.random.Generator, look: SolidSpec, value: int, n_backgrounds: int) -> SceneSpec:
+    """What a player shows the camera to enrol one face: the die alone on the table, that face up, near the middle
+    of a 1280 x 720 view framed as the dice scenes are."""
+    from vision.synth.scene import random_spec as table_spec
+
+    base = table_spec(rng, 1, n_backgrounds, 1280, 720, max_cards=1, hand_rate=0.0)
+    camera = frame_for_dice(base.camera, float(rng.uniform(36.0, 64.0)))
+    x, y = apply_homography(camera.image_to_table(), rng.uniform([560, 300], [720, 420])[None])[0]
+    die = wearing(random_solid(rng, look.kind, float(x), float(y), value), look)
+    return replace(base, camera=camera, cards=(), occluders=(), solids=(die,), layout="enrol-face")
 
 
 def _random_rotation(rng: np.random.Generator) -> np.ndarray:
@@ -143,7 +178,9 @@ class RenderedDice:
     rng: np.random.Generator
 
 
-def render_dice_scene(index: int, seed: int, root: Path, designs: list[str], split: str | None) -> RenderedDice:
+def render_dice_scene(
+    index: int, seed: int, root: Path, designs: list[str], split: str | None, looks: Looks | None = None
+) -> RenderedDice:
     """Scene `index` of the stream `seed`: a table of one of `designs` (Loot Roll piece folders under `root`)."""
     from vision.synth.backgrounds import load_table_textures
     from vision.synth.components import load_component
@@ -152,9 +189,24 @@ def render_dice_scene(index: int, seed: int, root: Path, designs: list[str], spl
     rng = np.random.default_rng([seed, index, 21])
     pieces = load_component(Path(root) / designs[int(rng.integers(0, len(designs)))])
     backgrounds = _BACKGROUNDS.setdefault("bg", load_table_textures())
-    spec, states = dice_scene_spec(rng, pieces, len(backgrounds), 1280, 720, split)
+    spec, states = dice_scene_spec(rng, pieces, len(backgrounds), 1280, 720, split, looks)
     scene = render_scene(spec, [pieces], backgrounds)
     return RenderedDice(scene, dice_truth(scene, states), rng)
+
+
+def write_face_pictures(folder: Path, looks: Looks, seed: int, table: PieceSet) -> None:
+    """An enrolment folder for `looks` (`vision.dice.enrol`): d20/1.png ... d20/20.png, d6/1.png ... d6/6.png
+    (`table`: any piece set; the pictures hold no card of it)."""
+    from vision.synth.backgrounds import load_table_textures
+    from vision.synth.scene import render_scene
+
+    backgrounds = _BACKGROUNDS.setdefault("bg", load_table_textures())
+    for kind, look in looks.items():
+        (folder / kind).mkdir(parents=True, exist_ok=True)
+        for value in range(1, DIE_SIDES[kind] + 1):
+            rng = np.random.default_rng([seed, value, DIE_SIDES[kind], 22])
+            scene = render_scene(face_picture(rng, look, value, len(backgrounds)), [table], backgrounds)
+            cv2.imwrite(str(folder / kind / f"{value}.png"), scene.image)
 
 
 _BACKGROUNDS: dict = {}  # per process: the table photographs, loaded once
