@@ -6,9 +6,10 @@
 #   2. dice scenes (vision.train.dice_data): 300 of validation dice and tables, 2,400 of training ones. Dice designs,
 #      numeral fonts, body colours and materials are split too (vision.synth.solids.random_solid): no test die's
 #      look is ever rendered here;
-#   3. the finder (25 min) and the reader (60 min) side by side, one core each; their ONNX graphs; the finder's
-#      cut-off, the reader's temperature and confidence floor chosen on the validation dice (vision.train.tune_dice).
-# About 1.3 hours here: designs 1 min, scenes 17, nets 60, tuning 1.
+#   3. the finder (20 min) and the reader (55 min) side by side, one core each; their ONNX graphs; the
+#      finder's cut-off, the reader's temperature, confidence floor and number of looks chosen on the validation dice
+#      (vision.train.tune_dice).
+# About 1.4 hours here: designs 1 min, scenes 21, nets 55, tuning 2.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 T=${TRAIN_PYTHON:-.venv-train/bin/python}
@@ -21,9 +22,9 @@ P="$OUT/pieces/loot-roll"
 $R -m vision.train.dice_data "$OUT/dice/val" --pieces "$P" --split val --n 300 --seed 2
 $R -m vision.train.dice_data "$OUT/dice/train" --pieces "$P" --split train --n 2400 --seed 1
 $T -m vision.train.dice_net train --net finder --data "$OUT/dice/train" --val "$OUT/dice/val" \
-  --out "$OUT/runs/dice-finder" --minutes 25 --batch 12 --threads 1 &
+  --out "$OUT/runs/dice-finder" --minutes 20 --batch 12 --threads 1 &
 $T -m vision.train.dice_net train --net reader --data "$OUT/dice/train" --val "$OUT/dice/val" \
-  --out "$OUT/runs/dice-reader" --minutes 60 --batch 32 --threads 1
+  --out "$OUT/runs/dice-reader" --minutes 55 --batch 32 --threads 1
 wait
 mkdir -p "$M/checkpoints"
 for net in finder reader; do

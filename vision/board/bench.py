@@ -171,14 +171,9 @@ def run_cube_bench(
     workers: int = 2,
 ) -> dict:
     from vision.synth.art.the_loop import era_regions
-    from vision.synth.components import design_folders, load_component
+    from vision.synth.components import load_component, split_design_names
 
-    designs = [p.name for p in design_folders(pieces_root, split, "the-loop")]
-    if not designs:
-        raise FileNotFoundError(
-            f"{pieces_root}: no {split} designs of the-loop (tabletop synth pieces --game the-loop --designs 20 "
-            f"--out {pieces_root})"
-        )
+    designs = split_design_names(pieces_root, split, "the-loop")
     jobs = [(i, seed, str(pieces_root), designs) for i in range(scenes)]
     rendered: list[BoardScene] = []
     with Pool(workers) as pool:

@@ -114,14 +114,9 @@ def run_dice_bench(
     enrol_players: int = 0,
     enrol_scenes: int = 40,
 ) -> dict:
-    from vision.synth.components import design_folders
+    from vision.synth.components import split_design_names
 
-    designs = [p.name for p in design_folders(pieces_root, split, "loot-roll")]
-    if not designs:
-        raise FileNotFoundError(
-            f"{pieces_root}: no {split} designs of loot-roll (tabletop synth pieces --game loot-roll --designs 20 "
-            f"--out {pieces_root})"
-        )
+    designs = split_design_names(pieces_root, split, "loot-roll")
     reader = DiceReader(models)
     frames: list[BenchFrame] = []
     with Pool(workers) as pool:
@@ -188,18 +183,23 @@ def run_enrol_bench(
 ) -> dict:
     """Per player: a held-out d20 and d6 look, one enrolment picture per face (`dice_scenes.write_face_pictures`),
     then `scenes` scenes of only that player's dice, read with and without the enrolment, on the same frames."""
-    from vision.dice.enrol import enrol_dice
+    from vision.dice.enrol import DiceEnrolError, enrol_dice
     from vision.synth.components import load_component
     from vision.synth.dice_scenes import random_looks, write_face_pictures
 
     plain = DiceReader(models)
     tallies = {"runtime": DiceTally(), "runtime_enrolled": DiceTally()}
+    refused: list[str] = []
     for player in range(players):
         looks = random_looks(np.random.default_rng([seed, player, 23]), split)
         table = load_component(pieces_root / designs[player % len(designs)])
         with tempfile.TemporaryDirectory() as tmp:
             write_face_pictures(Path(tmp), looks, seed + player, table)
-            enrolled = DiceReader(models, enrol_dice(Path(tmp), plain))
+            try:
+                enrolled = DiceReader(models, enrol_dice(Path(tmp), plain))
+            except DiceEnrolError as err:  # the player would be told so and asked for another picture
+                refused.append(f"player {player}: {str(err).replace(tmp, 'FOLDER')}")
+                continue
         jobs = [(10_000 * (player + 1) + i, seed, str(pieces_root), designs, split, looks) for i in range(scenes)]
         with Pool(workers) as pool:
             for done, frame in enumerate(pool.imap(render_look_frame, jobs), 1):
@@ -208,7 +208,12 @@ def run_enrol_bench(
                     tallies[name].add(frame.dice, [(r.x, r.y, r.label) for r in reader.read(image)])
                 if progress:
                     progress("enrolled dice scenes", player * scenes + done, players * scenes)
-    return {"players": players, "scenes_per_player": scenes, **{k: t.to_json() for k, t in tallies.items()}}
+    return {
+        "players": players,
+        "scenes_per_player": scenes,
+        "enrolment_refused": refused,
+        **{k: t.to_json() for k, t in tallies.items()},
+    }
 
 
 def run_clip_bench(
@@ -222,7 +227,7 @@ def run_clip_bench(
 ) -> dict:
     """Roll clips read frame by frame through the watcher: values given while a die moves (must be none), and for
     each die that comes to rest, whether its value is given, right, and how many frames after it settled."""
-    from vision.synth.clips import plan_roll_clip, render_clip
+    from vision.synth.clips import ClipError, plan_roll_clip, render_clip
     from vision.synth.components import load_component
     from vision.synth.video import read_states
 
@@ -233,8 +238,16 @@ def run_clip_bench(
         rng = np.random.default_rng([seed, c, 77])
         pieces = load_component(pieces_root / designs[int(rng.integers(0, len(designs)))])
         kind = "d6" if rng.random() < 0.35 else "d20"
-        d20_px = float(np.exp(rng.uniform(*np.log(DIE_PX))))  # framed as the still scenes are
-        clip = plan_roll_clip(10_000 + seed * 1000 + c, pieces, kind, split=split, d20_px=d20_px)
+        clip = None
+        for attempt in range(10):  # a close camera can leave no room below the frame for the thrower's hand
+            d20_px = float(np.exp(rng.uniform(*np.log(DIE_PX))))  # framed as the still scenes are
+            try:
+                clip = plan_roll_clip(10_000 + seed * 1000 + 37 * c + attempt, pieces, kind, split=split, d20_px=d20_px)
+                break
+            except ClipError:
+                continue
+        if clip is None:
+            raise ClipError(f"roll clip {c}: no throw could be planned in 10 framings")
         with tempfile.TemporaryDirectory() as tmp:
             render_clip(clip, pieces, tmp, progress=False)
             capture = cv2.VideoCapture(str(Path(tmp) / "video.mp4"))
@@ -316,6 +329,7 @@ def format_dice_table(result: dict) -> str:
     if "enrolled" in result:
         e = result["enrolled"]
         lines.append(f"enrolled dice: {e['players']} players' held-out dice, {e['scenes_per_player']} scenes each")
+        lines += [f"  enrolment refused: {why}" for why in e["enrolment_refused"]]
         for name in ("runtime", "runtime_enrolled"):
             lines += _resting_rows(name, e[name])
     if "clips" in result:

@@ -111,17 +111,23 @@ def face_pictures(folder: Path) -> dict[str, dict[int, Path]]:
 
 
 def enrol_dice(folder: Path, reader: DiceReader) -> EnrolledDice:
-    """Prototypes of every face of every kind in the folder (`face_pictures`)."""
-    faces: dict[str, np.ndarray] = {}
+    """Prototypes of every face of every kind in the folder (`face_pictures`). Every picture is read before any
+    die is looked for, so a bad file is named before the slower work starts."""
+    images: dict[str, list[np.ndarray]] = {}
     for kind, pictures in face_pictures(folder).items():
-        protos = []
+        images[kind] = []
         for value in range(1, SIDES[kind] + 1):
-            path = pictures[value]
-            image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+            image = cv2.imread(str(pictures[value]), cv2.IMREAD_COLOR)
             if image is None:
-                raise DiceEnrolError(f"{path}: unreadable picture (expected a JPEG, PNG, BMP or WebP file)")
+                raise DiceEnrolError(f"{pictures[value]}: unreadable picture (expected a JPEG, PNG, BMP or WebP file)")
+            images[kind].append(image)
+    faces: dict[str, np.ndarray] = {}
+    for kind, shown in images.items():
+        protos = []
+        for value, image in enumerate(shown, 1):
             found = reader.finder.find(image)
             if not found:
+                path = face_pictures(folder)[kind][value]
                 raise DiceEnrolError(f"{path}: no die found in the picture (face {value} of the {kind})")
             die = max(found, key=lambda f: f.score)
             squares = np.stack(

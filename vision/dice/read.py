@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -17,7 +18,7 @@ from vision.dice.enrol import EnrolledDice
 from vision.dice.find import DEFAULT_PEAK, DiceFinder, FoundDie
 
 READER_FILE = "dice-reader.onnx"
-THRESHOLDS_FILE = "dice-thresholds.json"  # {"peak", "temperature", "confidence"}
+THRESHOLDS_FILE = "dice-thresholds.json"  # {"peak", "temperature", "confidence", "turns"}
 UNREAD = "DIE"  # the label of a die whose face is not read
 
 
@@ -33,11 +34,7 @@ class DieReading:
 
     @property
     def value(self) -> int | None:
-        return int(self.label.split(":")[1]) if ":" in self.label else None
-
-    @property
-    def kind(self) -> str | None:
-        return self.label.split(":")[0].lower() if ":" in self.label else None
+        return value_of(self.label)
 
     def to_json(self) -> dict:
         return {
@@ -49,9 +46,27 @@ class DieReading:
         }
 
 
+def value_of(label: str) -> int | None:
+    """The face a die's label names (`D20:17` -> 17), None for UNREAD."""
+    return int(label.split(":")[1]) if ":" in label else None
+
+
 def reader_input(crops: np.ndarray) -> np.ndarray:
     """(n, 3, READ_PX, READ_PX) float32 from (n, READ_PX, READ_PX, 3) BGR squares, centred on 0."""
     return np.ascontiguousarray((crops.astype(np.float32) / 255.0 - 0.5).transpose(0, 3, 1, 2))
+
+
+def run_reader(session: Any, squares: np.ndarray, turns: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    """The reader's logits and features for (n, READ_PX, READ_PX, 3) squares, each averaged over `turns` quarter
+    turns of the square (a die's face may point any way: looking again, turned, evens out a bad angle)."""
+    logits, features = [], []
+    for k in range(0, len(squares), 64):
+        batch = squares[k : k + 64]
+        looks = np.concatenate([np.rot90(batch, t, axes=(1, 2)) for t in range(turns)])
+        out = session.run(None, {"x": reader_input(looks)})
+        logits.append(out[0].reshape(turns, len(batch), -1).mean(axis=0))
+        features.append(out[1].reshape(turns, len(batch), -1).mean(axis=0))
+    return np.concatenate(logits), np.concatenate(features)
 
 
 def softmax(logits: np.ndarray, temperature: float = 1.0) -> np.ndarray:
@@ -82,6 +97,7 @@ class DiceSettings:
     peak: float = DEFAULT_PEAK
     temperature: float = 1.0
     confidence: float = 0.5
+    turns: int = 1  # the reader looks at each square this many times, turned by quarter turns, and averages
 
     @classmethod
     def load(cls, models: Path) -> DiceSettings:
@@ -89,7 +105,9 @@ class DiceSettings:
         if not path.is_file():
             return cls()
         data = json.loads(path.read_text())
-        return cls(float(data["peak"]), float(data["temperature"]), float(data["confidence"]))
+        return cls(
+            float(data["peak"]), float(data["temperature"]), float(data["confidence"]), int(data.get("turns", 1))
+        )
 
 
 class DiceReader:
@@ -105,12 +123,7 @@ class DiceReader:
         self.enrolled = enrolled
 
     def _run(self, squares: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        logits, features = [], []
-        for k in range(0, len(squares), 64):
-            out = self.session.run(None, {"x": reader_input(squares[k : k + 64])})
-            logits.append(out[0])
-            features.append(out[1])
-        return np.concatenate(logits), np.concatenate(features)
+        return run_reader(self.session, squares, self.settings.turns)
 
     def features(self, squares: np.ndarray) -> np.ndarray:
         return self._run(squares)[1]

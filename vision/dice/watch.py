@@ -11,10 +11,10 @@ import math
 from collections import deque
 from dataclasses import dataclass, field
 
-from vision.dice.read import UNREAD, DieReading
+from vision.dice.read import UNREAD, DieReading, value_of
 
-STILL_SHARE = 0.08  # a die at rest wobbles in the finder by less than this share of its size
-STILL_FRAMES = 5  # about 0.17 s at 30 frames a second
+STILL_SHARE = 0.04  # a die at rest wobbles in the finder by less than this share of its size
+STILL_FRAMES = 8  # about 0.27 s at 30 frames a second (5 and 8% let a die crawling to rest be read: session 33)
 MATCH_SHARE = 0.7  # a reading belongs to a die within this share of its size of where it was
 LOST_FRAMES = 8  # a die not seen for this many frames is forgotten (a hand may pass over it meanwhile)
 
@@ -44,7 +44,7 @@ class WatchedDie:
 
     @property
     def value(self) -> int | None:
-        return int(self.label.split(":")[1]) if ":" in self.label else None
+        return value_of(self.label)
 
     def to_json(self) -> dict:
         return {

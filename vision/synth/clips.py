@@ -59,8 +59,8 @@ from games.the_loop.eras import CODES as ERA_CODES
 from games.the_loop.foo import landing_eras
 from vision.synth.backgrounds import TableTexture, load_table_textures
 from vision.synth.camera import Camera, apply_homography, card_to_table
-from vision.synth.effects import EffectParams, cast_shadow, finish
 from vision.synth.dice_scenes import frame_for_dice
+from vision.synth.effects import EffectParams, cast_shadow, finish
 from vision.synth.game_scenes import era_polygons, random_game_spec
 from vision.synth.occluders import OccluderSpec, Patch, random_occluder
 from vision.synth.pieces import PieceSet

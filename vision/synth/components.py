@@ -56,6 +56,17 @@ def design_folders(root: Path, split: str, game: str | None = None) -> list[Path
     return found
 
 
+def split_design_names(root: Path, split: str, game: str, designs: int = 20) -> list[str]:
+    """The names of `game`'s design folders under `root` in `split`; none is an error that says how to make them."""
+    names = [p.name for p in design_folders(root, split, game)]
+    if not names:
+        raise FileNotFoundError(
+            f"{root}: no {split} designs of {game} (tabletop synth pieces --game {game} --designs {designs} --out "
+            f"{root})"
+        )
+    return names
+
+
 def _render_one(job: tuple[str, str, int, float]) -> str:
     game, out, design, px_per_mm = job
     folder = design_dir(Path(out), game, design)
