@@ -262,7 +262,7 @@ def run_clip_bench(
                     if solid["box"] is None:
                         continue
                     x1, y1, x2, y2 = solid["box"]
-                    mine = [w for w in watched if x1 <= w.x <= x2 and y1 <= w.y <= y2 and w.settled]
+                    mine = [w for w in watched if x1 <= w.reading.x <= x2 and y1 <= w.reading.y <= y2 and w.settled]
                     if solid["moving"]:
                         moving_frames += 1
                         read_while_moving += bool(mine)

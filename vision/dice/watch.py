@@ -11,7 +11,7 @@ import math
 from collections import deque
 from dataclasses import dataclass, field
 
-from vision.dice.read import UNREAD, DieReading, value_of
+from vision.dice.read import UNREAD, DieReading
 
 STILL_SHARE = 0.04  # a die at rest wobbles in the finder by less than this share of its size
 STILL_FRAMES = 8  # about 0.27 s at 30 frames a second (5 and 8% let a die crawling to rest be read: session 33)
@@ -32,30 +32,22 @@ class _Track:
 
 @dataclass(frozen=True)
 class WatchedDie:
-    """A die as the watcher sees it now: `value` and `label` are set only when it is `settled`."""
+    """A die as the watcher sees it now: its reading's label is a face only when it is `settled`, else UNREAD."""
 
     id: int
     settled: bool
-    label: str  # D20:17 when settled and read, else UNREAD
-    confidence: float
-    x: float
-    y: float
-    size: float
+    reading: DieReading
+
+    @property
+    def label(self) -> str:
+        return self.reading.label
 
     @property
     def value(self) -> int | None:
-        return value_of(self.label)
+        return self.reading.value
 
     def to_json(self) -> dict:
-        return {
-            "id": self.id,
-            "settled": self.settled,
-            "label": self.label,
-            "value": self.value,
-            "confidence": round(self.confidence, 4),
-            "center": [round(self.x, 1), round(self.y, 1)],
-            "size_px": round(self.size, 1),
-        }
+        return {"id": self.id, "settled": self.settled, **self.reading.to_json()}
 
 
 @dataclass
@@ -101,4 +93,5 @@ class DiceWatcher:
         )
         settled = still and last.label != UNREAD
         confidence = min(r.confidence for r in history) if settled else last.confidence
-        return WatchedDie(track.id, settled, last.label if settled else UNREAD, confidence, last.x, last.y, last.size)
+        label = last.label if settled else UNREAD
+        return WatchedDie(track.id, settled, DieReading(label, confidence, last.x, last.y, last.size))
