@@ -42,7 +42,9 @@ class BenchFrame:
     dice: list[dict]  # DieTruth.to_json()
 
 
-def render_frame(job: tuple[int, int, str, list[str], str]) -> BenchFrame:
+def render_frame(job: tuple) -> BenchFrame:
+    """One bench scene (`dice_scenes.render_dice_scene`'s arguments, with or without a player's looks), as the
+    camera would hand it over (JPEG), with its truth."""
     from vision.synth.dice_scenes import render_dice_scene
 
     rendered = render_dice_scene(*job)
@@ -160,16 +162,6 @@ def run_dice_bench(
     return result
 
 
-def render_look_frame(job: tuple[int, int, str, list[str], str, dict]) -> BenchFrame:
-    """A bench scene whose dice are all one player's (`dice_scenes.Looks`)."""
-    from vision.synth.dice_scenes import render_dice_scene
-
-    rendered = render_dice_scene(*job)
-    ok, jpeg = cv2.imencode(".jpg", rendered.scene.image, [cv2.IMWRITE_JPEG_QUALITY, 92])
-    assert ok, "JPEG encoding of a frame failed"
-    return BenchFrame(jpeg.tobytes(), [d.to_json() for d in rendered.dice])
-
-
 def run_enrol_bench(
     pieces_root: Path,
     designs: list[str],
@@ -202,7 +194,7 @@ def run_enrol_bench(
                 continue
         jobs = [(10_000 * (player + 1) + i, seed, str(pieces_root), designs, split, looks) for i in range(scenes)]
         with Pool(workers) as pool:
-            for done, frame in enumerate(pool.imap(render_look_frame, jobs), 1):
+            for done, frame in enumerate(pool.imap(render_frame, jobs), 1):
                 image = cv2.imdecode(np.frombuffer(frame.jpeg, np.uint8), cv2.IMREAD_COLOR)
                 for name, reader in (("runtime", plain), ("runtime_enrolled", enrolled)):
                     tallies[name].add(frame.dice, [(r.x, r.y, r.label) for r in reader.read(image)])

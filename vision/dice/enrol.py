@@ -113,8 +113,9 @@ def face_pictures(folder: Path) -> dict[str, dict[int, Path]]:
 def enrol_dice(folder: Path, reader: DiceReader) -> EnrolledDice:
     """Prototypes of every face of every kind in the folder (`face_pictures`). Every picture is read before any
     die is looked for, so a bad file is named before the slower work starts."""
+    listed = face_pictures(folder)
     images: dict[str, list[np.ndarray]] = {}
-    for kind, pictures in face_pictures(folder).items():
+    for kind, pictures in listed.items():
         images[kind] = []
         for value in range(1, SIDES[kind] + 1):
             image = cv2.imread(str(pictures[value]), cv2.IMREAD_COLOR)
@@ -127,8 +128,7 @@ def enrol_dice(folder: Path, reader: DiceReader) -> EnrolledDice:
         for value, image in enumerate(shown, 1):
             found = reader.finder.find(image)
             if not found:
-                path = face_pictures(folder)[kind][value]
-                raise DiceEnrolError(f"{path}: no die found in the picture (face {value} of the {kind})")
+                raise DiceEnrolError(f"{listed[kind][value]}: no die found in the picture (face {value} of the {kind})")
             die = max(found, key=lambda f: f.score)
             squares = np.stack(
                 [square(image, (die.x, die.y), DIE_SPAN * die.size * s, READ_PX, a) for a in ANGLES for s in SCALES]

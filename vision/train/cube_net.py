@@ -119,14 +119,15 @@ class Batches:
             x = net_input(np.clip(cut, 0, 255).astype(np.uint8), np.clip(ref, 0, 255).astype(np.uint8))[0]
             k = int(self.rng.integers(0, 4))
             flip = bool(self.rng.random() < 0.5)
-            x, heat, weight = (_turn(a, k, flip) for a in (x, heat, weight))
+            x, heat, weight = (turned(a, k, flip) for a in (x, heat, weight))
             xs.append(x)
             hs.append(heat)
             ws.append(weight)
         return torch.from_numpy(np.stack(xs)), torch.from_numpy(np.stack(hs)), torch.from_numpy(np.stack(ws))
 
 
-def _turn(a: np.ndarray, k: int, flip: bool) -> np.ndarray:
+def turned(a: np.ndarray, k: int, flip: bool) -> np.ndarray:
+    """A (channels, H, W) array turned by k quarter turns and mirrored: inputs and targets alike."""
     a = np.rot90(a, k, axes=(1, 2))
     return np.ascontiguousarray(a[:, :, ::-1] if flip else a)
 

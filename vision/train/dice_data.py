@@ -28,6 +28,7 @@ WINDOW_SPAN = 2 * DIE_SPAN  # a stored window spans this many die sizes: room fo
 WINDOW_PX = 2 * READ_PX
 NEGATIVES = 2  # windows around nothing per scene (the reader learns to say "none" to a finder's false find)
 STATES = ("rest", "cocked", "air")
+FACE_SEEN = 0.8  # a resting die is taught (and tuned on) its value when this much of its top face shows
 
 
 @dataclass

@@ -30,14 +30,13 @@ from vision.dice.find import SIZE_UNIT, finder_input, found_dice
 from vision.dice.read import reader_input
 from vision.train.budget import add_budget_args, export_onnx, resume, train_for_budget, train_or_export
 from vision.train.corner_net import conv_bn, focal_loss
-from vision.train.cube_net import dilated
-from vision.train.dice_data import WINDOW_PX, DiceScene, jittered_square, load_scenes
+from vision.train.cube_net import dilated, turned
+from vision.train.dice_data import FACE_SEEN, WINDOW_PX, DiceScene, jittered_square, load_scenes
 from vision.train.heatmaps import heat_targets
 
 PATCH = 192  # finder training patches, finder-frame pixels (a multiple of STRIDE)
 SIGMA = 1.0  # heat-map peak, cells
 SEEN = 0.4  # a die at least this visible is taught as a die
-FACE_SEEN = 0.8  # a resting die is taught its value when this much of its top face shows
 HIDDEN = 0.4  # and taught "none" when less than this shows (between the two it is not taught)
 
 
@@ -154,18 +153,13 @@ class FinderBatches:
                     mask[0, iy, ix] = 1.0
             x = finder_input(patch)[0]
             k, flip = int(self.rng.integers(0, 4)), bool(self.rng.random() < 0.5)
-            x, heat, weight, size, mask = (_turn(a, k, flip) for a in (x, heat, weight, size, mask))
+            x, heat, weight, size, mask = (turned(a, k, flip) for a in (x, heat, weight, size, mask))
             xs.append(x)
             hs.append(heat)
             ws.append(weight)
             ss.append(size)
             ms.append(mask)
         return tuple(torch.from_numpy(np.stack(a)) for a in (xs, hs, ws, ss, ms))
-
-
-def _turn(a: np.ndarray, k: int, flip: bool) -> np.ndarray:
-    a = np.rot90(a, k, axes=(1, 2))
-    return np.ascontiguousarray(a[:, :, ::-1] if flip else a)
 
 
 class ReaderBatches:

@@ -18,14 +18,13 @@ import numpy as np
 from vision.dice.find import FINDER_FILE, finder_input, found_dice
 from vision.dice.read import READER_FILE, THRESHOLDS_FILE, run_reader, softmax
 from vision.recognise.models import session
-from vision.train.dice_data import jittered_square, load_scenes
+from vision.train.dice_data import FACE_SEEN, jittered_square, load_scenes
 
 PEAKS = tuple(round(float(v), 2) for v in np.arange(0.1, 0.75, 0.05))
 TEMPERATURES = tuple(round(float(v), 2) for v in np.arange(0.5, 3.01, 0.1))
 FLOORS = tuple(round(float(v), 3) for v in np.arange(0.3, 0.995, 0.01))
 WRONG_COST = 3.0
 TURNS = (1, 4)  # one look, or four a quarter turn apart (four times the reader's work)
-FACE_SEEN = 0.8
 
 
 def tune_peak(net, scenes) -> tuple[float, dict]:  # noqa: ANN001 - an ONNX session and DiceScenes
