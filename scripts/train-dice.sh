@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
-# Trains the dice finder and reader (issue 21, models/dice.md) on this 2-core CPU, resumably: run it again after an
-# interruption and every finished step is kept, each net resumes from its last checkpoint. Needs scripts/setup.sh and
+# Trains the dice nets (issue 21, models/dice.md) on this 2-core CPU, resumably: run it again after an interruption
+# and every finished step is kept, each net resumes from its last checkpoint. Needs scripts/setup.sh and
 # scripts/setup-train.sh (or TRAIN_PYTHON: a Python with torch and onnx).
 #   1. Loot Roll's procedural designs (tabletop synth pieces): the tables the dice lie on, split by design number;
-#   2. dice scenes (vision.train.dice_data): 300 of validation dice and tables, 2,400 of training ones. Dice designs,
+#   2. dice scenes (vision.train.dice_data): 300 of validation dice and tables, 3,000 of training ones. Dice designs,
 #      numeral fonts, body colours and materials are split too (vision.synth.solids.random_solid): no test die's
 #      look is ever rendered here;
-#   3. the finder (20 min) and the reader (55 min) side by side, one core each; their ONNX graphs; the
-#      finder's cut-off, the reader's temperature, confidence floor and number of looks chosen on the validation dice
-#      (vision.train.tune_dice).
-# About 1.4 hours here: designs 1 min, scenes 21, nets 55, tuning 2.
+#   3. the face finder (60 min) and the face reader (60 min) side by side, one core each, then the finder (20 min);
+#      their ONNX graphs; the finder's cut-off, the face reader's temperature and the confidence floor chosen on the
+#      validation dice (vision.train.tune_dice).
+# About 1.9 hours here: designs 1 min, scenes 26, nets 80, tuning 3.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 T=${TRAIN_PYTHON:-.venv-train/bin/python}
@@ -17,20 +17,23 @@ R=.venv/bin/python
 OUT=${OUT:-out}
 M=${MODELS:-models}
 P="$OUT/pieces/loot-roll"
+D="$OUT/dice-v3"
 
 .venv/bin/tabletop synth pieces --game loot-roll --designs 20 --out "$P" --workers 2
-$R -m vision.train.dice_data "$OUT/dice/val" --pieces "$P" --split val --n 300 --seed 2
-$R -m vision.train.dice_data "$OUT/dice/train" --pieces "$P" --split train --n 2400 --seed 1
-$T -m vision.train.dice_net train --net finder --data "$OUT/dice/train" --val "$OUT/dice/val" \
-  --out "$OUT/runs/dice-finder" --minutes 20 --batch 12 --threads 1 &
-$T -m vision.train.dice_net train --net reader --data "$OUT/dice/train" --val "$OUT/dice/val" \
-  --out "$OUT/runs/dice-reader" --minutes 55 --batch 32 --threads 1
+$R -m vision.train.dice_data "$D/val" --pieces "$P" --split val --n 300 --seed 2
+$R -m vision.train.dice_data "$D/train" --pieces "$P" --split train --n 3000 --seed 1
+$T -m vision.train.dice_net train --net faces --data "$D/train" --val "$D/val" \
+  --out "$OUT/runs/dice-faces" --minutes 60 --batch 32 --threads 1 &
+$T -m vision.train.dice_net train --net reader --data "$D/train" --val "$D/val" \
+  --out "$OUT/runs/dice-reader" --minutes 60 --batch 64 --threads 1
 wait
+$T -m vision.train.dice_net train --net finder --data "$D/train" --val "$D/val" \
+  --out "$OUT/runs/dice-finder" --minutes 20 --batch 12 --threads 2
 mkdir -p "$M/checkpoints"
-for net in finder reader; do
+for net in finder faces reader; do
   cp "$OUT/runs/dice-$net/last.pt" "$M/checkpoints/dice-$net.last.pt"
   cp "$OUT/runs/dice-$net/curve.jsonl" "$M/checkpoints/dice-$net.curve.jsonl"
   $T -m vision.train.dice_net export --run "$OUT/runs/dice-$net" --onnx "$M/dice-$net.onnx"
 done
-$R -m vision.train.tune_dice --val "$OUT/dice/val" --models "$M"
-echo "train-dice: done: $M/dice-finder.onnx, $M/dice-reader.onnx, $M/dice-thresholds.json"
+$R -m vision.train.tune_dice --val "$D/val" --models "$M"
+echo "train-dice: done: $M/dice-finder.onnx, $M/dice-faces.onnx, $M/dice-reader.onnx, $M/dice-thresholds.json"

@@ -11,12 +11,13 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.dice.crops import CLASSES, class_of, square
+from vision.dice.crops import CLASSES, FACE_PX, class_of, face_corners, face_picture, ordered, square
 from vision.dice.enrol import DiceEnrolError, EnrolledDice, face_pictures
 from vision.dice.read import UNREAD, DieReading, label_of
 from vision.dice.watch import STILL_FRAMES, DiceWatcher
 from vision.recognise.models import models_dir
 from vision.synth import solids as S
+from vision.synth.legibility import LEGIBLE
 
 FIND_FLOOR = 0.8  # share of resting, wholly seen held-out dice the shipped finder must find (the bench measures)
 WRONG_CEILING = 0.1  # ... and the share the reader may name wrongly: unsure, it must say unread, not guess
@@ -121,7 +122,68 @@ def test_dice_scenes_report_dice_in_frame_with_their_truth(loot_roll_test: Path)
         x, y = die.centre_px
         assert -die.size_px < x < 1280 + die.size_px and -die.size_px < y < 720 + die.size_px
         assert 10 < die.size_px < 200
+        if die.state == "rest":  # its top face: a d20's three corners, a d6's four, on the die, going round
+            corners = np.array(die.top_face)
+            assert len(corners) == {"d20": 3, "d6": 4}[die.kind]
+            assert np.abs(corners - die.centre_px).max() < die.size_px
+            assert np.array_equal(ordered(corners), corners)
+            assert die.legibility is None or -1 <= die.legibility <= 1
+        else:
+            assert die.top_face == () and die.legibility is None
     assert COCKED_DEG[0] > 10  # a cocked die leans visibly: no face is up
+    measured = [d.legibility for d in rendered.dice if d.legibility is not None]
+    assert measured and max(measured) > LEGIBLE, "a face wholly in view in a sharp frame is legible"
+
+
+def _triangle_face(image: np.ndarray, corners: np.ndarray) -> None:
+    """A white face with a black bar from its first corner towards the opposite side: which way a face points."""
+    cv2.fillPoly(image, [np.round(corners * 16).astype(np.int32)], (255, 255, 255), cv2.LINE_AA, 4)
+    tip, middle = corners[0], corners[1:].mean(axis=0)
+    cv2.line(
+        image,
+        tuple(np.round(tip + 0.2 * (middle - tip)).astype(int)),
+        tuple(np.round(middle - 0.2 * (middle - tip)).astype(int)),
+        (0, 0, 0),
+        3,
+    )
+
+
+def test_a_face_is_warped_onto_the_canonical_face_in_each_of_its_turns() -> None:
+    image = np.full((200, 200, 3), 60, np.uint8)
+    turn = np.array([[np.cos(0.7), -np.sin(0.7)], [np.sin(0.7), np.cos(0.7)]])
+    canonical = face_corners(3)
+    corners = (canonical - FACE_PX / 2) @ (1.6 * turn.T) * np.array([1.0, 0.8]) + [100, 90]  # tilted, turned
+    corners = ordered(corners)
+    _triangle_face(image, corners)
+    pictures = [face_picture(image, corners, t) for t in range(3)]
+    shuffled = face_picture(image, corners[[2, 0, 1]][::-1].copy(), 0)  # any order in: the same corners out
+    assert any(np.array_equal(shuffled, p) for p in pictures)
+    inside = np.zeros((FACE_PX, FACE_PX), np.uint8)
+    cv2.fillPoly(inside, [np.round(canonical).astype(np.int32)], 1)
+    for picture in pictures:
+        grey = picture[..., 0].astype(float)
+        assert grey[inside > 0].mean() > 150 and grey[inside == 0].mean() < 100  # the face fills the triangle
+    bars = [np.argwhere(p[..., 0] < 40) for p in pictures]  # the bar, turned a third each time
+    directions = [np.degrees(np.arctan2(*(b.mean(axis=0) - FACE_PX / 2))) for b in bars]
+    steps = sorted(round(((directions[(k + 1) % 3] - directions[k]) % 360) / 120) for k in range(3))
+    assert steps in ([1, 1, 1], [2, 2, 2])  # each turn a third further round, all the same way
+    square_corners = face_corners(4)
+    assert np.allclose(np.ptp(square_corners, axis=0), 0.72 * FACE_PX)  # a d6's face keeps a margin
+
+
+def test_face_legibility_falls_with_blur() -> None:
+    from vision.synth.legibility import face_legibility
+
+    clean = np.full((120, 120, 3), 60, np.uint8)
+    corners = ordered(face_corners(3) * 2.0 + 20)
+    _triangle_face(clean, corners)
+    cv2.putText(clean, "17", (45, 75), cv2.FONT_HERSHEY_SIMPLEX, 0.6, (0, 0, 0), 2)
+    frame = np.zeros((300, 300, 3), np.uint8)
+    frame[50:170, 70:190] = clean
+    at = corners + np.array([70, 50])
+    sharp = face_legibility(frame, clean, (70, 50), at)
+    smeared = face_legibility(cv2.GaussianBlur(frame, (0, 0), 6.0), clean, (70, 50), at)
+    assert sharp > 0.95 and smeared < LEGIBLE < sharp
 
 
 def _write_faces(folder: Path, kind: str, faces: range, ext: str = ".png") -> None:

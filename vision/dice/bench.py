@@ -27,10 +27,11 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.dice.crops import DIE_SPAN, READ_PX, square
+from vision.dice.find import FoundDie
 from vision.dice.read import UNREAD, DiceReader, label_of
 from vision.dice.watch import DiceWatcher
 from vision.synth.dice_scenes import DIE_PX
+from vision.synth.legibility import LEGIBLE
 
 SEEN = 0.9  # a resting die is scored when this much of it, and of its top face, shows
 HIDDEN = 0.4  # a die with less of its top face showing must not be given a value
@@ -58,9 +59,10 @@ class DiceTally:
     """Outcomes per die: resting dice by kind (right, wrong value, found but unread, not found), and how often a
     die that shows no value (cocked, in the air, hidden) or a find of no die at all was given one."""
 
-    resting: dict[str, dict[str, int]] = field(
-        default_factory=lambda: {k: dict.fromkeys(("right", "wrong", "unread", "missed"), 0) for k in ("d6", "d20")}
-    )
+    resting: dict[str, dict[str, int]] = field(default_factory=lambda: _outcomes())
+    legible: dict[str, dict[str, int]] = field(default_factory=lambda: _outcomes())  # those whose top face the
+    # camera left legible (`legibility.face_legibility` >= LEGIBLE): blur, glare and a few pixels leave the rest
+    # unreadable to anyone
     no_face: dict[str, int] = field(default_factory=lambda: {"dice": 0, "given_value": 0})
     hidden: dict[str, int] = field(default_factory=lambda: {"dice": 0, "given_value": 0})
     false_finds: dict[str, int] = field(default_factory=lambda: {"finds": 0, "given_value": 0})
@@ -93,15 +95,22 @@ class DiceTally:
                     else "wrong"
                 )
                 self.resting[die["kind"]][outcome] += 1
+                if (die.get("legibility") or 0.0) >= LEGIBLE:
+                    self.legible[die["kind"]][outcome] += 1
         self.false_finds["finds"] += len(free)
         self.false_finds["given_value"] += sum(said[i][2] != UNREAD for i in free)
 
     def to_json(self) -> dict:
-        out: dict = {"resting": {}}
-        for kind, counts in self.resting.items():
-            total = sum(counts.values())
-            out["resting"][kind] = {**counts, "dice": total, "accuracy": round(counts["right"] / max(total, 1), 4)}
+        out: dict = {"resting": {}, "resting_legible": {}}
+        for name, tally in (("resting", self.resting), ("resting_legible", self.legible)):
+            for kind, counts in tally.items():
+                total = sum(counts.values())
+                out[name][kind] = {**counts, "dice": total, "accuracy": round(counts["right"] / max(total, 1), 4)}
         return {**out, "no_face": self.no_face, "hidden": self.hidden, "false_finds": self.false_finds}
+
+
+def _outcomes() -> dict[str, dict[str, int]]:
+    return {k: dict.fromkeys(("right", "wrong", "unread", "missed"), 0) for k in ("d6", "d20")}
 
 
 def run_dice_bench(
@@ -136,8 +145,8 @@ def run_dice_bench(
         per_frame.append(len(frame.dice))
         tallies["runtime"].add(frame.dice, [(r.x, r.y, r.label) for r in readings])
         if frame.dice:
-            squares = np.stack([square(image, d["centre_px"], DIE_SPAN * d["size_px"], READ_PX) for d in frame.dice])
-            labels = [label_of(p, reader.settings.confidence)[0] for p in reader.probabilities(squares)]
+            placed = [FoundDie(*d["centre_px"], d["size_px"], 1.0) for d in frame.dice]
+            labels = [label_of(p, reader.settings.confidence)[0] for p in reader.probabilities(image, placed)]
             tallies["reader_true_placement"].add(
                 frame.dice, [(*d["centre_px"], lab) for d, lab in zip(frame.dice, labels, strict=True)]
             )
@@ -297,16 +306,18 @@ def _value(clip, i: int) -> int:  # noqa: ANN001 - a clips.Clip
 
 def _resting_rows(name: str, tally: dict) -> list[str]:
     return [
-        f"{name:<24} {kind:<5} {row['dice']:>6} {row['right']:>7} {row['wrong']:>6} {row['unread']:>7} "
+        f"{name:<24} {kind + suffix:<12} {row['dice']:>6} {row['right']:>7} {row['wrong']:>6} {row['unread']:>7} "
         f"{row['missed']:>7} {100 * row['accuracy']:>8.2f}%"
-        for kind, row in tally["resting"].items()
+        for part, suffix in (("resting", ""), ("resting_legible", " legible"))
+        for kind, row in tally.get(part, {}).items()
     ]
 
 
 def format_dice_table(result: dict) -> str:
     lines = [
         f"dice: {result['data']['scenes']} scenes, {result['data']['dice']} dice, split {result['data']['split']}",
-        f"{'reader':<24} {'kind':<5} {'dice':>6} {'right':>7} {'wrong':>6} {'unread':>7} {'missed':>7} {'accuracy':>9}",
+        f"{'reader':<24} {'kind':<12} {'dice':>6} {'right':>7} {'wrong':>6} {'unread':>7} {'missed':>7} "
+        f"{'accuracy':>9}",
     ]
     for name in ("runtime", "reader_true_placement"):
         lines += _resting_rows(name, result[name])

@@ -1,6 +1,8 @@
-"""How the dice nets see a frame, shared by the runtime, the data and the training so they cannot drift apart:
-the finder works on the frame at FRAME_SCALE, the reader on a square around each die, DIE_SPAN of the die's size
-on a side, scaled to READ_PX."""
+"""How the dice nets see a frame, shared by the runtime, the data, the labeller and the training so they cannot
+drift apart: the finder works on the frame at FRAME_SCALE; the face finder on a square around each die, DIE_SPAN of
+the die's size on a side, scaled to READ_PX; the face reader on the top face alone, its corners warped onto a
+regular triangle (d20) or square (d6) FACE_PX a side, so that every numeral comes at one scale and one of 3 or 4
+turns, whatever the die's size, its tilt to the camera and the way it points."""
 
 from __future__ import annotations
 
@@ -13,6 +15,8 @@ READ_PX = 96  # the reader's square
 DIE_SPAN = 1.6  # the reader's square spans this many die sizes (a die of 60 pixels: numerals of 10-15)
 # The reader's classes: no readable face (cocked, in the air, hidden, not a die), then every d6 and d20 face.
 CLASSES = ("none", *(f"D6:{v}" for v in range(1, 7)), *(f"D20:{v}" for v in range(1, 21)))
+FACES = CLASSES[1:]  # the face reader's classes
+KINDS = ("none", "d6", "d20")  # the face finder's: what lies face up in a die's square
 
 
 def class_of(kind: str, value: int | None) -> int:
@@ -20,6 +24,13 @@ def class_of(kind: str, value: int | None) -> int:
     if value is None:
         return 0
     return CLASSES.index(f"{kind.upper()}:{value}")
+
+
+def square_matrix(centre: tuple[float, float], side: float, out_px: int, angle_deg: float = 0.0) -> np.ndarray:
+    """The 2 x 3 map from image pixels to `square`'s pixels (to carry points, such as a face's corners, along)."""
+    m = cv2.getRotationMatrix2D((float(centre[0]), float(centre[1])), angle_deg, out_px / side)
+    m[:, 2] += np.array([out_px / 2 - float(centre[0]), out_px / 2 - float(centre[1])])
+    return m
 
 
 def square(
@@ -38,8 +49,7 @@ def square(
     ox, oy = max(x0, 0), max(y0, 0)
     if scale < 0.8:
         region = cv2.GaussianBlur(region, (0, 0), 0.45 / scale)
-    m = cv2.getRotationMatrix2D((cx - ox, cy - oy), angle_deg, scale)
-    m[:, 2] += np.array([out_px / 2 - (cx - ox), out_px / 2 - (cy - oy)])
+    m = square_matrix((cx - ox, cy - oy), side, out_px, angle_deg)
     return cv2.warpAffine(region, m, (out_px, out_px), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
 
@@ -47,3 +57,58 @@ def finder_frame(frame: np.ndarray) -> np.ndarray:
     h, w = frame.shape[:2]
     size = (round(w * FRAME_SCALE), round(h * FRAME_SCALE))
     return cv2.resize(frame, size, interpolation=cv2.INTER_AREA)
+
+
+FACE_PX = 40  # the face reader's picture: a d20's numeral spans about a third of it
+FACE_SIDES = {"d6": 4, "d20": 3}
+
+
+def face_corners(n: int) -> np.ndarray:
+    """The canonical face's corners in the face reader's picture, going round clockwise as the image shows it: a
+    regular triangle (n = 3) centred in it, first corner up, its corners on the picture's edges; or a square (n = 4)
+    standing on its side with a margin of a seventh (room for the face finder's error)."""
+    if n == 3:
+        angles, radius = np.radians([-90.0, 30.0, 150.0]), FACE_PX / 2
+    else:
+        angles, radius = np.radians([-135.0, -45.0, 45.0, 135.0]), FACE_PX * 0.36 * np.sqrt(2)
+    return np.stack([FACE_PX / 2 + radius * np.cos(angles), FACE_PX / 2 + radius * np.sin(angles)], 1).astype(
+        np.float32
+    )
+
+
+def ordered(points: np.ndarray) -> np.ndarray:
+    """A face's corners in the order they go round (clockwise as the image shows it, as `face_corners`), starting
+    anywhere: a face has no first corner, the reader looks at every turn."""
+    points = np.asarray(points, np.float32).reshape(-1, 2)
+    centre = points.mean(axis=0)
+    return points[np.argsort(np.arctan2(points[:, 1] - centre[1], points[:, 0] - centre[0]))]
+
+
+def face_matrix(points: np.ndarray, turn: int = 0) -> np.ndarray:
+    """The 3 x 3 map from image pixels onto the canonical face, the face's corners (`ordered`) rolled by `turn`
+    (an affine map for a triangle, a homography for a square)."""
+    src = np.roll(ordered(points), -turn, axis=0)
+    dst = face_corners(len(src))
+    if len(src) == 3:
+        return np.vstack([cv2.getAffineTransform(src, dst), [0.0, 0.0, 1.0]])
+    return cv2.getPerspectiveTransform(src, dst)
+
+
+def face_picture(image: np.ndarray, points: np.ndarray, turn: int = 0) -> np.ndarray:
+    """The top face whose corners in `image` are `points`, warped onto the canonical face (FACE_PX a side; the
+    frame's edge repeated beyond it; blurred first when it shrinks, as `square` does)."""
+    points = np.asarray(points, np.float32).reshape(-1, 2)
+    h, w = image.shape[:2]
+    reach = float(np.ptp(points, axis=0).max()) + 4
+    x0, y0 = np.floor(points.min(axis=0) - reach).astype(int).clip(0, [w, h])
+    x1, y1 = np.ceil(points.max(axis=0) + reach).astype(int).clip(0, [w, h])
+    if x1 <= x0 or y1 <= y0:
+        return np.zeros((FACE_PX, FACE_PX, *image.shape[2:]), image.dtype)
+    matrix = face_matrix(points - [x0, y0], turn)
+    region = image[y0:y1, x0:x1]
+    scale = float(np.sqrt(abs(np.linalg.det(matrix[:2, :2]))))
+    if scale < 0.8:
+        region = cv2.GaussianBlur(region, (0, 0), 0.45 / scale)
+    return cv2.warpPerspective(
+        region, matrix, (FACE_PX, FACE_PX), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+    )

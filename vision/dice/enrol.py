@@ -3,8 +3,8 @@ faces as well as reading it.
 
 A dice folder holds a subfolder per kind, `d20/` and/or `d6/`, with one picture per face named by its value
 (`d20/1.jpg` ... `d20/20.jpg`): the die lying with that face up, alone or the most prominent die in the picture, at
-any size. Each face is found by the finder, cut as the reader cuts it, turned to eight angles and scaled a little
-(the die will lie any way round on the table), and the reader's features of those squares averaged into the face's
+any size. Each face is found by the finder and read as on the table (the face finder's corners, the face reader's
+features over every turn of the face), at three sizes a little apart, and those features averaged into the face's
 prototype. At run time a die's features are compared with its kind's prototypes, and that match is blended with
 the reader's own reading (`EnrolledDice.blend`).
 """
@@ -19,14 +19,14 @@ from typing import TYPE_CHECKING
 import cv2
 import numpy as np
 
-from vision.dice.crops import DIE_SPAN, READ_PX, class_of, square
+from vision.dice.crops import class_of
+from vision.dice.find import FoundDie
 
 if TYPE_CHECKING:
     from vision.dice.read import DiceReader
 
 SIDES = {"d6": 6, "d20": 20}
 PICTURE_EXTS = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
-ANGLES = tuple(range(0, 360, 45))
 SCALES = (0.92, 1.0, 1.08)
 MATCH_SCALE = 20.0  # cosine similarity to probability: softmax(MATCH_SCALE * similarity) over a kind's faces
 MATCH_WEIGHT = 0.5  # the blend's share for the match with the enrolled faces
@@ -130,10 +130,8 @@ def enrol_dice(folder: Path, reader: DiceReader) -> EnrolledDice:
             if not found:
                 raise DiceEnrolError(f"{listed[kind][value]}: no die found in the picture (face {value} of the {kind})")
             die = max(found, key=lambda f: f.score)
-            squares = np.stack(
-                [square(image, (die.x, die.y), DIE_SPAN * die.size * s, READ_PX, a) for a in ANGLES for s in SCALES]
-            )
-            features = reader.features(squares)
+            placed = [FoundDie(die.x, die.y, die.size * scale, die.score) for scale in SCALES]
+            features = reader.look(image, placed).features
             mean = (features / np.maximum(np.linalg.norm(features, axis=1, keepdims=True), 1e-9)).mean(axis=0)
             protos.append(mean / max(float(np.linalg.norm(mean)), 1e-9))
         faces[kind] = np.stack(protos).astype(np.float32)

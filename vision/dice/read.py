@@ -1,8 +1,13 @@
-"""Each found die's top face read: the square around it (`crops.square`, DIE_SPAN sizes a side) goes through a
-small classifier (`models/dice-reader.onnx`, trained by `vision.train.dice_net`) that names the face (`D20:17`,
-`D6:3`) or says there is none to read: a die cocked on something, still in the air, or hidden. Its confidence is
-calibrated (a temperature fitted on validation dice, `vision.train.tune_dice`), and below the tuned floor the die
-is reported unread rather than guessed. ONNX Runtime only."""
+"""Each found die's top face read, in two small steps as the card reader does (rectify, then classify):
+
+1. the face finder (`models/dice-faces.onnx`) looks at the square around the die (`crops.square`, DIE_SPAN sizes a
+   side) and says what lies face up there (no face, a d6's, a d20's) and where that face's corners are;
+2. the face reader (`models/dice-reader.onnx`) reads the face warped onto a regular triangle or square
+   (`crops.face_picture`), once per turn of the face, and names its value.
+
+Both are trained by `vision.train.dice_net`. The reading's confidence is calibrated (a temperature fitted on
+validation dice, `vision.train.tune_dice`), and below the tuned floor the die is reported unread rather than
+guessed. ONNX Runtime only."""
 
 from __future__ import annotations
 
@@ -13,12 +18,13 @@ from typing import Any
 
 import numpy as np
 
-from vision.dice.crops import CLASSES, DIE_SPAN, READ_PX, square
+from vision.dice.crops import CLASSES, DIE_SPAN, FACE_SIDES, FACES, KINDS, READ_PX, face_picture, square
 from vision.dice.enrol import EnrolledDice
 from vision.dice.find import DEFAULT_PEAK, DiceFinder, FoundDie
 
+FACE_FINDER_FILE = "dice-faces.onnx"
 READER_FILE = "dice-reader.onnx"
-THRESHOLDS_FILE = "dice-thresholds.json"  # {"peak", "temperature", "confidence", "turns"}
+THRESHOLDS_FILE = "dice-thresholds.json"  # {"peak", "temperature", "confidence"}
 UNREAD = "DIE"  # the label of a die whose face is not read
 
 
@@ -52,21 +58,8 @@ def value_of(label: str) -> int | None:
 
 
 def reader_input(crops: np.ndarray) -> np.ndarray:
-    """(n, 3, READ_PX, READ_PX) float32 from (n, READ_PX, READ_PX, 3) BGR squares, centred on 0."""
+    """(n, 3, side, side) float32 from (n, side, side, 3) BGR pictures, centred on 0 (both nets take this)."""
     return np.ascontiguousarray((crops.astype(np.float32) / 255.0 - 0.5).transpose(0, 3, 1, 2))
-
-
-def run_reader(session: Any, squares: np.ndarray, turns: int = 1) -> tuple[np.ndarray, np.ndarray]:
-    """The reader's logits and features for (n, READ_PX, READ_PX, 3) squares, each averaged over `turns` quarter
-    turns of the square (a die's face may point any way: looking again, turned, evens out a bad angle)."""
-    logits, features = [], []
-    for k in range(0, len(squares), 64):
-        batch = squares[k : k + 64]
-        looks = np.concatenate([np.rot90(batch, t, axes=(1, 2)) for t in range(turns)])
-        out = session.run(None, {"x": reader_input(looks)})
-        logits.append(out[0].reshape(turns, len(batch), -1).mean(axis=0))
-        features.append(out[1].reshape(turns, len(batch), -1).mean(axis=0))
-    return np.concatenate(logits), np.concatenate(features)
 
 
 def softmax(logits: np.ndarray, temperature: float = 1.0) -> np.ndarray:
@@ -77,10 +70,21 @@ def softmax(logits: np.ndarray, temperature: float = 1.0) -> np.ndarray:
 
 
 def die_squares(frame: np.ndarray, found: list[FoundDie]) -> np.ndarray:
-    """The reader's square around each found die, (n, READ_PX, READ_PX, 3)."""
+    """The face finder's square around each found die, (n, READ_PX, READ_PX, 3)."""
     if not found:
         return np.zeros((0, READ_PX, READ_PX, 3), np.uint8)
     return np.stack([square(frame, (f.x, f.y), DIE_SPAN * f.size, READ_PX) for f in found])
+
+
+def face_places(out: np.ndarray, found: list[FoundDie]) -> list[tuple[str, np.ndarray]]:
+    """The face finder's output (n, len(KINDS) + 8) read as each die's more likely kind of face and that face's
+    corners in frame pixels."""
+    places = []
+    for row, f in zip(out, found, strict=True):
+        kind = "d6" if row[KINDS.index("d6")] >= row[KINDS.index("d20")] else "d20"
+        corners = row[len(KINDS) : len(KINDS) + 2 * FACE_SIDES[kind]].reshape(-1, 2)
+        places.append((kind, np.array([f.x, f.y]) + corners * DIE_SPAN * f.size / 2))
+    return places
 
 
 def label_of(probabilities: np.ndarray, floor: float) -> tuple[str, float]:
@@ -95,9 +99,8 @@ def label_of(probabilities: np.ndarray, floor: float) -> tuple[str, float]:
 @dataclass(frozen=True)
 class DiceSettings:
     peak: float = DEFAULT_PEAK
-    temperature: float = 1.0
+    temperature: float = 1.0  # the face reader's
     confidence: float = 0.5
-    turns: int = 1  # the reader looks at each square this many times, turned by quarter turns, and averages
 
     @classmethod
     def load(cls, models: Path) -> DiceSettings:
@@ -105,9 +108,54 @@ class DiceSettings:
         if not path.is_file():
             return cls()
         data = json.loads(path.read_text())
-        return cls(
-            float(data["peak"]), float(data["temperature"]), float(data["confidence"]), int(data.get("turns", 1))
-        )
+        return cls(float(data["peak"]), float(data["temperature"]), float(data["confidence"]))
+
+
+@dataclass(frozen=True)
+class Looks:
+    """What the two nets made of some dice: per die, the probability of each reader class (CLASSES: no face, then
+    every face of both kinds), the face reader's logits for its face (averaged over the face's turns; FACES
+    order) and the features they came from."""
+
+    kinds: np.ndarray  # (n, len(KINDS)) the face finder's probabilities
+    face_kinds: list[str]  # the kind of face each die was read as
+    logits: np.ndarray  # (n, len(FACES))
+    features: np.ndarray  # (n, F)
+
+    def probabilities(self, temperature: float) -> np.ndarray:
+        """(n, len(CLASSES)): no face as the face finder says; a face of the kind it was read as shares that kind's
+        probability by the face reader's calibrated reading; the other kind's faces share theirs evenly."""
+        out = np.zeros((len(self.face_kinds), len(CLASSES)), np.float32)
+        out[:, 0] = self.kinds[:, 0]
+        for i, kind in enumerate(self.face_kinds):
+            for other in FACE_SIDES:
+                columns = [j for j, f in enumerate(FACES) if f.startswith(other.upper() + ":")]
+                share = self.kinds[i, KINDS.index(other)]
+                if other == kind:
+                    out[i, 1 + np.array(columns)] = share * softmax(self.logits[i : i + 1, columns], temperature)[0]
+                else:
+                    out[i, 1 + np.array(columns)] = share / len(columns)
+        return out
+
+
+def look(faces: Any, reader: Any, frame: np.ndarray, found: list[FoundDie]) -> Looks:
+    """Both nets (ONNX sessions) over the found dice of a frame."""
+    n = len(found)
+    if n == 0:
+        return Looks(np.zeros((0, len(KINDS)), np.float32), [], np.zeros((0, len(FACES)), np.float32), np.zeros((0, 0)))
+    out = faces.run(None, {"x": reader_input(die_squares(frame, found))})[0]
+    kinds = softmax(out[:, : len(KINDS)])
+    places = face_places(out, found)
+    pictures, owner = [], []
+    for i, (_kind, corners) in enumerate(places):
+        for turn in range(len(corners)):
+            pictures.append(face_picture(frame, corners, turn))
+            owner.append(i)
+    logits, features = reader.run(None, {"x": reader_input(np.stack(pictures))})
+    who = np.array(owner)
+    mean_logits = np.stack([logits[who == i].mean(axis=0) for i in range(n)])
+    mean_features = np.stack([features[who == i].mean(axis=0) for i in range(n)])
+    return Looks(kinds, [kind for kind, _ in places], mean_logits, mean_features)
 
 
 class DiceReader:
@@ -119,27 +167,23 @@ class DiceReader:
 
         self.settings = DiceSettings.load(models)
         self.finder = DiceFinder(models, self.settings.peak)
+        self.faces = session(models / FACE_FINDER_FILE)
         self.session = session(models / READER_FILE)
         self.enrolled = enrolled
 
-    def _run(self, squares: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        return run_reader(self.session, squares, self.settings.turns)
+    def look(self, frame: np.ndarray, found: list[FoundDie]) -> Looks:
+        return look(self.faces, self.session, frame, found)
 
-    def features(self, squares: np.ndarray) -> np.ndarray:
-        return self._run(squares)[1]
-
-    def probabilities(self, squares: np.ndarray) -> np.ndarray:
-        if len(squares) == 0:
-            return np.zeros((0, len(CLASSES)), np.float32)
-        logits, features = self._run(squares)
-        probabilities = softmax(logits, self.settings.temperature)
-        return self.enrolled.blend(probabilities, features) if self.enrolled is not None else probabilities
+    def probabilities(self, frame: np.ndarray, found: list[FoundDie]) -> np.ndarray:
+        """(n, len(CLASSES)) for dice found (or placed) in the frame."""
+        seen = self.look(frame, found)
+        probabilities = seen.probabilities(self.settings.temperature)
+        return self.enrolled.blend(probabilities, seen.features) if self.enrolled is not None else probabilities
 
     def read(self, frame: np.ndarray) -> list[DieReading]:
         found = self.finder.find(frame)
-        probabilities = self.probabilities(die_squares(frame, found))
         out = []
-        for f, p in zip(found, probabilities, strict=True):
+        for f, p in zip(found, self.probabilities(frame, found), strict=True):
             label, confidence = label_of(p, self.settings.confidence)
             out.append(DieReading(label, confidence, f.x, f.y, f.size))
         return out

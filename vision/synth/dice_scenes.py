@@ -17,6 +17,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision.dice.crops import ordered
 from vision.synth.camera import Camera, apply_homography
 from vision.synth.pieces import PieceSet
 from vision.synth.scene import Scene, SceneSpec, random_spec
@@ -50,6 +51,9 @@ class DieTruth:
     size_px: float  # the longer side of its box in the frame
     seen: float  # visible share of the die
     face_seen: float  # visible share of its top face (0 when it has none: cocked or in the air)
+    top_face: tuple[tuple[float, float], ...] = ()  # the top face's corners in the frame (3 on a d20, 4 on a d6),
+    # in the order they go round in the image; empty when the die lies with no face up
+    legibility: float | None = None  # how much of the top face's print the camera left (`face_legibility`)
 
     def to_json(self) -> dict:
         return {
@@ -60,6 +64,8 @@ class DieTruth:
             "size_px": round(self.size_px, 2),
             "seen": round(self.seen, 3),
             "face_seen": round(self.face_seen, 3),
+            "top_face": [[round(v, 2) for v in p] for p in self.top_face],
+            "legibility": self.legibility,
         }
 
 
@@ -156,10 +162,14 @@ def dice_truth(scene: Scene, states: list[str]) -> list[DieTruth]:
         x, y = obj.table_pose[:2]
         i = min(range(len(dice)), key=lambda k: math.hypot(dice[k].x_mm - x, dice[k].y_mm - y))
         state = states[i]
-        face = obj.corners[0].visible_fraction if obj.corners and state == "rest" else 0.0
+        resting = state == "rest" and bool(obj.corners)
+        face = obj.corners[0].visible_fraction if resting else 0.0
+        corners = tuple((float(x), float(y)) for x, y in ordered(obj.corners[0].quad)) if resting else ()
+        legibility = obj.corners[0].legibility if resting else None
         value = int(obj.code.split("-")[1]) if state == "rest" else None
         centre, size = _projected(dice[i], scene.spec.camera)
-        out.append(DieTruth(obj.kind, value, state, centre, size, float(obj.visible_fraction), float(face)))
+        seen = float(obj.visible_fraction)
+        out.append(DieTruth(obj.kind, value, state, centre, size, seen, float(face), corners, legibility))
     return out
 
 

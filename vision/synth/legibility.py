@@ -30,6 +30,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from vision.dice.crops import FACE_PX, face_corners, face_picture
 from vision.synth.pieces import STANDARD_INDEX
 
 LEGIBLE = 0.6
@@ -106,3 +107,38 @@ def index_legibility(
     seen_band = _band(cv2.cvtColor(seen, cv2.COLOR_BGR2GRAY).astype(np.float32))
     clean_band = _band(cv2.cvtColor(clean[..., :3], cv2.COLOR_BGR2GRAY).astype(np.float32))
     return _correlation(seen_band[keep], clean_band[keep])
+
+
+FACE_INNER = 0.85  # a die face's legibility is measured this far out from its centre (its edges are the die's, not
+# the numeral's)
+
+
+def face_legibility(
+    image: np.ndarray,
+    clean: np.ndarray,
+    offset: tuple[int, int],
+    corners: np.ndarray,
+    shows: np.ndarray | None = None,
+) -> float:
+    """Band-passed correlation (-1..1) between a die's top face as the frame shows it and as the renderer drew it
+    before the camera's effects, both warped onto the face reader's canonical face (`vision.dice.crops`).
+
+    `clean`: the die's own picture (BGR, any dtype) whose top-left pixel lies at `offset` in the frame; `corners`:
+    the top face's corners in the frame; `shows`: an optional mask over `clean` of where the die is on top, so that
+    a covered part counts as neither legible nor not."""
+    corners = np.asarray(corners, np.float32).reshape(-1, 2)
+    local = corners - np.asarray(offset, np.float32)
+    seen = face_picture(image, corners).astype(np.float32)
+    drawn = face_picture(np.ascontiguousarray(clean, np.float32), local)
+    canonical = face_corners(len(corners))
+    inner = canonical.mean(axis=0) + FACE_INNER * (canonical - canonical.mean(axis=0))
+    keep = np.zeros((FACE_PX, FACE_PX), np.uint8)
+    cv2.fillPoly(keep, [np.round(inner * 16).astype(np.int32)], 1, cv2.LINE_8, 4)
+    keep = keep > 0
+    if shows is not None:
+        keep &= face_picture(shows.astype(np.float32), local) > 0.5
+    if keep.sum() < 16:
+        return 0.0
+    seen_band = _band(cv2.cvtColor(seen, cv2.COLOR_BGR2GRAY))
+    drawn_band = _band(cv2.cvtColor(drawn, cv2.COLOR_BGR2GRAY))
+    return _correlation(seen_band[keep], drawn_band[keep])

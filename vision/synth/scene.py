@@ -29,7 +29,7 @@ from vision.synth.camera import (
 )
 from vision.synth.deckdir import FACE_CODES, Deck
 from vision.synth.effects import EffectParams, cast_shadow, finish, random_effects
-from vision.synth.legibility import index_legibility, rank_printed
+from vision.synth.legibility import face_legibility, index_legibility, rank_printed
 from vision.synth.occluders import OBJECT_KINDS, OccluderSpec, Patch, random_occluder, render_occluder
 from vision.synth.pieces import PieceSet, as_piece_set
 from vision.synth.solids import DIE_SIDES, SolidRender, SolidSpec, render_shadow, render_solid
@@ -580,7 +580,7 @@ def label_objects(
             )
         elif item.solid is not None:
             assert isinstance(source, SolidSpec)
-            labels.append(_solid_label(item, ids, z, fraction, frame, threshold))
+            labels.append(_solid_label(item, ids, z, fraction, frame, threshold, image))
         else:
             assert isinstance(source, OccluderSpec)
             ys, xs = np.nonzero(item.mask)
@@ -599,16 +599,30 @@ def solid_label(solid: SolidSpec, value: int | None) -> str:
 
 
 def _solid_label(
-    item: Painted, ids: np.ndarray, z: int, fraction: float, frame: tuple[int, int], threshold: float
+    item: Painted,
+    ids: np.ndarray,
+    z: int,
+    fraction: float,
+    frame: tuple[int, int],
+    threshold: float,
+    image: np.ndarray | None = None,
 ) -> ObjectLabel:
-    """A die's readable part is its top face: that region is its 'index' (visible when enough of it shows)."""
+    """A die's readable part is its top face: that region is its 'index' (visible when enough of it shows); with
+    the finished `image`, its legibility too (`legibility.face_legibility`)."""
     solid, rendered = item.source, item.solid
     assert isinstance(solid, SolidSpec) and rendered is not None
     box = rendered.box
     x1, y1, x2, y2 = box or (0.0, 0.0, 0.0, 0.0)
     corners = []
     if rendered.top_face is not None and solid.kind in DIE_SIDES:
-        corners.append(_region(item, ids, z + 1, rendered.top_face, frame, threshold))
+        face = _region(item, ids, z + 1, rendered.top_face, frame, threshold)
+        if image is not None and face.visible_fraction > 0:
+            patch = rendered.patch
+            shows = ids[patch.y0 : patch.y0 + patch.alpha.shape[0], patch.x0 : patch.x0 + patch.alpha.shape[1]]
+            face.legibility = round(
+                face_legibility(image, patch.bgr, (patch.x0, patch.y0), rendered.top_face, shows == z + 1), 3
+            )
+        corners.append(face)
     rot = solid.matrix
     yaw = math.degrees(math.atan2(rot[1, 0], rot[0, 0])) % 360
     return ObjectLabel(

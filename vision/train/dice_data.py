@@ -1,7 +1,8 @@
-"""Scenes of dice for the dice finder and reader (`vision.dice`): each rendered by the synthetic engine
+"""Scenes of dice for the dice nets (`vision.dice`): each rendered by the synthetic engine
 (`vision.synth.dice_scenes`) and stored as the nets see it: the frame at the finder's scale with every die's centre,
-size and truth, and a window around each die (and a few around nothing) for the reader, WINDOW_SPAN die sizes on
-a side, so training can shift, scale and turn the reader's square within it.
+size, truth and top-face corners, and a window around each die (and a few around nothing), WINDOW_SPAN die sizes on
+a side at WINDOW_PX, so training can shift, scale and turn the face finder's square within it and warp the face
+reader's face out of it at about the resolution the frame had.
 
     python -m vision.train.dice_data out/dice/train --split train --n 2000 --seed 1
     python -m vision.train.dice_data out/dice/val --split val --n 200 --seed 2
@@ -20,12 +21,13 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.dice.crops import DIE_SPAN, READ_PX, class_of, finder_frame, square
+from vision.dice.crops import DIE_SPAN, READ_PX, class_of, finder_frame, square, square_matrix
+from vision.dice.find import FoundDie
 from vision.synth.dice_scenes import DieTruth, render_dice_scene
 from vision.train.shards import load_shards, render_shards
 
-WINDOW_SPAN = 2 * DIE_SPAN  # a stored window spans this many die sizes: room for the reader's square to move
-WINDOW_PX = 2 * READ_PX
+WINDOW_SPAN = 2.8  # a stored window spans this many die sizes: room for the face finder's square to move and turn
+WINDOW_PX = 224  # a die of 80 pixels: its top face's numeral at about the resolution the face reader reads it
 NEGATIVES = 2  # windows around nothing per scene (the reader learns to say "none" to a finder's false find)
 STATES = ("rest", "cocked", "air")
 FACE_SEEN = 0.8  # a resting die is taught (and tuned on) its value when this much of its top face shows
@@ -34,8 +36,9 @@ FACE_SEEN = 0.8  # a resting die is taught (and tuned on) its value when this mu
 @dataclass
 class DiceScene:
     frame: bytes  # JPEG of the frame at FRAME_SCALE
-    dice: np.ndarray  # (n, 7) float32 in full-frame pixels: x, y, size, class (CLASSES), state (STATES), seen,
-    # face_seen
+    dice: np.ndarray  # (n, ROW) float32 in full-frame pixels: x, y, size, class (CLASSES), state (STATES), seen,
+    # face_seen, legibility (nan: not measured), then the top face's corners x0, y0 .. x3, y3 (`crops.ordered`; nan
+    # beyond a d20's three and on a die with no face up)
     windows: list[bytes]  # JPEG per die (same order), then NEGATIVES around nothing: WINDOW_SPAN sizes a side
     negatives: np.ndarray  # (NEGATIVES, 3) float32: x, y, size of the windows around nothing
 
@@ -56,8 +59,27 @@ def _jpeg(image: np.ndarray, quality: int) -> bytes:
     return data.tobytes()
 
 
+ROW = 16
+CORNERS = slice(8, 16)
+
+
 def die_row(d: DieTruth) -> list[float]:
-    return [*d.centre_px, d.size_px, class_of(d.kind, d.value), STATES.index(d.state), d.seen, d.face_seen]
+    corners = [v for point in d.top_face for v in point]
+    corners += [math.nan] * (8 - len(corners))
+    legibility = math.nan if d.legibility is None else d.legibility
+    row = [*d.centre_px, d.size_px, class_of(d.kind, d.value), STATES.index(d.state), d.seen, d.face_seen, legibility]
+    return row + corners
+
+
+def face_corners_of(row: np.ndarray) -> np.ndarray:
+    """A die row's top-face corners, (3 | 4, 2) frame pixels; (0, 2) when it has no face up."""
+    points = row[CORNERS].reshape(4, 2)
+    return points[~np.isnan(points[:, 0])]
+
+
+def to_window(points: np.ndarray, row: np.ndarray) -> np.ndarray:
+    """Frame pixels to the pixels of the die's stored window."""
+    return (points - row[:2]) * (WINDOW_PX / (WINDOW_SPAN * row[2])) + WINDOW_PX / 2
 
 
 def render_one(job: tuple[int, int, str, list[str], str]) -> DiceScene:
@@ -75,20 +97,27 @@ def render_one(job: tuple[int, int, str, list[str], str]) -> DiceScene:
             windows.append(_jpeg(square(image, (x, y), WINDOW_SPAN * size, WINDOW_PX), 95))
     return DiceScene(
         _jpeg(finder_frame(image), 92),
-        np.array(rows, np.float32).reshape(-1, 7),
+        np.array(rows, np.float32).reshape(-1, ROW),
         windows,
         np.array(negatives, np.float32).reshape(-1, 3),
     )
 
 
-def jittered_square(window: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """The reader's square cut from a stored window as a finder's find would place it: the centre off by up to an
-    eighth of the die's size, the size off by up to 18%, turned any way."""
-    centre = WINDOW_PX / 2
+def placed_as_found(rng: np.random.Generator) -> FoundDie:
+    """The die at the middle of its stored window, placed as a finder's find would place it: its centre off by up
+    to an eighth of its size, its size off by up to 18%."""
     die_px = WINDOW_PX / WINDOW_SPAN  # a die's size in window pixels
     dx, dy = rng.uniform(-0.12, 0.12, 2) * die_px
-    side = DIE_SPAN * die_px * float(np.exp(rng.uniform(math.log(0.85), math.log(1.18))))
-    return square(window, (centre + dx, centre + dy), side, READ_PX, float(rng.uniform(0, 360)))
+    size = die_px * float(np.exp(rng.uniform(math.log(0.85), math.log(1.18))))
+    return FoundDie(WINDOW_PX / 2 + dx, WINDOW_PX / 2 + dy, size, 1.0)
+
+
+def jittered_square(window: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """The face finder's square cut from a stored window around a die `placed_as_found`, turned any way, and the
+    2 x 3 map from window pixels to the square's."""
+    die = placed_as_found(rng)
+    where, side, angle = (die.x, die.y), DIE_SPAN * die.size, float(rng.uniform(0, 360))
+    return square(window, where, side, READ_PX, angle), square_matrix(where, side, READ_PX, angle)
 
 
 def load_scenes(folder: Path) -> list[DiceScene]:

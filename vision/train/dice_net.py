@@ -1,15 +1,19 @@
-"""The dice nets (`vision.dice`): the finder, a small fully convolutional net that marks each die's centre in a heat
-map of the frame at half size (a cell every 8 frame pixels) and says how big the die is there; and the reader, a
-small classifier of the square around one die that names its top face (`D20:17`, `D6:3`) or says there is none to
-read (cocked, in the air, hidden, not a die).
+"""The dice nets (`vision.dice`):
+- the finder, a small fully convolutional net that marks each die's centre in a heat map of the frame at half size
+  (a cell every 8 frame pixels) and says how big the die is there;
+- the face finder, on the square around one die: what lies face up there (no face to read: cocked, in the air,
+  hidden, not a die; a d6's face; a d20's) and where the top face's corners are;
+- the face reader, on that face warped onto a regular triangle or square (`crops.face_picture`): which face it is.
 
-Why two nets: a die spans 24-110 frame pixels and its numerals a tenth of that. Finding needs the whole frame at low
-resolution; reading needs few pixels at full resolution, turned and scaled alike for every die. Both are cheap.
+Why three: a die spans 32-110 frame pixels and a d20's numeral a seventh of that, pointing any way, beside the side
+faces' numerals, foreshortened by the camera's tilt. Session 33's single reader of the whole square learnt "die or
+not" and a few d6 faces in 55 CPU minutes, no d20 numeral. Rectified first, every numeral comes at one scale in one
+of 3 or 4 turns, and the reader learns numerals, not geometry (as the card reader does with its corners).
 
-    PYTHONPATH=<torch> .venv/bin/python -m vision.train.dice_net train --net finder --data out/dice/train \
-        --val out/dice/val --out out/runs/dice-finder --minutes 25
-    PYTHONPATH=<torch> .venv/bin/python -m vision.train.dice_net train --net reader --data out/dice/train \
-        --val out/dice/val --out out/runs/dice-reader --minutes 60
+    PYTHONPATH=<torch> .venv/bin/python -m vision.train.dice_net train --net faces --data out/dice-v3/train \
+        --val out/dice-v3/val --out out/runs/dice-faces --minutes 60
+    PYTHONPATH=<torch> .venv/bin/python -m vision.train.dice_net train --net reader --data out/dice-v3/train \
+        --val out/dice-v3/val --out out/runs/dice-reader --minutes 60 --batch 64
     PYTHONPATH=<torch, onnx> .venv/bin/python -m vision.train.dice_net export --run out/runs/dice-reader \
         --onnx models/dice-reader.onnx
 """
@@ -25,19 +29,44 @@ import numpy as np
 import torch
 from torch import nn
 
-from vision.dice.crops import CLASSES, FRAME_SCALE, READ_PX, STRIDE, square
+from vision.dice.crops import (
+    CLASSES,
+    DIE_SPAN,
+    FACE_PX,
+    FACE_SIDES,
+    FACES,
+    FRAME_SCALE,
+    KINDS,
+    READ_PX,
+    STRIDE,
+    face_picture,
+    square,
+)
 from vision.dice.find import SIZE_UNIT, finder_input, found_dice
 from vision.dice.read import reader_input
+from vision.synth.legibility import LEGIBLE
 from vision.train.budget import add_budget_args, export_onnx, resume, train_for_budget, train_or_export
 from vision.train.corner_net import conv_bn, focal_loss
 from vision.train.cube_net import dilated, turned
-from vision.train.dice_data import FACE_SEEN, WINDOW_PX, DiceScene, jittered_square, load_scenes
+from vision.train.dice_data import (
+    FACE_SEEN,
+    WINDOW_PX,
+    WINDOW_SPAN,
+    DiceScene,
+    face_corners_of,
+    jittered_square,
+    load_scenes,
+    to_window,
+)
 from vision.train.heatmaps import heat_targets
 
 PATCH = 192  # finder training patches, finder-frame pixels (a multiple of STRIDE)
 SIGMA = 1.0  # heat-map peak, cells
 SEEN = 0.4  # a die at least this visible is taught as a die
 HIDDEN = 0.4  # and taught "none" when less than this shows (between the two it is not taught)
+CORNER_WEIGHT = 10.0  # the face finder's corner error (in half-squares: 0.03 is about 1.5 pixels) against its kind
+SMEAR = 0.5  # a face the camera left less legible than this is taught as "some face of its kind" (`face_target`)
+SMOOTHING = 0.05
 
 
 class FinderNet(nn.Module):
@@ -63,8 +92,10 @@ class FinderNet(nn.Module):
         return torch.cat([self.heat(features), self.size(features)], 1)
 
 
-class ReaderNet(nn.Module):
-    """3 x READ_PX x READ_PX -> len(CLASSES) logits."""
+class FaceFinderNet(nn.Module):
+    """3 x READ_PX x READ_PX -> len(KINDS) + 8: what lies face up in the die's square (no face, a d6's, a d20's)
+    and its top face's corners (x0, y0 .. x3, y3, the square's half-side as unit, its centre as origin; a d20 uses
+    the first three, in any order round the face: the loss takes the best of the turns)."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -78,38 +109,59 @@ class ReaderNet(nn.Module):
             conv_bn(96, 128, stride=2),
             conv_bn(128, 128),
         )
-        self.head = nn.Linear(128, len(CLASSES))
+        cells = (READ_PX // 16) ** 2
+        self.kind = nn.Linear(128, len(KINDS))
+        self.where = nn.Sequential(
+            conv_bn(128, 32, k=1), nn.Flatten(), nn.Linear(32 * cells, 128), nn.ReLU(inplace=True), nn.Linear(128, 8)
+        )
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.head(self.features(x))
-
-    def features(self, x: torch.Tensor) -> torch.Tensor:
-        return self.trunk(x).mean(dim=(2, 3))
+        features = self.trunk(x)
+        return torch.cat([self.kind(features.mean(dim=(2, 3))), self.where(features)], 1)
 
 
-class ReaderExport(nn.Module):
-    """The reader as the runtime loads it: its logits and the features they are read from (an enrolled die's faces
-    are matched in that space, `vision.dice.enrol`)."""
+class FaceReaderNet(nn.Module):
+    """3 x FACE_PX x FACE_PX (a top face warped onto the canonical face) -> len(FACES) logits, and the features they
+    are read from (an enrolled die's faces are matched in that space, `vision.dice.enrol`)."""
 
-    def __init__(self, reader: ReaderNet) -> None:
+    def __init__(self) -> None:
         super().__init__()
-        self.reader = reader
+        self.trunk = nn.Sequential(
+            conv_bn(3, 32),
+            conv_bn(32, 32),
+            conv_bn(32, 64, stride=2),
+            conv_bn(64, 64),
+            conv_bn(64, 128, stride=2),
+            conv_bn(128, 128),
+            conv_bn(128, 128, stride=2),
+        )
+        self.head = nn.Linear(128, len(FACES))
 
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        features = self.reader.features(x)
-        return self.reader.head(features), features
+        features = self.trunk(x).mean(dim=(2, 3))
+        return self.head(features), features
 
 
-def reader_target(row: np.ndarray) -> int | None:
-    """The class a reader is taught for a die row (`dice_data.die_row`), or None: not taught."""
-    _x, _y, _size, cls, state, seen, face_seen = row
+def kind_target(row: np.ndarray) -> int | None:
+    """What a face finder is taught for a die row (`dice_data.die_row`): its kind's index in KINDS when its top face
+    shows, 0 when there is no face to read (cocked, in the air, hidden, a window around nothing), None: not taught
+    (a face partly hidden, neither readable nor gone)."""
+    cls, state, seen, face_seen = row[3:7]
     if int(state) != 0 or cls == 0:
         return 0
     if face_seen >= FACE_SEEN and seen >= 0.5:
-        return int(cls)
+        return KINDS.index(CLASSES[int(cls)].split(":")[0].lower())
     if face_seen < HIDDEN:
         return 0
     return None
+
+
+def corner_loss(predicted: torch.Tensor, truth: torch.Tensor, sides: int) -> torch.Tensor:
+    """Mean absolute corner error (n,), the predicted corners taken at the best of the face's `sides` turns."""
+    p = predicted[:, : 2 * sides].reshape(-1, sides, 2)
+    t = truth[:, : 2 * sides].reshape(-1, sides, 2)
+    errors = torch.stack([(p - torch.roll(t, k, dims=1)).abs().mean(dim=(1, 2)) for k in range(sides)], 1)
+    return errors.min(dim=1).values
 
 
 def _light(rng: np.random.Generator, image: np.ndarray) -> np.ndarray:
@@ -162,26 +214,87 @@ class FinderBatches:
         return tuple(torch.from_numpy(np.stack(a)) for a in (xs, hs, ws, ss, ms))
 
 
-class ReaderBatches:
-    """The reader's squares cut from the stored windows: shifted, scaled and turned as a finder's find would be,
-    the light varied."""
+def _decoded(scenes: list[DiceScene]) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """Every stored window (dice first, then those around nothing, scene by scene) and its row; a window around
+    nothing gets a row of class 0 whose place is the window's."""
+    windows, rows = [], []
+    for s in scenes:
+        for i in range(len(s.windows)):
+            windows.append(s.window(i))
+            if i < len(s.dice):
+                rows.append(s.dice[i])
+            else:
+                x, y, size = s.negatives[i - len(s.dice)]
+                rows.append(np.array([x, y, size, 0, 0, 1, 0, np.nan, *[np.nan] * 8], np.float32))
+    return windows, rows
+
+
+class FaceFinderBatches:
+    """The face finder's squares cut from the stored windows (shifted, scaled and turned as a finder's find would
+    be, the light varied), with what lies face up and the face's corners in the square."""
 
     def __init__(self, scenes: list[DiceScene], seed: int) -> None:
-        self.items: list[tuple[bytes, int]] = []
-        for s in scenes:
-            for row, window in zip(s.dice, s.windows, strict=False):
-                target = reader_target(row)
-                if target is not None:
-                    self.items.append((window, target))
-            self.items += [(w, 0) for w in s.windows[len(s.dice) :]]
-        self.windows = [cv2.imdecode(np.frombuffer(w, np.uint8), cv2.IMREAD_COLOR) for w, _ in self.items]
-        self.targets = np.array([t for _, t in self.items], np.int64)
+        windows, rows = _decoded(scenes)
+        taught = [(w, r, kind_target(r)) for w, r in zip(windows, rows, strict=True)]
+        self.items = [(w, r, k) for w, r, k in taught if k is not None]
+        self.rng = np.random.default_rng(seed)
+
+    def sample(self, batch: int) -> tuple[torch.Tensor, ...]:
+        xs, kinds, corners = [], [], []
+        for i in self.rng.integers(0, len(self.items), batch):
+            window, row, kind = self.items[i]
+            crop, matrix = jittered_square(window, self.rng)
+            xs.append(reader_input(_light(self.rng, crop)[None])[0])
+            kinds.append(kind)
+            points = np.zeros((4, 2), np.float32)
+            face = face_corners_of(row)
+            if kind and len(face):
+                moved = to_window(face, row) @ matrix[:, :2].T + matrix[:, 2]
+                points[: len(face)] = (moved - READ_PX / 2) / (READ_PX / 2)
+            corners.append(points.ravel())
+        return torch.from_numpy(np.stack(xs)), torch.tensor(kinds), torch.from_numpy(np.stack(corners))
+
+
+def face_target(row: np.ndarray) -> np.ndarray:
+    """The face reader's target for a die row: its face, sure when the camera left it legible, every face of its
+    kind alike when it did not (a smear says "a d20", never which face)."""
+    cls = int(row[3]) - 1
+    target = np.zeros(len(FACES), np.float32)
+    kind = FACES[cls].split(":")[0]
+    legibility = row[7]
+    if np.isnan(legibility) or legibility >= SMEAR:
+        target[cls] = 1.0
+    else:
+        same = [j for j, f in enumerate(FACES) if f.startswith(kind + ":")]
+        target[same] = 1.0 / len(same)
+    return target
+
+
+class FaceBatches:
+    """Top faces warped out of the stored windows onto the canonical face from corners as a face finder would give
+    them (each off by a few per cent of the face), in any of the face's turns, the light varied."""
+
+    def __init__(self, scenes: list[DiceScene], seed: int) -> None:
+        windows, rows = _decoded(scenes)
+        self.items = [(w, r) for w, r in zip(windows, rows, strict=True) if kind_target(r) and len(face_corners_of(r))]
         self.rng = np.random.default_rng(seed)
 
     def sample(self, batch: int) -> tuple[torch.Tensor, torch.Tensor]:
-        picks = self.rng.integers(0, len(self.items), batch)
-        xs = [reader_input(_light(self.rng, jittered_square(self.windows[i], self.rng))[None])[0] for i in picks]
-        return torch.from_numpy(np.stack(xs)), torch.from_numpy(self.targets[picks])
+        xs, ys = [], []
+        for i in self.rng.integers(0, len(self.items), batch):
+            window, row = self.items[i]
+            xs.append(reader_input(_light(self.rng, face_picture(window, jittered_face(row, self.rng)))[None])[0])
+            ys.append(face_target(row))
+        return torch.from_numpy(np.stack(xs)), torch.from_numpy(np.stack(ys))
+
+
+def jittered_face(row: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A die row's top-face corners in its window, turned to a random first corner and moved as a face finder's
+    error would move them: the whole face by up to 6% of its size, each corner by about 4% more."""
+    face = to_window(face_corners_of(row), row)
+    size = float(np.ptp(face, axis=0).max())
+    moved = face + rng.normal(0, 0.03 * size, 2) + rng.normal(0, 0.04 * size, face.shape)
+    return np.roll(moved, -int(rng.integers(0, len(face))), axis=0)
 
 
 def evaluate_finder(model: FinderNet, scenes: list[DiceScene]) -> dict:
@@ -205,26 +318,64 @@ def evaluate_finder(model: FinderNet, scenes: list[DiceScene]) -> dict:
     return {"val_found": round(hit / max(total, 1), 4), "val_false_per_frame": round(false / max(len(scenes), 1), 3)}
 
 
-def evaluate_reader(model: ReaderNet, scenes: list[DiceScene]) -> dict:
-    """Squares at the true centre and size: share of taught dice read right (values and "none" apart)."""
+def evaluate_face_finder(model: FaceFinderNet, scenes: list[DiceScene]) -> dict:
+    """Upright squares at the true centre and size: what lies face up named right, and the corners' median error
+    (frame pixels) on faces named right."""
     model.eval()
-    xs, ys = [], []
-    for s in scenes:
-        for i, row in enumerate(s.dice):
-            target = reader_target(row)
-            if target is not None:
-                crop = square(s.window(i), (WINDOW_PX / 2,) * 2, WINDOW_PX / 2, READ_PX)
-                xs.append(reader_input(crop[None])[0])
-                ys.append(target)
+    windows, rows = _decoded(scenes)
+    xs, kinds, faces, scales = [], [], [], []
+    for window, row in zip(windows, rows, strict=True):
+        kind = kind_target(row)
+        if kind is None:
+            continue
+        centre = (WINDOW_PX / 2, WINDOW_PX / 2)
+        side = DIE_SPAN * WINDOW_PX / WINDOW_SPAN
+        xs.append(reader_input(square(window, centre, side, READ_PX)[None])[0])
+        kinds.append(kind)
+        face = face_corners_of(row) if kind else np.zeros((0, 2))
+        faces.append((face - row[:2]) / (DIE_SPAN * row[2] / 2))  # in the square's half-sides
+        scales.append(DIE_SPAN * row[2] / 2)
     with torch.no_grad():
-        pred = model(torch.from_numpy(np.stack(xs))).argmax(1).numpy()
+        out = torch.cat([model(torch.from_numpy(np.stack(xs[k : k + 256]))) for k in range(0, len(xs), 256)]).numpy()
     model.train()
-    truth = np.array(ys)
-    values = truth > 0
+    said = out[:, : len(KINDS)].argmax(1)
+    truth = np.array(kinds)
+    errors = []
+    for o, k, s, face, scale in zip(out, truth, said, faces, scales, strict=True):
+        if k and s == k and len(face):
+            n = len(face)
+            p = o[len(KINDS) : len(KINDS) + 2 * n].reshape(n, 2)
+            errors.append(min(float(np.abs(p - np.roll(face, t, axis=0)).mean()) for t in range(n)) * scale)
     return {
-        "val_value_right": round(float((pred[values] == truth[values]).mean()), 4),
-        "val_none_right": round(float((pred[~values] == 0).mean()), 4) if (~values).any() else None,
-        "val_read_as_value_when_none": int((pred[~values] > 0).sum()),
+        "val_kind_right": round(float((said == truth).mean()), 4),
+        "val_face_as_none": int(((truth > 0) & (said == 0)).sum()),
+        "val_none_as_face": int(((truth == 0) & (said > 0)).sum()),
+        "val_corner_error_px": round(float(np.median(errors)), 2) if errors else None,
+    }
+
+
+def evaluate_face_reader(model: FaceReaderNet, scenes: list[DiceScene]) -> dict:
+    """Faces at their true corners, every turn looked at: share read right, of the legible and of all."""
+    model.eval()
+    windows, rows = _decoded(scenes)
+    right, legible_right, legible = [], 0, 0
+    with torch.no_grad():
+        for window, row in zip(windows, rows, strict=True):
+            if not kind_target(row) or not len(face_corners_of(row)):
+                continue
+            face = to_window(face_corners_of(row), row)
+            looks = np.stack([face_picture(window, face, t) for t in range(len(face))])
+            logits = model(torch.from_numpy(reader_input(looks)))[0].mean(0).numpy()
+            ok = int(logits.argmax()) == int(row[3]) - 1
+            right.append(ok)
+            if not np.isnan(row[7]) and row[7] >= LEGIBLE:
+                legible += 1
+                legible_right += ok
+    model.train()
+    return {
+        "val_right": round(float(np.mean(right)), 4) if right else None,
+        "val_legible_right": round(legible_right / max(legible, 1), 4),
+        "val_legible": legible,
     }
 
 
@@ -246,20 +397,41 @@ def train(args: argparse.Namespace) -> None:
             return evaluate_finder(model, val)  # type: ignore[arg-type]
 
         seen = ("patches", args.batch)
-    else:
-        model = ReaderNet()
-        reader = ReaderBatches(scenes, args.seed)
-        print(f"reader: {len(reader.items)} windows")
-        loss_fn = nn.CrossEntropyLoss(label_smoothing=0.05)
+    elif args.net == "faces":
+        model = FaceFinderNet()
+        finder_of_faces = FaceFinderBatches(scenes, args.seed)
+        print(f"face finder: {len(finder_of_faces.items)} windows")
+        kind_loss = nn.CrossEntropyLoss(label_smoothing=0.05)
 
         def next_loss() -> torch.Tensor:
-            x, y = reader.sample(args.batch)
-            return loss_fn(model(x), y)
+            x, kind, corners = finder_of_faces.sample(args.batch)
+            out = model(x)
+            loss = kind_loss(out[:, : len(KINDS)], kind)
+            where = out[:, len(KINDS) :]
+            for k, sides in ((KINDS.index(kind_name), n) for kind_name, n in FACE_SIDES.items()):
+                pick = kind == k
+                if pick.any():
+                    loss = loss + CORNER_WEIGHT * corner_loss(where[pick], corners[pick], sides).sum() / len(kind)
+            return loss
 
         def evaluate() -> dict:
-            return evaluate_reader(model, val)  # type: ignore[arg-type]
+            return evaluate_face_finder(model, val)  # type: ignore[arg-type]
 
         seen = ("squares", args.batch)
+    else:
+        model = FaceReaderNet()
+        faces = FaceBatches(scenes, args.seed)
+        print(f"face reader: {len(faces.items)} faces")
+
+        def next_loss() -> torch.Tensor:
+            x, target = faces.sample(args.batch)
+            target = (1 - SMOOTHING) * target + SMOOTHING / target.shape[1]
+            return -(target * torch.log_softmax(model(x)[0], 1)).sum(1).mean()
+
+        def evaluate() -> dict:
+            return evaluate_face_reader(model, val)  # type: ignore[arg-type]
+
+        seen = ("faces", args.batch)
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     state = resume(args.out, model, opt, args.minutes)
     train_for_budget(
@@ -274,16 +446,20 @@ def export(run: Path, onnx_path: Path) -> None:
         finder.load_state_dict(checkpoint["model"])
         dynamic = {"x": {2: "h", 3: "w"}, "out": {2: "h4", 3: "w4"}}
         export_onnx(finder, torch.zeros(1, 3, 360, 640), onnx_path, ["x"], ["out"], dynamic)
+    elif checkpoint["net"] == "faces":
+        faces = FaceFinderNet()
+        faces.load_state_dict(checkpoint["model"])
+        dynamic = {"x": {0: "n"}, "out": {0: "n"}}
+        export_onnx(faces, torch.zeros(1, 3, READ_PX, READ_PX), onnx_path, ["x"], ["out"], dynamic)
     else:
-        reader = ReaderNet()
+        reader = FaceReaderNet()
         reader.load_state_dict(checkpoint["model"])
         dynamic = {"x": {0: "n"}, "out": {0: "n"}, "features": {0: "n"}}
-        dummy = torch.zeros(1, 3, READ_PX, READ_PX)
-        export_onnx(ReaderExport(reader), dummy, onnx_path, ["x"], ["out", "features"], dynamic)
+        export_onnx(reader, torch.zeros(1, 3, FACE_PX, FACE_PX), onnx_path, ["x"], ["out", "features"], dynamic)
 
 
 def add_train_args(t: argparse.ArgumentParser) -> None:
-    t.add_argument("--net", choices=("finder", "reader"), required=True)
+    t.add_argument("--net", choices=("finder", "faces", "reader"), required=True)
     t.add_argument("--data", type=Path, nargs="+", required=True, help="folders of dice_data scenes")
     t.add_argument("--val", type=Path, required=True)
     t.add_argument("--val-scenes", type=int, default=120)
