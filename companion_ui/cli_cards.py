@@ -55,10 +55,14 @@ def cmd_detect(args: argparse.Namespace) -> int:
     recogniser = make_recogniser(args, calibrate=table is None)
     board = board_reader(args)
     dice = dice_reader(args)
+    fixed = fixed_calibration(args) if dice is not None and table is None else None
     results, failed = [], 0
     for result, image in detect_files(paths, recogniser, table):
         reading = board.read(image) if board is not None and image is not None else None
         rolled = dice.read(image) if dice is not None and image is not None else None
+        placing = result.table or fixed
+        if rolled is not None and placing is not None:
+            rolled = [placing.place_point(r) for r in rolled]
         if result.error is not None:
             failed += 1
             print(f"tabletop detect: {result.error}", file=sys.stderr)
@@ -118,6 +122,18 @@ def dice_reader(args: argparse.Namespace) -> Any:
         raise CliError(str(err)) from err
 
 
+def fixed_calibration(args: argparse.Namespace) -> Any:
+    """`--calibration FILE` without a layout: the one table plane every picture shares, else None."""
+    from vision.recognise.calibration import CalibrationError, load_calibration
+
+    if not getattr(args, "calibration", None):
+        return None
+    try:
+        return load_calibration(args.calibration)
+    except CalibrationError as err:
+        raise CliError(str(err)) from err
+
+
 def enrol_dice_folder(args: argparse.Namespace) -> int:
     """`enrol --dice DIR`: the player's dice, one picture per face, saved for `detect --dice`."""
     from vision.dice.enrol import DiceEnrolError, enrol_dice
@@ -143,7 +159,10 @@ def format_dice(readings: list[Any]) -> str:
     if not readings:
         return "  dice: none found"
     rows = [
-        f"  die at ({r.x:.0f}, {r.y:.0f}): "
+        f"  die at ({r.x:.0f}, {r.y:.0f})"
+        + (f", {r.table_mm[0]:.0f},{r.table_mm[1]:.0f} mm" if r.table_mm else "")
+        + (f" in {r.zone}" if r.zone else "")
+        + ": "
         + (
             f"{r.label} ({100 * r.confidence:.1f}%)"
             if r.value is not None

@@ -290,6 +290,13 @@ def test_detect_reads_dice_for_loot_roll_only(
         assert (die["value"] is None) == (die["label"] == "DIE")
     assert main(["detect", "--game", "loot-roll", str(photo)]) == 0
     assert "die at (" in capsys.readouterr().out
+    calibration = tmp_path / "table.json"  # the scene's own table plane: each die placed on it, in mm
+    calibration.write_text(json.dumps({"homography": rendered.scene.spec.camera.image_to_table().tolist()}))
+    assert main(["detect", "--game", "loot-roll", "--json", "--calibration", str(calibration), str(photo)]) == 0
+    placed = json.loads(capsys.readouterr().out)[0]["dice"]
+    truth = np.array([(d.x_mm, d.y_mm) for d in rendered.scene.spec.solids])
+    for die in placed:  # the centre seen from above is the die's, raised by half its height: close, not exact
+        assert np.hypot(*(truth - die["table_mm"]).T).min() < 20, die
     (tmp_path / "bad.npz").write_bytes(b"nothing")
     assert main(["detect", "--game", "loot-roll", "--dice", str(tmp_path / "bad.npz"), str(photo)]) == 2
     assert "not an enrolled dice file" in capsys.readouterr().err

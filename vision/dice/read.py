@@ -37,19 +37,26 @@ class DieReading:
     x: float
     y: float
     size: float
+    table_mm: tuple[float, float] | None = None  # the die's centre on the table plane, when the table is calibrated
+    zone: str | None = None  # the table layout's zone it lies in (whose roll it is)
 
     @property
     def value(self) -> int | None:
         return value_of(self.label)
 
     def to_json(self) -> dict:
-        return {
+        out: dict = {
             "label": self.label,
             "value": self.value,
             "confidence": round(self.confidence, 4),
             "center": [round(self.x, 1), round(self.y, 1)],
             "size_px": round(self.size, 1),
         }
+        if self.table_mm is not None:
+            out["table_mm"] = [round(v, 1) for v in self.table_mm]
+        if self.zone is not None:
+            out["zone"] = self.zone
+        return out
 
 
 def value_of(label: str) -> int | None:

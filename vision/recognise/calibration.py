@@ -36,10 +36,18 @@ class TableCalibration:
     def place(self, detection: Any) -> Any:
         """The detection with its centre on the table (the mean of its mapped corners) and, where the layout has
         zones, the zone that centre lies in (None between zones)."""
-        centre = self.to_table(detection.quad).mean(axis=0)
-        where = (float(centre[0]), float(centre[1]))
-        zone = self.layout.zone_at(where) if self.layout is not None else None
+        centre = self.to_table(np.asarray(detection.quad, np.float64)).mean(axis=0)
+        where, zone = self.where(centre)
         return dataclasses.replace(detection, table_mm=where, zone=zone)
+
+    def place_point(self, item: Any) -> Any:
+        """An item seen as a point (a die: its centre in the frame, `x`, `y`) with its place on the table and zone."""
+        where, zone = self.where(self.to_table(np.array([[item.x, item.y]], np.float64))[0])
+        return dataclasses.replace(item, table_mm=where, zone=zone)
+
+    def where(self, table_point: np.ndarray) -> tuple[tuple[float, float], str | None]:
+        point = (float(table_point[0]), float(table_point[1]))
+        return point, self.layout.zone_at(point) if self.layout is not None else None
 
 
 def _matrix(value: object, name: str, shape: tuple[int, int], path: Path) -> np.ndarray:

@@ -31,6 +31,7 @@ class DetectResult:
     detections: tuple[CardDetection, ...] = ()
     error: str | None = None
     table_note: str | None = None  # why the cards have no table position, where a table layout was asked for
+    table: TableCalibration | None = None  # the picture's table, where it was found (for pieces placed after cards)
 
     def to_json(self) -> dict:
         if self.error is not None:
@@ -92,12 +93,12 @@ def detect_files(
             yield DetectResult(path, error=f"{path}: {err}"), None
             continue
         found = recogniser.recognise(image)
-        note = None
+        note, calibration = None, None
         if table is not None:
             calibration, note = table(image)
             if calibration is not None:
                 found = [calibration.place(d) for d in found]
-        yield DetectResult(path, image.shape[1], image.shape[0], tuple(found), table_note=note), image
+        yield DetectResult(path, image.shape[1], image.shape[0], tuple(found), None, note, calibration), image
 
 
 def annotate(image: np.ndarray, detections: Sequence[CardDetection]) -> np.ndarray:

@@ -174,6 +174,16 @@ def _light(rng: np.random.Generator, image: np.ndarray) -> np.ndarray:
     return np.clip(out, 0, 255).astype(np.uint8)
 
 
+def _recoloured(rng: np.random.Generator, image: np.ndarray) -> np.ndarray:
+    """Half the time the colour channels swapped round, now and then grey: test dice come in body hues no training
+    die has (`solids.DIE_HUE_SPLIT`), and a face is read by its numeral's shape, not its colours."""
+    if rng.random() < 0.5:
+        image = image[..., rng.permutation(3)]
+    if rng.random() < 0.15:
+        image = np.repeat(cv2.cvtColor(np.ascontiguousarray(image), cv2.COLOR_BGR2GRAY)[..., None], 3, axis=2)
+    return np.ascontiguousarray(image)
+
+
 class FinderBatches:
     """Random patches of the stored frames, flipped and turned, with their heat, size and weight targets."""
 
@@ -244,7 +254,7 @@ class FaceFinderBatches:
         for i in self.rng.integers(0, len(self.items), batch):
             window, row, kind = self.items[i]
             crop, matrix = jittered_square(window, self.rng)
-            xs.append(reader_input(_light(self.rng, crop)[None])[0])
+            xs.append(reader_input(_light(self.rng, _recoloured(self.rng, crop))[None])[0])
             kinds.append(kind)
             points = np.zeros((4, 2), np.float32)
             face = face_corners_of(row)
@@ -283,7 +293,8 @@ class FaceBatches:
         xs, ys = [], []
         for i in self.rng.integers(0, len(self.items), batch):
             window, row = self.items[i]
-            xs.append(reader_input(_light(self.rng, face_picture(window, jittered_face(row, self.rng)))[None])[0])
+            picture = face_picture(window, jittered_face(row, self.rng))
+            xs.append(reader_input(_light(self.rng, _recoloured(self.rng, picture))[None])[0])
             ys.append(face_target(row))
         return torch.from_numpy(np.stack(xs)), torch.from_numpy(np.stack(ys))
 
