@@ -11,7 +11,16 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.dice.crops import CLASSES, FACE_PX, class_of, face_corners, face_picture, ordered, square
+from vision.dice.crops import (
+    CLASSES,
+    FACE_PX,
+    READ_PX,
+    class_of,
+    face_corners,
+    face_picture,
+    ordered,
+    square,
+)
 from vision.dice.enrol import DiceEnrolError, EnrolledDice, face_pictures
 from vision.dice.read import UNREAD, DieReading, label_of
 from vision.dice.watch import STILL_FRAMES, DiceWatcher
@@ -169,6 +178,27 @@ def test_a_face_is_warped_onto_the_canonical_face_in_each_of_its_turns() -> None
     assert steps in ([1, 1, 1], [2, 2, 2])  # each turn a third further round, all the same way
     square_corners = face_corners(4)
     assert np.allclose(np.ptp(square_corners, axis=0), 0.72 * FACE_PX)  # a d6's face keeps a margin
+
+
+def test_face_corners_are_the_corner_maps_strongest_peaks_moved_by_their_offsets() -> None:
+    from vision.dice.read import CELL, corners_from_heat
+
+    cells = READ_PX // CELL
+    maps = np.full((3, cells, cells), -6.0, np.float32)
+    maps[1:] = 0.0
+    for (ix, iy), (dx, dy), logit in (((2, 3), (0.3, -0.2), 3.0), ((8, 4), (-0.4, 0.1), 2.0), ((5, 9), (0, 0), 1.0)):
+        maps[0, iy, ix] = logit
+        maps[1:, iy, ix] = dx, dy
+    maps[0, 3, 3] = 2.5  # beside the first peak and weaker: not a peak of its own
+    corners = corners_from_heat(maps, 3)
+    expected = [
+        [2.3 * CELL + 3.5, 2.8 * CELL + 3.5],
+        [7.6 * CELL + 3.5, 4.1 * CELL + 3.5],
+        [5 * CELL + 3.5, 9 * CELL + 3.5],
+    ]
+    assert np.allclose(corners, expected, atol=1e-4)
+    assert len(corners_from_heat(maps, 4)) == 4  # a fourth asked: the next local maximum, however weak
+    assert np.allclose(corners_from_heat(maps, 2), expected[:2], atol=1e-4)
 
 
 def test_face_legibility_falls_with_blur() -> None:

@@ -18,11 +18,13 @@ from typing import Any
 
 import numpy as np
 
-from vision.dice.crops import CLASSES, DIE_SPAN, FACE_SIDES, FACES, KINDS, READ_PX, face_picture, square
+from vision.dice.crops import CLASSES, DIE_SPAN, FACE_PX, FACE_SIDES, FACES, KINDS, READ_PX, face_picture, square
 from vision.dice.enrol import EnrolledDice
 from vision.dice.find import DEFAULT_PEAK, DiceFinder, FoundDie
+from vision.heatmap import peaks, sigmoid
 
 FACE_FINDER_FILE = "dice-faces.onnx"
+CELL = 8  # the face finder's corner map: a cell every 8 square pixels
 READER_FILE = "dice-reader.onnx"
 THRESHOLDS_FILE = "dice-thresholds.json"  # {"peak", "temperature", "confidence"}
 UNREAD = "DIE"  # the label of a die whose face is not read
@@ -83,14 +85,28 @@ def die_squares(frame: np.ndarray, found: list[FoundDie]) -> np.ndarray:
     return np.stack([square(frame, (f.x, f.y), DIE_SPAN * f.size, READ_PX) for f in found])
 
 
-def face_places(out: np.ndarray, found: list[FoundDie]) -> list[tuple[str, np.ndarray]]:
-    """The face finder's output (n, len(KINDS) + 8) read as each die's more likely kind of face and that face's
-    corners in frame pixels."""
+def corners_from_heat(maps: np.ndarray, count: int) -> np.ndarray:
+    """The `count` strongest corners of the face finder's corner map (heat logits and offsets, 3 x cells x cells), in
+    square pixels: 3 x 3 peaks, each moved by its cell's offset (fewer when the map has fewer peaks)."""
+    found = sorted(peaks(sigmoid(maps[:1]), 0.0, CELL), key=lambda p: -p[3])[:count]
+    out = []
+    for _c, x, y, _score in found:
+        ix, iy = round((x - (CELL - 1) / 2) / CELL), round((y - (CELL - 1) / 2) / CELL)
+        out.append((x + CELL * float(maps[1, iy, ix]), y + CELL * float(maps[2, iy, ix])))
+    return np.array(out, np.float32).reshape(-1, 2)
+
+
+def face_places(kinds: np.ndarray, maps: np.ndarray, found: list[FoundDie]) -> list[tuple[str, np.ndarray]]:
+    """Each die's more likely kind of face (by the face finder's kind logits) and that face's corners in frame
+    pixels (from its corner map; empty when the map does not hold enough corners)."""
     places = []
-    for row, f in zip(out, found, strict=True):
-        kind = "d6" if row[KINDS.index("d6")] >= row[KINDS.index("d20")] else "d20"
-        corners = row[len(KINDS) : len(KINDS) + 2 * FACE_SIDES[kind]].reshape(-1, 2)
-        places.append((kind, np.array([f.x, f.y]) + corners * DIE_SPAN * f.size / 2))
+    for kind_logits, corner_map, f in zip(kinds, maps, found, strict=True):
+        kind = "d6" if kind_logits[KINDS.index("d6")] >= kind_logits[KINDS.index("d20")] else "d20"
+        corners = corners_from_heat(corner_map, FACE_SIDES[kind])
+        if len(corners) < FACE_SIDES[kind]:
+            places.append((kind, np.zeros((0, 2), np.float32)))
+            continue
+        places.append((kind, np.array([f.x, f.y]) + (corners - READ_PX / 2) * DIE_SPAN * f.size / READ_PX))
     return places
 
 
@@ -150,19 +166,31 @@ def look(faces: Any, reader: Any, frame: np.ndarray, found: list[FoundDie]) -> L
     n = len(found)
     if n == 0:
         return Looks(np.zeros((0, len(KINDS)), np.float32), [], np.zeros((0, len(FACES)), np.float32), np.zeros((0, 0)))
-    out = faces.run(None, {"x": reader_input(die_squares(frame, found))})[0]
-    kinds = softmax(out[:, : len(KINDS)])
-    places = face_places(out, found)
+    kind_logits, maps = faces.run(None, {"x": reader_input(die_squares(frame, found))})
+    kinds = softmax(kind_logits)
+    places = face_places(kind_logits, maps, found)
     pictures, owner = [], []
     for i, (_kind, corners) in enumerate(places):
+        if len(corners) == 0:  # no face to warp: "no face", whatever the kind head said
+            kinds[i] = np.eye(len(KINDS))[0]
         for turn in range(len(corners)):
             pictures.append(face_picture(frame, corners, turn))
             owner.append(i)
+    if not pictures:
+        pictures.append(np.zeros((FACE_PX, FACE_PX, 3), np.uint8))
+        owner.append(-1)
     logits, features = reader.run(None, {"x": reader_input(np.stack(pictures))})
     who = np.array(owner)
-    mean_logits = np.stack([logits[who == i].mean(axis=0) for i in range(n)])
-    mean_features = np.stack([features[who == i].mean(axis=0) for i in range(n)])
+    mean_logits = np.stack([logits[who == i].mean(axis=0) if (who == i).any() else logits[0] * 0 for i in range(n)])
+    mean_features = np.stack(
+        [features[who == i].mean(axis=0) if (who == i).any() else features[0] * 0 for i in range(n)]
+    )
     return Looks(kinds, [kind for kind, _ in places], mean_logits, mean_features)
+
+
+def _mean_of(rows: np.ndarray, pick: np.ndarray) -> np.ndarray:
+    """The mean of the picked rows (a die's looks), zeros when none is picked (a die with no face to warp)."""
+    return rows[pick].mean(axis=0) if pick.any() else np.zeros(rows.shape[1], rows.dtype)
 
 
 class DiceReader:
