@@ -4,8 +4,11 @@ Still scenes come from `vision.synth.dice_scenes` (2-12 d20s and d6s on a Loot R
 now and then, the renderer's light, blur and noise; a tenth of the dice cocked and a tenth in the air), with dice of
 the split's designs, numeral fonts, colours and materials only (`--split test`: none of them used to train or choose
 anything) on the split's Loot Roll cards. Every frame goes through the whole runtime (`read.DiceReader`: finder,
-then reader); beside it, in the same run and on the same frames, the reader on squares cut at each die's true
-centre and size (what a perfect finder would give), which says how much finding costs.
+face finder, face reader); beside it, in the same run and on the same frames, two baselines: the face finder and
+reader on squares cut at each die's true centre and size (a perfect finder), and the face reader on each top face
+warped from its true corners (a perfect finder and face finder), which say what finding and rectifying cost. Resting
+dice are counted twice: all of them, and those whose top face the camera left legible (`legibility.face_legibility`,
+as the card bench counts legible indices apart).
 
 Roll clips come from `vision.synth.clips` (dice thrown from the player's side, tumbling with motion blur, then
 still), written as video and read back; every frame goes through the reader and `watch.DiceWatcher`. A die is
@@ -27,8 +30,9 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision.dice.crops import KINDS
 from vision.dice.find import FoundDie
-from vision.dice.read import UNREAD, DiceReader, label_of
+from vision.dice.read import UNREAD, DiceReader, label_of, read_faces
 from vision.dice.watch import DiceWatcher
 from vision.synth.dice_scenes import DIE_PX
 from vision.synth.legibility import LEGIBLE
@@ -135,7 +139,7 @@ def run_dice_bench(
             frames.append(frame)
             if progress:
                 progress("dice scenes", len(frames), scenes)
-    tallies = {"runtime": DiceTally(), "reader_true_placement": DiceTally()}
+    tallies = {"runtime": DiceTally(), "reader_true_placement": DiceTally(), "reader_true_face": DiceTally()}
     ms, per_frame = [], []
     for frame in frames:
         image = cv2.imdecode(np.frombuffer(frame.jpeg, np.uint8), cv2.IMREAD_COLOR)
@@ -148,6 +152,13 @@ def run_dice_bench(
             placed = [FoundDie(*d["centre_px"], d["size_px"], 1.0) for d in frame.dice]
             labels = [label_of(p, reader.settings.confidence)[0] for p in reader.probabilities(image, placed)]
             tallies["reader_true_placement"].add(
+                frame.dice, [(*d["centre_px"], lab) for d, lab in zip(frame.dice, labels, strict=True)]
+            )
+            places = [(d["kind"], np.array(d["top_face"], np.float32).reshape(-1, 2)) for d in frame.dice]
+            kinds = np.eye(len(KINDS))[[KINDS.index(kind) for kind, _ in places]]
+            seen = reader.calibrated(read_faces(reader.session, image, kinds, places))
+            labels = [label_of(p, reader.settings.confidence)[0] for p in seen]
+            tallies["reader_true_face"].add(
                 frame.dice, [(*d["centre_px"], lab) for d, lab in zip(frame.dice, labels, strict=True)]
             )
     result = {
@@ -319,7 +330,7 @@ def format_dice_table(result: dict) -> str:
         f"{'reader':<24} {'kind':<12} {'dice':>6} {'right':>7} {'wrong':>6} {'unread':>7} {'missed':>7} "
         f"{'accuracy':>9}",
     ]
-    for name in ("runtime", "reader_true_placement"):
+    for name in ("runtime", "reader_true_placement", "reader_true_face"):
         lines += _resting_rows(name, result[name])
         r = result[name]
         lines.append(

@@ -163,15 +163,19 @@ class Looks:
 
 def look(faces: Any, reader: Any, frame: np.ndarray, found: list[FoundDie]) -> Looks:
     """Both nets (ONNX sessions) over the found dice of a frame."""
-    n = len(found)
-    if n == 0:
-        return Looks(np.zeros((0, len(KINDS)), np.float32), [], np.zeros((0, len(FACES)), np.float32), np.zeros((0, 0)))
+    if not found:
+        return read_faces(reader, frame, np.zeros((0, len(KINDS)), np.float32), [])
     kind_logits, maps = faces.run(None, {"x": reader_input(die_squares(frame, found))})
-    kinds = softmax(kind_logits)
-    places = face_places(kind_logits, maps, found)
+    return read_faces(reader, frame, softmax(kind_logits), face_places(kind_logits, maps, found))
+
+
+def read_faces(reader: Any, frame: np.ndarray, kinds: np.ndarray, places: list[tuple[str, np.ndarray]]) -> Looks:
+    """The face reader (an ONNX session) over faces placed in the frame (kind, corners), every turn of each; a
+    place with no corners has no face to warp and counts as "no face", whatever `kinds` (n x KINDS) said."""
+    kinds = kinds.copy()
     pictures, owner = [], []
     for i, (_kind, corners) in enumerate(places):
-        if len(corners) == 0:  # no face to warp: "no face", whatever the kind head said
+        if len(corners) == 0:
             kinds[i] = np.eye(len(KINDS))[0]
         for turn in range(len(corners)):
             pictures.append(face_picture(frame, corners, turn))
@@ -181,10 +185,8 @@ def look(faces: Any, reader: Any, frame: np.ndarray, found: list[FoundDie]) -> L
         owner.append(-1)
     logits, features = reader.run(None, {"x": reader_input(np.stack(pictures))})
     who = np.array(owner)
-    mean_logits = np.stack([logits[who == i].mean(axis=0) if (who == i).any() else logits[0] * 0 for i in range(n)])
-    mean_features = np.stack(
-        [features[who == i].mean(axis=0) if (who == i).any() else features[0] * 0 for i in range(n)]
-    )
+    mean_logits = np.stack([_mean_of(logits, who == i) for i in range(len(places))]).reshape(-1, logits.shape[1])
+    mean_features = np.stack([_mean_of(features, who == i) for i in range(len(places))]).reshape(-1, features.shape[1])
     return Looks(kinds, [kind for kind, _ in places], mean_logits, mean_features)
 
 
@@ -211,7 +213,10 @@ class DiceReader:
 
     def probabilities(self, frame: np.ndarray, found: list[FoundDie]) -> np.ndarray:
         """(n, len(CLASSES)) for dice found (or placed) in the frame."""
-        seen = self.look(frame, found)
+        return self.calibrated(self.look(frame, found))
+
+    def calibrated(self, seen: Looks) -> np.ndarray:
+        """(n, len(CLASSES)): the looks' probabilities at the tuned temperature, blended with the enrolled dice."""
         probabilities = seen.probabilities(self.settings.temperature)
         return self.enrolled.blend(probabilities, seen.features) if self.enrolled is not None else probabilities
 
