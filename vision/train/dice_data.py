@@ -21,7 +21,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.dice.crops import DIE_SPAN, READ_PX, class_of, finder_frame, square, square_matrix
+from vision.dice.crops import CLASSES, DIE_SPAN, KINDS, READ_PX, class_of, finder_frame, square, square_matrix
 from vision.dice.find import FoundDie
 from vision.synth.dice_scenes import DieTruth, render_dice_scene
 from vision.train.shards import load_shards, render_shards
@@ -30,7 +30,9 @@ WINDOW_SPAN = 2.8  # a stored window spans this many die sizes: room for the fac
 WINDOW_PX = 224  # a die of 80 pixels: its top face's numeral at about the resolution the face reader reads it
 NEGATIVES = 2  # windows around nothing per scene (the reader learns to say "none" to a finder's false find)
 STATES = ("rest", "cocked", "air")
+ASKEW_DEG = 10.0
 FACE_SEEN = 0.8  # a resting die is taught (and tuned on) its value when this much of its top face shows
+FACE_HIDDEN = 0.4  # and taught "no face" when less than this shows (between the two it is not taught)
 
 
 @dataclass
@@ -69,6 +71,20 @@ def die_row(d: DieTruth) -> list[float]:
     legibility = math.nan if d.legibility is None else d.legibility
     row = [*d.centre_px, d.size_px, class_of(d.kind, d.value), STATES.index(d.state), d.seen, d.face_seen, legibility]
     return row + corners
+
+
+def kind_target(row: np.ndarray) -> int | None:
+    """What a face finder is taught for a die row (`dice_data.die_row`): its kind's index in KINDS when its top face
+    shows, 0 when there is no face to read (cocked, in the air, hidden, a window around nothing), None: not taught
+    (a face partly hidden, neither readable nor gone)."""
+    cls, state, seen, face_seen = row[3:7]
+    if int(state) != 0 or cls == 0:
+        return 0
+    if face_seen >= FACE_SEEN and seen >= 0.5:
+        return KINDS.index(CLASSES[int(cls)].split(":")[0].lower())
+    if face_seen < FACE_HIDDEN:
+        return 0
+    return None
 
 
 def face_corners_of(row: np.ndarray) -> np.ndarray:
@@ -113,10 +129,13 @@ def placed_as_found(rng: np.random.Generator) -> FoundDie:
 
 
 def jittered_square(window: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """The face finder's square cut from a stored window around a die `placed_as_found`, turned any way, and the
-    2 x 3 map from window pixels to the square's."""
+    """The face finder's square cut from a stored window around a die `placed_as_found`, turned a little (a camera
+    held slightly askew), and the 2 x 3 map from window pixels to the square's. Never turned further: the frame's
+    up is the table's up, and that is what tells a d20's top face (the one with the value) from the face that looks
+    at a tilted camera (session 34: turned any way, the face finder put a third of the d20s' corners on the wrong
+    face, in the frame's middle)."""
     die = placed_as_found(rng)
-    where, side, angle = (die.x, die.y), DIE_SPAN * die.size, float(rng.uniform(0, 360))
+    where, side, angle = (die.x, die.y), DIE_SPAN * die.size, float(rng.uniform(-ASKEW_DEG, ASKEW_DEG))
     return square(window, where, side, READ_PX, angle), square_matrix(where, side, READ_PX, angle)
 
 

@@ -30,7 +30,6 @@ import torch
 from torch import nn
 
 from vision.dice.crops import (
-    CLASSES,
     DIE_SPAN,
     FACE_PX,
     FACES,
@@ -49,12 +48,12 @@ from vision.train.budget import add_budget_args, export_onnx, resume, train_for_
 from vision.train.corner_net import conv_bn, focal_loss
 from vision.train.cube_net import dilated, turned
 from vision.train.dice_data import (
-    FACE_SEEN,
     WINDOW_PX,
     WINDOW_SPAN,
     DiceScene,
     face_corners_of,
     jittered_square,
+    kind_target,
     load_scenes,
     to_window,
 )
@@ -63,7 +62,6 @@ from vision.train.heatmaps import heat_targets
 PATCH = 192  # finder training patches, finder-frame pixels (a multiple of STRIDE)
 SIGMA = 1.0  # heat-map peak, cells
 SEEN = 0.4  # a die at least this visible is taught as a die
-HIDDEN = 0.4  # and taught "none" when less than this shows (between the two it is not taught)
 CORNER_SIGMA = 0.75  # the face finder's corner peaks, cells
 SMEAR = 0.5  # a face the camera left less legible than this is taught as "some face of its kind" (`face_target`)
 SMOOTHING = 0.05
@@ -142,20 +140,6 @@ class FaceReaderNet(nn.Module):
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         features = self.trunk(x).mean(dim=(2, 3))
         return self.head(features), features
-
-
-def kind_target(row: np.ndarray) -> int | None:
-    """What a face finder is taught for a die row (`dice_data.die_row`): its kind's index in KINDS when its top face
-    shows, 0 when there is no face to read (cocked, in the air, hidden, a window around nothing), None: not taught
-    (a face partly hidden, neither readable nor gone)."""
-    cls, state, seen, face_seen = row[3:7]
-    if int(state) != 0 or cls == 0:
-        return 0
-    if face_seen >= FACE_SEEN and seen >= 0.5:
-        return KINDS.index(CLASSES[int(cls)].split(":")[0].lower())
-    if face_seen < HIDDEN:
-        return 0
-    return None
 
 
 def _light(rng: np.random.Generator, image: np.ndarray) -> np.ndarray:
@@ -290,7 +274,10 @@ def face_target(row: np.ndarray) -> np.ndarray:
 
 class FaceBatches:
     """Top faces warped out of the stored windows onto the canonical face from corners as a face finder would give
-    them (each off by a few per cent of the face), in any of the face's turns, the light varied."""
+    them (each off by a few per cent of the face), in any of the face's turns, the light varied; half the d20 faces
+    turned upside down. The training dice's numerals point at a corner of their face, as most d20s print them, but
+    some point at an edge: the dice-box numerals (held out: validation and test dice only) do, and session 34's
+    first face reader, never shown one, read 9 as 17 and 16 as 20 there."""
 
     def __init__(self, scenes: list[DiceScene], seed: int) -> None:
         windows, rows = _decoded(scenes)
@@ -301,7 +288,10 @@ class FaceBatches:
         xs, ys = [], []
         for i in self.rng.integers(0, len(self.items), batch):
             window, row = self.items[i]
-            picture = face_picture(window, jittered_face(row, self.rng))
+            face = jittered_face(row, self.rng)
+            picture = face_picture(window, face)
+            if len(face) == 3 and self.rng.random() < 0.5:  # numerals that point at an edge, not a corner
+                picture = picture[::-1, ::-1]
             xs.append(reader_input(_light(self.rng, _recoloured(self.rng, picture))[None])[0])
             ys.append(face_target(row))
         return torch.from_numpy(np.stack(xs)), torch.from_numpy(np.stack(ys))

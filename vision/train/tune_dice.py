@@ -18,8 +18,7 @@ import numpy as np
 from vision.dice.find import FINDER_FILE, finder_input, found_dice
 from vision.dice.read import FACE_FINDER_FILE, READER_FILE, THRESHOLDS_FILE, Looks, look
 from vision.recognise.models import session
-from vision.train.dice_data import load_scenes, placed_as_found
-from vision.train.dice_net import kind_target
+from vision.train.dice_data import kind_target, load_scenes, placed_as_found
 
 PEAKS = tuple(round(float(v), 2) for v in np.arange(0.1, 0.75, 0.05))
 TEMPERATURES = tuple(round(float(v), 2) for v in np.arange(0.5, 3.01, 0.1))
