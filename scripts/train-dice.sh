@@ -23,9 +23,9 @@ D="$OUT/dice-v3"
 $R -m vision.train.dice_data "$D/val" --pieces "$P" --split val --n 300 --seed 2
 $R -m vision.train.dice_data "$D/train" --pieces "$P" --split train --n 3000 --seed 1
 $T -m vision.train.dice_net train --net faces --data "$D/train" --val "$D/val" \
-  --out "$OUT/runs/dice-faces" --minutes 60 --batch 32 --threads 1 &
+  --out "$OUT/runs/dice-faces" --minutes 45 --batch 32 --threads 1 &
 $T -m vision.train.dice_net train --net reader --data "$D/train" --val "$D/val" \
-  --out "$OUT/runs/dice-reader" --minutes 60 --batch 64 --threads 1
+  --out "$OUT/runs/dice-reader" --minutes 65 --batch 64 --threads 1
 wait
 $T -m vision.train.dice_net train --net finder --data "$D/train" --val "$D/val" \
   --out "$OUT/runs/dice-finder" --minutes 20 --batch 12 --threads 2

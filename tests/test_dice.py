@@ -288,6 +288,7 @@ def test_the_shipped_nets_read_held_out_dice(loot_roll_test: Path) -> None:
     from vision.synth.dice_scenes import render_dice_scene
 
     reader = DiceReader(models_dir())
+    assert reader.read(np.zeros((720, 1280, 3), np.uint8)) == []  # an empty table: no die, and no error
     tally = DiceTally()
     for i in range(6):
         rendered = render_dice_scene(i, 11, loot_roll_test, ["loot-roll-design-017"], "test")

@@ -172,6 +172,8 @@ def look(faces: Any, reader: Any, frame: np.ndarray, found: list[FoundDie]) -> L
 def read_faces(reader: Any, frame: np.ndarray, kinds: np.ndarray, places: list[tuple[str, np.ndarray]]) -> Looks:
     """The face reader (an ONNX session) over faces placed in the frame (kind, corners), every turn of each; a
     place with no corners has no face to warp and counts as "no face", whatever `kinds` (n x KINDS) said."""
+    if not places:
+        return Looks(np.zeros((0, len(KINDS)), np.float32), [], np.zeros((0, len(FACES)), np.float32), np.zeros((0, 0)))
     kinds = kinds.copy()
     pictures, owner = [], []
     for i, (_kind, corners) in enumerate(places):

@@ -274,10 +274,10 @@ def face_target(row: np.ndarray) -> np.ndarray:
 
 class FaceBatches:
     """Top faces warped out of the stored windows onto the canonical face from corners as a face finder would give
-    them (each off by a few per cent of the face), in any of the face's turns, the light varied; half the d20 faces
-    turned upside down. The training dice's numerals point at a corner of their face, as most d20s print them, but
-    some point at an edge: the dice-box numerals (held out: validation and test dice only) do, and session 34's
-    first face reader, never shown one, read 9 as 17 and 16 as 20 there."""
+    them (each off by a few per cent of the face), in any of the face's turns, the light varied. (The training
+    dice's numerals point at a corner of their face; the held-out dice-box numerals point at an edge. Session 34
+    also showed the reader half its d20 faces upside down: on validation dice it read fewer, 75.0% of legible dice
+    through the whole runtime against 76.4%, so the shipped reader is not taught that way.)"""
 
     def __init__(self, scenes: list[DiceScene], seed: int) -> None:
         windows, rows = _decoded(scenes)
@@ -288,10 +288,7 @@ class FaceBatches:
         xs, ys = [], []
         for i in self.rng.integers(0, len(self.items), batch):
             window, row = self.items[i]
-            face = jittered_face(row, self.rng)
-            picture = face_picture(window, face)
-            if len(face) == 3 and self.rng.random() < 0.5:  # numerals that point at an edge, not a corner
-                picture = picture[::-1, ::-1]
+            picture = face_picture(window, jittered_face(row, self.rng))
             xs.append(reader_input(_light(self.rng, _recoloured(self.rng, picture))[None])[0])
             ys.append(face_target(row))
         return torch.from_numpy(np.stack(xs)), torch.from_numpy(np.stack(ys))
