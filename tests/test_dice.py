@@ -278,6 +278,8 @@ def test_enrolled_faces_round_trip_and_blend_keeps_the_readers_no_face(tmp_path:
     p = rng.dirichlet(np.ones(len(CLASSES)), 5)
     blended = again.blend(p, rng.normal(size=(5, enrolled.faces["d20"].shape[1])))
     assert np.allclose(blended.sum(axis=1), 1.0) and np.allclose(blended[:, 0], p[:, 0])
+    with_dice = DiceReader(models_dir(), again)
+    assert with_dice.read(np.zeros((720, 1280, 3), np.uint8)) == []  # no die: nothing to match, and no error
 
 
 def test_the_shipped_nets_read_held_out_dice(loot_roll_test: Path) -> None:

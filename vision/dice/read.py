@@ -220,7 +220,9 @@ class DiceReader:
     def calibrated(self, seen: Looks) -> np.ndarray:
         """(n, len(CLASSES)): the looks' probabilities at the tuned temperature, blended with the enrolled dice."""
         probabilities = seen.probabilities(self.settings.temperature)
-        return self.enrolled.blend(probabilities, seen.features) if self.enrolled is not None else probabilities
+        if self.enrolled is None or len(probabilities) == 0:
+            return probabilities
+        return self.enrolled.blend(probabilities, seen.features)
 
     def read(self, frame: np.ndarray) -> list[DieReading]:
         found = self.finder.find(frame)
