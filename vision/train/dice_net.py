@@ -312,7 +312,8 @@ def evaluate_finder(model: FinderNet, scenes: list[DiceScene]) -> dict:
             out = model(torch.from_numpy(finder_input(s.image()))).numpy()[0]
             found = found_dice(out, 0.3)
             used = set()
-            for x, y, size, _cls, _state, seen, _face in s.dice:
+            for row in s.dice:
+                x, y, size, seen = row[0], row[1], row[2], row[5]
                 near = [j for j, f in enumerate(found) if math.hypot(f.x - x, f.y - y) < size / 3 and j not in used]
                 if near:
                     used.add(near[0])
