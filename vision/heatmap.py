@@ -10,6 +10,12 @@ def sigmoid(logits: np.ndarray) -> np.ndarray:
     return 1.0 / (1.0 + np.exp(-logits))
 
 
+def cell_of(x: float, y: float, stride: int) -> tuple[float, float]:
+    """Input pixels to map cells (fractional: the nearest cell is the rounded value), a cell's centre being its input
+    pixels' middle, as `peaks` places it."""
+    return (x - (stride - 1) / 2) / stride, (y - (stride - 1) / 2) / stride
+
+
 def peaks(heat: np.ndarray, threshold: float, stride: int) -> list[tuple[int, float, float, float]]:
     """(channel, x, y in input pixels, score) of every 3x3 local maximum of a channel's map at or above
     `threshold` (a cell's centre is its input pixels' middle)."""

@@ -47,10 +47,15 @@ def square(
     if region.size == 0:
         return np.zeros((out_px, out_px, *image.shape[2:]), image.dtype)
     ox, oy = max(x0, 0), max(y0, 0)
-    if scale < 0.8:
-        region = cv2.GaussianBlur(region, (0, 0), 0.45 / scale)
+    region = _prefiltered(region, scale)
     m = square_matrix((cx - ox, cy - oy), side, out_px, angle_deg)
     return cv2.warpAffine(region, m, (out_px, out_px), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
+def _prefiltered(region: np.ndarray, scale: float) -> np.ndarray:
+    """The region blurred before it is shrunk by `scale` (as a camera farther away would see it, without aliasing);
+    as it is when it is not shrunk much."""
+    return cv2.GaussianBlur(region, (0, 0), 0.45 / scale) if scale < 0.8 else region
 
 
 def finder_frame(frame: np.ndarray) -> np.ndarray:
@@ -106,9 +111,7 @@ def face_picture(image: np.ndarray, points: np.ndarray, turn: int = 0) -> np.nda
         return np.zeros((FACE_PX, FACE_PX, *image.shape[2:]), image.dtype)
     matrix = face_matrix(points - [x0, y0], turn)
     region = image[y0:y1, x0:x1]
-    scale = float(np.sqrt(abs(np.linalg.det(matrix[:2, :2]))))
-    if scale < 0.8:
-        region = cv2.GaussianBlur(region, (0, 0), 0.45 / scale)
+    region = _prefiltered(region, float(np.sqrt(abs(np.linalg.det(matrix[:2, :2])))))
     return cv2.warpPerspective(
         region, matrix, (FACE_PX, FACE_PX), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
     )

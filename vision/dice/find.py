@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from vision.dice.crops import FRAME_SCALE, STRIDE, finder_frame
-from vision.heatmap import peaks, sigmoid
+from vision.heatmap import cell_of, peaks, sigmoid
 
 FINDER_FILE = "dice-finder.onnx"
 SIZE_UNIT = 32.0  # the size map holds log(size / SIZE_UNIT), size in frame pixels
@@ -38,7 +38,7 @@ def found_dice(out: np.ndarray, threshold: float) -> list[FoundDie]:
     rows, cols = heat.shape[1:]
     dice = []
     for _c, x, y, score in peaks(heat, threshold, STRIDE):
-        ix, iy = round((x - (STRIDE - 1) / 2) / STRIDE), round((y - (STRIDE - 1) / 2) / STRIDE)
+        ix, iy = (round(v) for v in cell_of(x, y, STRIDE))
         y0, y1, x0, x1 = max(iy - 1, 0), min(iy + 2, rows), max(ix - 1, 0), min(ix + 2, cols)
         w = heat[0, y0:y1, x0:x1]
         yy, xx = np.mgrid[y0:y1, x0:x1]

@@ -21,13 +21,14 @@ import numpy as np
 from vision.dice.crops import CLASSES, DIE_SPAN, FACE_PX, FACE_SIDES, FACES, KINDS, READ_PX, face_picture, square
 from vision.dice.enrol import EnrolledDice
 from vision.dice.find import DEFAULT_PEAK, DiceFinder, FoundDie
-from vision.heatmap import peaks, sigmoid
+from vision.heatmap import cell_of, peaks, sigmoid
 
 FACE_FINDER_FILE = "dice-faces.onnx"
 CELL = 8  # the face finder's corner map: a cell every 8 square pixels
 READER_FILE = "dice-reader.onnx"
 THRESHOLDS_FILE = "dice-thresholds.json"  # {"peak", "temperature", "confidence"}
 UNREAD = "DIE"  # the label of a die whose face is not read
+KIND_FACES = {k: np.array([j for j, f in enumerate(FACES) if f.startswith(k.upper() + ":")]) for k in FACE_SIDES}
 
 
 @dataclass(frozen=True)
@@ -91,7 +92,7 @@ def corners_from_heat(maps: np.ndarray, count: int) -> np.ndarray:
     found = sorted(peaks(sigmoid(maps[:1]), 0.0, CELL), key=lambda p: -p[3])[:count]
     out = []
     for _c, x, y, _score in found:
-        ix, iy = round((x - (CELL - 1) / 2) / CELL), round((y - (CELL - 1) / 2) / CELL)
+        ix, iy = (round(v) for v in cell_of(x, y, CELL))
         out.append((x + CELL * float(maps[1, iy, ix]), y + CELL * float(maps[2, iy, ix])))
     return np.array(out, np.float32).reshape(-1, 2)
 
@@ -151,13 +152,12 @@ class Looks:
         out = np.zeros((len(self.face_kinds), len(CLASSES)), np.float32)
         out[:, 0] = self.kinds[:, 0]
         for i, kind in enumerate(self.face_kinds):
-            for other in FACE_SIDES:
-                columns = [j for j, f in enumerate(FACES) if f.startswith(other.upper() + ":")]
+            for other, columns in KIND_FACES.items():
                 share = self.kinds[i, KINDS.index(other)]
                 if other == kind:
-                    out[i, 1 + np.array(columns)] = share * softmax(self.logits[i : i + 1, columns], temperature)[0]
+                    out[i, 1 + columns] = share * softmax(self.logits[i : i + 1, columns], temperature)[0]
                 else:
-                    out[i, 1 + np.array(columns)] = share / len(columns)
+                    out[i, 1 + columns] = share / len(columns)
         return out
 
 
@@ -187,8 +187,8 @@ def read_faces(reader: Any, frame: np.ndarray, kinds: np.ndarray, places: list[t
         owner.append(-1)
     logits, features = reader.run(None, {"x": reader_input(np.stack(pictures))})
     who = np.array(owner)
-    mean_logits = np.stack([_mean_of(logits, who == i) for i in range(len(places))]).reshape(-1, logits.shape[1])
-    mean_features = np.stack([_mean_of(features, who == i) for i in range(len(places))]).reshape(-1, features.shape[1])
+    mean_logits = np.stack([_mean_of(logits, who == i) for i in range(len(places))])
+    mean_features = np.stack([_mean_of(features, who == i) for i in range(len(places))])
     return Looks(kinds, [kind for kind, _ in places], mean_logits, mean_features)
 
 

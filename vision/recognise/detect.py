@@ -98,7 +98,10 @@ def detect_files(
             calibration, note = table(image)
             if calibration is not None:
                 found = [calibration.place(d) for d in found]
-        yield DetectResult(path, image.shape[1], image.shape[0], tuple(found), None, note, calibration), image
+        yield (
+            DetectResult(path, image.shape[1], image.shape[0], tuple(found), table_note=note, table=calibration),
+            image,
+        )
 
 
 def annotate(image: np.ndarray, detections: Sequence[CardDetection]) -> np.ndarray:

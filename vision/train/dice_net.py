@@ -43,6 +43,7 @@ from vision.dice.crops import (
 )
 from vision.dice.find import SIZE_UNIT, finder_input, found_dice
 from vision.dice.read import CELL, corners_from_heat, reader_input
+from vision.heatmap import cell_of
 from vision.synth.legibility import LEGIBLE
 from vision.train.budget import add_budget_args, export_onnx, resume, train_for_budget, train_or_export
 from vision.train.corner_net import conv_bn, focal_loss
@@ -187,7 +188,7 @@ class FinderBatches:
             size = np.zeros((1, n, n), np.float32)
             mask = np.zeros((1, n, n), np.float32)
             for (x, y, _c, seen), d in zip(points, dice, strict=True):
-                ix, iy = round((x - (STRIDE - 1) / 2) / STRIDE), round((y - (STRIDE - 1) / 2) / STRIDE)
+                ix, iy = (round(v) for v in cell_of(x, y, STRIDE))
                 if seen >= SEEN and 0 <= ix < n and 0 <= iy < n:
                     size[0, iy, ix] = math.log(d[2] / SIZE_UNIT)
                     mask[0, iy, ix] = 1.0
@@ -242,7 +243,7 @@ class FaceFinderBatches:
             offset = np.zeros((2, n, n), np.float32)
             mask = np.zeros((1, n, n), np.float32)
             for x, y in moved:
-                cx, cy = (x - (CELL - 1) / 2) / CELL, (y - (CELL - 1) / 2) / CELL
+                cx, cy = cell_of(x, y, CELL)
                 ix, iy = round(cx), round(cy)
                 if 0 <= ix < n and 0 <= iy < n:
                     offset[:, iy, ix] = (cx - ix, cy - iy)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from vision.heatmap import cell_of
+
 
 def heat_targets(
     points: np.ndarray, cells: tuple[int, int], channels: int, stride: int, sigma: float, seen_min: float
@@ -17,7 +19,7 @@ def heat_targets(
     weight = np.ones((channels, rows, cols), np.float32)
     yy, xx = np.mgrid[0:rows, 0:cols]
     for x, y, channel, seen in points:
-        cx, cy = (x - (stride - 1) / 2) / stride, (y - (stride - 1) / 2) / stride
+        cx, cy = cell_of(x, y, stride)
         if not (-2 <= cx < cols + 2 and -2 <= cy < rows + 2):
             continue
         d2 = (xx - cx) ** 2 + (yy - cy) ** 2
