@@ -59,10 +59,7 @@ def cmd_detect(args: argparse.Namespace) -> int:
     results, failed = [], 0
     for result, image in detect_files(paths, recogniser, table):
         reading = board.read(image) if board is not None and image is not None else None
-        rolled = dice.read(image) if dice is not None and image is not None else None
-        placing = result.table or fixed
-        if rolled is not None and placing is not None:
-            rolled = [placing.place_point(r) for r in rolled]
+        rolled = dice.read(image, result.table or fixed) if dice is not None and image is not None else None
         if result.error is not None:
             failed += 1
             print(f"tabletop detect: {result.error}", file=sys.stderr)

@@ -32,8 +32,10 @@ import numpy as np
 
 from vision.dice.crops import KINDS
 from vision.dice.find import FoundDie
-from vision.dice.read import UNREAD, DiceReader, label_of, read_faces
+from vision.dice.read import UNREAD, DiceReader, FacePlace, label_of, read_faces
 from vision.dice.watch import DiceWatcher
+from vision.recognise.calibration import TableCalibration
+from vision.synth.camera import Camera, apply_homography
 from vision.synth.dice_scenes import DIE_PX
 from vision.synth.legibility import LEGIBLE
 
@@ -41,10 +43,17 @@ SEEN = 0.9  # a resting die is scored when this much of it, and of its top face,
 HIDDEN = 0.4  # a die with less of its top face showing must not be given a value
 
 
+CLICK_PX = 2.0  # how far off a player's click on a calibration point lands (standard deviation, each axis)
+
+
 @dataclass
 class BenchFrame:
     jpeg: bytes
     dice: list[dict]  # DieTruth.to_json()
+    camera: Camera
+
+    def image(self) -> np.ndarray:
+        return cv2.imdecode(np.frombuffer(self.jpeg, np.uint8), cv2.IMREAD_COLOR)
 
 
 def render_frame(job: tuple) -> BenchFrame:
@@ -55,7 +64,33 @@ def render_frame(job: tuple) -> BenchFrame:
     rendered = render_dice_scene(*job)
     ok, jpeg = cv2.imencode(".jpg", rendered.scene.image, [cv2.IMWRITE_JPEG_QUALITY, 92])
     assert ok, "JPEG encoding of a frame failed"
-    return BenchFrame(jpeg.tobytes(), [d.to_json() for d in rendered.dice])
+    return BenchFrame(jpeg.tobytes(), [d.to_json() for d in rendered.dice], rendered.scene.spec.camera)
+
+
+def calibration_of(camera: Camera, rng: np.random.Generator) -> TableCalibration:
+    """The table calibration a player would make of this camera's view: four points spread over the frame (a
+    tenth in from its corners) clicked CLICK_PX off on average, and where they lie on the table."""
+    image_from_table = camera.table_to_image()
+    inset = np.array([camera.width, camera.height]) * 0.1
+    frame = np.array([[0, 0], [camera.width, 0], [camera.width, camera.height], [0, camera.height]], np.float64)
+    frame = frame + inset * np.array([[1, 1], [-1, 1], [-1, -1], [1, -1]])
+    table = apply_homography(np.linalg.inv(image_from_table), frame)
+    clicked = frame + rng.normal(0.0, CLICK_PX, frame.shape)
+    return TableCalibration(cv2.getPerspectiveTransform(clicked.astype(np.float32), table.astype(np.float32)))
+
+
+def matched_truth(truth: list[dict], points: list[tuple[float, float]]) -> list[dict | None]:
+    """For each point said to be a die, the die it is (the nearest within half the die's size, the most visible
+    dice choosing first), or None."""
+    out: list[dict | None] = [None] * len(points)
+    for die in sorted(truth, key=lambda d: -d["seen"]):
+        x, y = die["centre_px"]
+        near = [
+            i for i, p in enumerate(points) if out[i] is None and math.hypot(p[0] - x, p[1] - y) < die["size_px"] / 2
+        ]
+        if near:
+            out[min(near, key=lambda i: math.hypot(points[i][0] - x, points[i][1] - y))] = die
+    return out
 
 
 @dataclass
@@ -67,27 +102,27 @@ class DiceTally:
     legible: dict[str, dict[str, int]] = field(default_factory=lambda: _outcomes())  # those whose top face the
     # camera left legible (`legibility.face_legibility` >= LEGIBLE): blur, glare and a few pixels leave the rest
     # unreadable to anyone
-    no_face: dict[str, int] = field(default_factory=lambda: {"dice": 0, "given_value": 0})
+    cocked: dict[str, int] = field(default_factory=lambda: {"dice": 0, "given_value": 0})
+    air: dict[str, int] = field(default_factory=lambda: {"dice": 0, "given_value": 0})  # a still of a die in flight:
+    # the watcher never reads one (it moves), the still reader should not either
     hidden: dict[str, int] = field(default_factory=lambda: {"dice": 0, "given_value": 0})
     false_finds: dict[str, int] = field(default_factory=lambda: {"finds": 0, "given_value": 0})
 
     def add(self, truth: list[dict], said: list[tuple[float, float, str]]) -> None:
         """One frame: `said` holds (x, y, label) per reading; each is matched to the nearest die within half its
         size."""
-        free = list(range(len(said)))
-        for die in sorted(truth, key=lambda d: -d["seen"]):
-            x, y = die["centre_px"]
-            near = [i for i in free if math.hypot(said[i][0] - x, said[i][1] - y) < die["size_px"] / 2]
-            match = min(near, key=lambda i: math.hypot(said[i][0] - x, said[i][1] - y)) if near else None
-            if match is not None:
-                free.remove(match)
-            label = said[match][2] if match is not None else None
+        matched = matched_truth(truth, [(x, y) for x, y, _ in said])
+        label_of_die = {id(die): said[i][2] for i, die in enumerate(matched) if die is not None}
+        for die in truth:
+            label = label_of_die.get(id(die))
+            given = label not in (None, UNREAD)
             if die["state"] != "rest":
-                self.no_face["dice"] += 1
-                self.no_face["given_value"] += label not in (None, UNREAD)
+                tally = self.cocked if die["state"] == "cocked" else self.air
+                tally["dice"] += 1
+                tally["given_value"] += given
             elif die["face_seen"] < HIDDEN:
                 self.hidden["dice"] += 1
-                self.hidden["given_value"] += label not in (None, UNREAD)
+                self.hidden["given_value"] += given
             elif die["seen"] >= SEEN and die["face_seen"] >= SEEN:
                 outcome = (
                     "missed"
@@ -101,6 +136,7 @@ class DiceTally:
                 self.resting[die["kind"]][outcome] += 1
                 if (die.get("legibility") or 0.0) >= LEGIBLE:
                     self.legible[die["kind"]][outcome] += 1
+        free = [i for i, die in enumerate(matched) if die is None]
         self.false_finds["finds"] += len(free)
         self.false_finds["given_value"] += sum(said[i][2] != UNREAD for i in free)
 
@@ -110,7 +146,7 @@ class DiceTally:
             for kind, counts in tally.items():
                 total = sum(counts.values())
                 out[name][kind] = {**counts, "dice": total, "accuracy": round(counts["right"] / max(total, 1), 4)}
-        return {**out, "no_face": self.no_face, "hidden": self.hidden, "false_finds": self.false_finds}
+        return {**out, "cocked": self.cocked, "air": self.air, "hidden": self.hidden, "false_finds": self.false_finds}
 
 
 def _outcomes() -> dict[str, dict[str, int]]:
@@ -139,25 +175,30 @@ def run_dice_bench(
             frames.append(frame)
             if progress:
                 progress("dice scenes", len(frames), scenes)
-    tallies = {"runtime": DiceTally(), "reader_true_placement": DiceTally(), "reader_true_face": DiceTally()}
-    ms, per_frame = [], []
+    names = ("runtime", "runtime_calibrated", "reader_true_placement", "reader_true_face")
+    tallies = {name: DiceTally() for name in names}
+    ms: dict[str, list[float]] = {"runtime": [], "runtime_calibrated": []}
+    per_frame = []
+    rng = np.random.default_rng([seed, 41])
     for frame in frames:
-        image = cv2.imdecode(np.frombuffer(frame.jpeg, np.uint8), cv2.IMREAD_COLOR)
-        t0 = time.perf_counter()
-        readings = reader.read(image)
-        ms.append(1000 * (time.perf_counter() - t0))
+        image = frame.image()
         per_frame.append(len(frame.dice))
-        tallies["runtime"].add(frame.dice, [(r.x, r.y, r.label) for r in readings])
+        for name, table in (("runtime", None), ("runtime_calibrated", calibration_of(frame.camera, rng))):
+            t0 = time.perf_counter()
+            readings = reader.read(image, table)
+            ms[name].append(1000 * (time.perf_counter() - t0))
+            tallies[name].add(frame.dice, [(r.x, r.y, r.label) for r in readings])
         if frame.dice:
+            floor = reader.settings.confidence
             placed = [FoundDie(*d["centre_px"], d["size_px"], 1.0) for d in frame.dice]
-            labels = [label_of(p, reader.settings.confidence)[0] for p in reader.probabilities(image, placed)]
+            labels = [label_of(p, floor)[0] for p in reader.probabilities(image, placed)]
             tallies["reader_true_placement"].add(
                 frame.dice, [(*d["centre_px"], lab) for d, lab in zip(frame.dice, labels, strict=True)]
             )
-            places = [(d["kind"], np.array(d["top_face"], np.float32).reshape(-1, 2)) for d in frame.dice]
-            kinds = np.eye(len(KINDS))[[KINDS.index(kind) for kind, _ in places]]
+            places = [FacePlace(d["kind"], np.array(d["top_face"], np.float32).reshape(-1, 2)) for d in frame.dice]
+            kinds = np.eye(len(KINDS))[[KINDS.index(p.kind) for p in places]]
             seen = reader.calibrated(read_faces(reader.session, image, kinds, places))
-            labels = [label_of(p, reader.settings.confidence)[0] for p in seen]
+            labels = [label_of(p, floor)[0] for p in seen]
             tallies["reader_true_face"].add(
                 frame.dice, [(*d["centre_px"], lab) for d, lab in zip(frame.dice, labels, strict=True)]
             )
@@ -171,7 +212,10 @@ def run_dice_bench(
             "source": "vision.synth.dice_scenes (held-out dice designs, fonts, colours and materials)",
         },
         **{name: tally.to_json() for name, tally in tallies.items()},
-        "latency_ms": {"median": round(statistics.median(ms), 1), "p95": round(float(np.percentile(ms, 95)), 1)},
+        "latency_ms": {
+            name: {"median": round(statistics.median(v), 1), "p95": round(float(np.percentile(v, 95)), 1)}
+            for name, v in ms.items()
+        },
     }
     if clips:
         result["clips"] = run_clip_bench(pieces_root, designs, clips, seed, reader, split, progress)
@@ -215,7 +259,7 @@ def run_enrol_bench(
         jobs = [(10_000 * (player + 1) + i, seed, str(pieces_root), designs, split, looks) for i in range(scenes)]
         with Pool(workers) as pool:
             for done, frame in enumerate(pool.imap(render_frame, jobs), 1):
-                image = cv2.imdecode(np.frombuffer(frame.jpeg, np.uint8), cv2.IMREAD_COLOR)
+                image = frame.image()
                 for name, reader in (("runtime", plain), ("runtime_enrolled", enrolled)):
                     tallies[name].add(frame.dice, [(r.x, r.y, r.label) for r in reader.read(image)])
                 if progress:
@@ -228,6 +272,46 @@ def run_enrol_bench(
     }
 
 
+@dataclass
+class ClipTally:
+    """One way of reading roll clips: frames where a moving die was given a value, and each die that came to rest:
+    its first value given (right or wrong), or none, and how many frames after rest."""
+
+    moving_frames: int = 0
+    read_while_moving: int = 0
+    settled: int = 0
+    right: int = 0
+    wrong: int = 0
+    never: int = 0
+    delays: list[int] = field(default_factory=list)
+
+    def add_clip(self, first_given: dict[int, tuple[int, str]], truths: list[tuple[int, str]]) -> None:
+        """A clip's first value per thrown die (index -> (frame, label)) against (settle frame, label) per die."""
+        for i, (settle_frame, truth) in enumerate(truths):
+            self.settled += 1
+            if i not in first_given:
+                self.never += 1
+                continue
+            frame, label = first_given[i]
+            self.delays.append(frame - settle_frame)
+            self.right += label == truth
+            self.wrong += label != truth
+
+    def to_json(self) -> dict:
+        return {
+            "moving_die_frames": self.moving_frames,
+            "read_while_moving": self.read_while_moving,
+            "settled_dice": self.settled,
+            "given_right": self.right,
+            "given_wrong": self.wrong,
+            "never_given": self.never,
+            "frames_from_rest_to_value": {
+                "median": statistics.median(self.delays) if self.delays else None,
+                "max": max(self.delays) if self.delays else None,
+            },
+        }
+
+
 def run_clip_bench(
     pieces_root: Path,
     designs: list[str],
@@ -237,15 +321,14 @@ def run_clip_bench(
     split: str,
     progress: Callable[[str, int, int], None] | None = None,
 ) -> dict:
-    """Roll clips read frame by frame through the watcher: values given while a die moves (must be none), and for
-    each die that comes to rest, whether its value is given, right, and how many frames after it settled."""
+    """Roll clips read frame by frame through the watcher, with and without the table's calibration: values given
+    while a die moves (must be none), and for each die that comes to rest, whether its value is given, right, and
+    how many frames after it settled."""
     from vision.synth.clips import ClipError, plan_roll_clip, render_clip
     from vision.synth.components import load_component
     from vision.synth.video import read_states
 
-    moving_frames = read_while_moving = 0
-    settled = right = wrong = never = 0
-    delays: list[int] = []
+    tallies = {"runtime": ClipTally(), "runtime_calibrated": ClipTally()}
     for c in range(clips):
         rng = np.random.default_rng([seed, c, 77])
         pieces = load_component(pieces_root / designs[int(rng.integers(0, len(designs)))])
@@ -260,52 +343,35 @@ def run_clip_bench(
                 continue
         if clip is None:
             raise ClipError(f"roll clip {c}: no throw could be planned in 10 framings")
+        tables = {"runtime": None, "runtime_calibrated": calibration_of(clip.scene.camera, rng)}
         with tempfile.TemporaryDirectory() as tmp:
             render_clip(clip, pieces, tmp, progress=False)
             capture = cv2.VideoCapture(str(Path(tmp) / "video.mp4"))
-            watcher = DiceWatcher()
-            first_given: dict[int, tuple[int, str]] = {}
+            watchers = {name: DiceWatcher() for name in tallies}
+            first_given: dict[str, dict[int, tuple[int, str]]] = {name: {} for name in tallies}
             for record in read_states(Path(tmp)):
                 ok, image = capture.read()
                 if not ok:
                     break
-                watched = watcher.update(reader.read(image))
-                for solid in record["solids"]:
-                    if solid["box"] is None:
-                        continue
-                    x1, y1, x2, y2 = solid["box"]
-                    mine = [w for w in watched if x1 <= w.reading.x <= x2 and y1 <= w.reading.y <= y2 and w.settled]
-                    if solid["moving"]:
-                        moving_frames += 1
-                        read_while_moving += bool(mine)
-                    elif solid["settled"] and mine and solid["index"] not in first_given:
-                        first_given[solid["index"]] = (record["frame"], mine[0].label)
+                for name, watcher in watchers.items():
+                    watched = watcher.update(reader.read(image, tables[name]))
+                    for solid in record["solids"]:
+                        if solid["box"] is None:
+                            continue
+                        x1, y1, x2, y2 = solid["box"]
+                        mine = [w for w in watched if x1 <= w.reading.x <= x2 and y1 <= w.reading.y <= y2 and w.settled]
+                        if solid["moving"]:
+                            tallies[name].moving_frames += 1
+                            tallies[name].read_while_moving += bool(mine)
+                        elif solid["settled"] and mine and solid["index"] not in first_given[name]:
+                            first_given[name][solid["index"]] = (record["frame"], mine[0].label)
             capture.release()
-        for i in range(len(clip.thrown)):
-            settled += 1
-            if i not in first_given:
-                never += 1
-                continue
-            frame, label = first_given[i]
-            delays.append(frame - clip.settle_frame(i))
-            truth = f"{kind.upper()}:{_value(clip, i)}"
-            right += label == truth
-            wrong += label != truth
+        truths = [(clip.settle_frame(i), f"{kind.upper()}:{_value(clip, i)}") for i in range(len(clip.thrown))]
+        for name, tally in tallies.items():
+            tally.add_clip(first_given[name], truths)
         if progress:
             progress("roll clips", c + 1, clips)
-    return {
-        "clips": clips,
-        "moving_die_frames": moving_frames,
-        "read_while_moving": read_while_moving,
-        "settled_dice": settled,
-        "given_right": right,
-        "given_wrong": wrong,
-        "never_given": never,
-        "frames_from_rest_to_value": {
-            "median": statistics.median(delays) if delays else None,
-            "max": max(delays) if delays else None,
-        },
-    }
+    return {"clips": clips, **{name: tally.to_json() for name, tally in tallies.items()}}
 
 
 def _value(clip, i: int) -> int:  # noqa: ANN001 - a clips.Clip
@@ -330,27 +396,28 @@ def format_dice_table(result: dict) -> str:
         f"{'reader':<24} {'kind':<12} {'dice':>6} {'right':>7} {'wrong':>6} {'unread':>7} {'missed':>7} "
         f"{'accuracy':>9}",
     ]
-    for name in ("runtime", "reader_true_placement", "reader_true_face"):
+    for name in ("runtime", "runtime_calibrated", "reader_true_placement", "reader_true_face"):
         lines += _resting_rows(name, result[name])
         r = result[name]
         lines.append(
-            f"{'':<24} given a value: cocked or in the air {r['no_face']['given_value']} of {r['no_face']['dice']}, "
-            f"hidden {r['hidden']['given_value']} of {r['hidden']['dice']}, "
-            f"false finds {r['false_finds']['given_value']} of {r['false_finds']['finds']}"
+            f"{'':<24} given a value: cocked {r['cocked']['given_value']} of {r['cocked']['dice']}, in the air "
+            f"{r['air']['given_value']} of {r['air']['dice']}, hidden {r['hidden']['given_value']} of "
+            f"{r['hidden']['dice']}, false finds {r['false_finds']['given_value']} of {r['false_finds']['finds']}"
         )
-    lat = result["latency_ms"]
-    lines.append(f"latency per frame (find + read): median {lat['median']} ms, p95 {lat['p95']} ms")
+    for name, lat in result["latency_ms"].items():
+        lines.append(f"latency per frame, {name} (find + read): median {lat['median']} ms, p95 {lat['p95']} ms")
     if "enrolled" in result:
         e = result["enrolled"]
         lines.append(f"enrolled dice: {e['players']} players' held-out dice, {e['scenes_per_player']} scenes each")
         lines += [f"  enrolment refused: {why}" for why in e["enrolment_refused"]]
         for name in ("runtime", "runtime_enrolled"):
             lines += _resting_rows(name, e[name])
-    if "clips" in result:
-        c = result["clips"]
+    for name, c in result.get("clips", {}).items():
+        if name == "clips":
+            continue
         lines.append(
-            f"roll clips: {c['clips']}, moving-die frames {c['moving_die_frames']}, read while moving "
-            f"{c['read_while_moving']}; settled dice {c['settled_dice']}: right {c['given_right']}, wrong "
+            f"roll clips ({result['clips']['clips']}), {name}: moving-die frames {c['moving_die_frames']}, read while "
+            f"moving {c['read_while_moving']}; settled dice {c['settled_dice']}: right {c['given_right']}, wrong "
             f"{c['given_wrong']}, never given {c['never_given']}; frames from rest to value: median "
             f"{c['frames_from_rest_to_value']['median']}, max {c['frames_from_rest_to_value']['max']}"
         )

@@ -12,22 +12,27 @@ guessed. ONNX Runtime only."""
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from vision.dice.crops import CLASSES, DIE_SPAN, FACE_PX, FACE_SIDES, FACES, KINDS, READ_PX, face_picture, square
 from vision.dice.enrol import EnrolledDice
 from vision.dice.find import DEFAULT_PEAK, DiceFinder, FoundDie
+from vision.dice.level import LevelFitError, TableCamera, fit_level_face
 from vision.heatmap import cell_of, peaks, sigmoid
+
+if TYPE_CHECKING:
+    from vision.recognise.calibration import TableCalibration
 
 FACE_FINDER_FILE = "dice-faces.onnx"
 CELL = 8  # the face finder's corner map: a cell every 8 square pixels
 READER_FILE = "dice-reader.onnx"
 THRESHOLDS_FILE = "dice-thresholds.json"  # {"peak", "temperature", "confidence"}
 UNREAD = "DIE"  # the label of a die whose face is not read
+MARK = 0.05  # a cell of the corner map whose heat is at least this marks a corner a level face may pass through
 KIND_FACES = {k: np.array([j for j, f in enumerate(FACES) if f.startswith(k.upper() + ":")]) for k in FACE_SIDES}
 
 
@@ -97,17 +102,49 @@ def corners_from_heat(maps: np.ndarray, count: int) -> np.ndarray:
     return np.array(out, np.float32).reshape(-1, 2)
 
 
-def face_places(kinds: np.ndarray, maps: np.ndarray, found: list[FoundDie]) -> list[tuple[str, np.ndarray]]:
-    """Each die's more likely kind of face (by the face finder's kind logits) and that face's corners in frame
-    pixels (from its corner map; empty when the map does not hold enough corners)."""
+def in_frame(points: np.ndarray, f: FoundDie) -> np.ndarray:
+    """Points of a die's square (`die_squares`) in frame pixels."""
+    return np.array([f.x, f.y]) + (np.asarray(points) - READ_PX / 2) * DIE_SPAN * f.size / READ_PX
+
+
+def corner_marks(maps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every cell of the face finder's corner map hot enough to mark a corner (MARK), moved by its offset, in square
+    pixels, with its heat: what a level face is fitted to."""
+    heat = sigmoid(maps[0])
+    iy, ix = np.nonzero(heat >= MARK)
+    points = np.stack([ix + maps[1, iy, ix], iy + maps[2, iy, ix]], 1) * CELL + (CELL - 1) / 2
+    return points.reshape(-1, 2), heat[iy, ix]
+
+
+@dataclass(frozen=True)
+class FacePlace:
+    """Where a die's top face lies: the kind of face, its corners in frame pixels (empty: no face to read) and,
+    when the table is calibrated, the die's centre on the table."""
+
+    kind: str
+    corners: np.ndarray
+    foot_mm: tuple[float, float] | None = None
+
+
+def face_places(
+    kinds: np.ndarray, maps: np.ndarray, found: list[FoundDie], camera: TableCamera | None = None
+) -> list[FacePlace]:
+    """Each die's more likely kind of face (by the face finder's kind logits) and that face's corners: with a
+    calibrated `camera`, the level face that fits the corner map best (`level.fit_level_face`); else the map's
+    strongest peaks (none when it does not hold enough)."""
     places = []
     for kind_logits, corner_map, f in zip(kinds, maps, found, strict=True):
         kind = "d6" if kind_logits[KINDS.index("d6")] >= kind_logits[KINDS.index("d20")] else "d20"
+        if camera is not None:
+            marks, heat = corner_marks(corner_map)
+            face = fit_level_face(camera, kind, (f.x, f.y), f.size, in_frame(marks, f), heat)
+            places.append(FacePlace(kind, face.corners, face.foot_mm))
+            continue
         corners = corners_from_heat(corner_map, FACE_SIDES[kind])
         if len(corners) < FACE_SIDES[kind]:
-            places.append((kind, np.zeros((0, 2), np.float32)))
+            places.append(FacePlace(kind, np.zeros((0, 2), np.float32)))
             continue
-        places.append((kind, np.array([f.x, f.y]) + (corners - READ_PX / 2) * DIE_SPAN * f.size / READ_PX))
+        places.append(FacePlace(kind, in_frame(corners, f)))
     return places
 
 
@@ -122,9 +159,14 @@ def label_of(probabilities: np.ndarray, floor: float) -> tuple[str, float]:
 
 @dataclass(frozen=True)
 class DiceSettings:
+    """The tuned cut-offs (`vision.train.tune_dice`). Faces fitted level on a calibrated table are placed better
+    than faces found free, so their readings get a temperature and floor of their own."""
+
     peak: float = DEFAULT_PEAK
     temperature: float = 1.0  # the face reader's
     confidence: float = 0.5
+    level_temperature: float = 1.0
+    level_confidence: float = 0.5
 
     @classmethod
     def load(cls, models: Path) -> DiceSettings:
@@ -132,7 +174,19 @@ class DiceSettings:
         if not path.is_file():
             return cls()
         data = json.loads(path.read_text())
-        return cls(float(data["peak"]), float(data["temperature"]), float(data["confidence"]))
+        temperature, confidence = float(data["temperature"]), float(data["confidence"])
+        level = data.get("level", {})
+        return cls(
+            float(data["peak"]),
+            temperature,
+            confidence,
+            float(level.get("temperature", temperature)),
+            float(level.get("confidence", confidence)),
+        )
+
+    def cut(self, level: bool) -> tuple[float, float]:
+        """(temperature, confidence floor) for faces fitted level or found free."""
+        return (self.level_temperature, self.level_confidence) if level else (self.temperature, self.confidence)
 
 
 @dataclass(frozen=True)
@@ -145,6 +199,22 @@ class Looks:
     face_kinds: list[str]  # the kind of face each die was read as
     logits: np.ndarray  # (n, len(FACES))
     features: np.ndarray  # (n, F)
+    feet: tuple[tuple[float, float] | None, ...] = ()  # each die's centre on the table, where the table is calibrated
+
+    def subset(self, keep: list[int]) -> Looks:
+        """The looks of the dice picked (by index)."""
+        return Looks(
+            self.kinds[keep],
+            [self.face_kinds[i] for i in keep],
+            self.logits[keep],
+            self.features[keep],
+            tuple(self.feet[i] for i in keep) if self.feet else (),
+        )
+
+    @property
+    def level(self) -> bool:
+        """Whether the faces were fitted level (on a calibrated table)."""
+        return any(foot is not None for foot in self.feet)
 
     def probabilities(self, temperature: float) -> np.ndarray:
         """(n, len(CLASSES)): no face as the face finder says; a face of the kind it was read as shares that kind's
@@ -161,22 +231,23 @@ class Looks:
         return out
 
 
-def look(faces: Any, reader: Any, frame: np.ndarray, found: list[FoundDie]) -> Looks:
-    """Both nets (ONNX sessions) over the found dice of a frame."""
+def look(faces: Any, reader: Any, frame: np.ndarray, found: list[FoundDie], camera: TableCamera | None = None) -> Looks:
+    """Both nets (ONNX sessions) over the found dice of a frame (with `camera`, each top face fitted level)."""
     if not found:
         return read_faces(reader, frame, np.zeros((0, len(KINDS)), np.float32), [])
     kind_logits, maps = faces.run(None, {"x": reader_input(die_squares(frame, found))})
-    return read_faces(reader, frame, softmax(kind_logits), face_places(kind_logits, maps, found))
+    return read_faces(reader, frame, softmax(kind_logits), face_places(kind_logits, maps, found, camera))
 
 
-def read_faces(reader: Any, frame: np.ndarray, kinds: np.ndarray, places: list[tuple[str, np.ndarray]]) -> Looks:
-    """The face reader (an ONNX session) over faces placed in the frame (kind, corners), every turn of each; a
-    place with no corners has no face to warp and counts as "no face", whatever `kinds` (n x KINDS) said."""
+def read_faces(reader: Any, frame: np.ndarray, kinds: np.ndarray, places: list[FacePlace]) -> Looks:
+    """The face reader (an ONNX session) over faces placed in the frame, every turn of each; a place with no
+    corners has no face to warp and counts as "no face", whatever `kinds` (n x KINDS) said."""
     if not places:
         return Looks(np.zeros((0, len(KINDS)), np.float32), [], np.zeros((0, len(FACES)), np.float32), np.zeros((0, 0)))
     kinds = kinds.copy()
     pictures, owner = [], []
-    for i, (_kind, corners) in enumerate(places):
+    for i, place in enumerate(places):
+        corners = place.corners
         if len(corners) == 0:
             kinds[i] = np.eye(len(KINDS))[0]
         for turn in range(len(corners)):
@@ -189,7 +260,7 @@ def read_faces(reader: Any, frame: np.ndarray, kinds: np.ndarray, places: list[t
     who = np.array(owner)
     mean_logits = np.stack([_mean_of(logits, who == i) for i in range(len(places))])
     mean_features = np.stack([_mean_of(features, who == i) for i in range(len(places))])
-    return Looks(kinds, [kind for kind, _ in places], mean_logits, mean_features)
+    return Looks(kinds, [p.kind for p in places], mean_logits, mean_features, tuple(p.foot_mm for p in places))
 
 
 def _mean_of(rows: np.ndarray, pick: np.ndarray) -> np.ndarray:
@@ -210,24 +281,46 @@ class DiceReader:
         self.session = session(models / READER_FILE)
         self.enrolled = enrolled
 
-    def look(self, frame: np.ndarray, found: list[FoundDie]) -> Looks:
-        return look(self.faces, self.session, frame, found)
+    def look(self, frame: np.ndarray, found: list[FoundDie], camera: TableCamera | None = None) -> Looks:
+        return look(self.faces, self.session, frame, found, camera)
 
-    def probabilities(self, frame: np.ndarray, found: list[FoundDie]) -> np.ndarray:
+    def probabilities(
+        self, frame: np.ndarray, found: list[FoundDie], table: TableCalibration | None = None
+    ) -> np.ndarray:
         """(n, len(CLASSES)) for dice found (or placed) in the frame."""
-        return self.calibrated(self.look(frame, found))
+        return self.calibrated(self.look(frame, found, table_camera(table, frame)))
 
     def calibrated(self, seen: Looks) -> np.ndarray:
         """(n, len(CLASSES)): the looks' probabilities at the tuned temperature, blended with the enrolled dice."""
-        probabilities = seen.probabilities(self.settings.temperature)
+        probabilities = seen.probabilities(self.settings.cut(seen.level)[0])
         if self.enrolled is None or len(probabilities) == 0:
             return probabilities
         return self.enrolled.blend(probabilities, seen.features)
 
-    def read(self, frame: np.ndarray) -> list[DieReading]:
+    def read(self, frame: np.ndarray, table: TableCalibration | None = None) -> list[DieReading]:
+        """Every die of the frame. With the `table` calibrated, each top face is fitted level
+        (`level.fit_level_face`) and each die is placed on the table, with the layout's zone it lies in."""
         found = self.finder.find(frame)
+        seen = self.look(frame, found, table_camera(table, frame))
         out = []
-        for f, p in zip(found, self.probabilities(frame, found), strict=True):
-            label, confidence = label_of(p, self.settings.confidence)
-            out.append(DieReading(label, confidence, f.x, f.y, f.size))
+        floor = self.settings.cut(seen.level)[1]
+        for i, (f, p) in enumerate(zip(found, self.calibrated(seen), strict=True)):
+            label, confidence = label_of(p, floor)
+            reading = DieReading(label, confidence, f.x, f.y, f.size)
+            if table is not None:
+                foot = seen.feet[i] if seen.feet[i] is not None else table.to_table(np.array([[f.x, f.y]]))[0]
+                where, zone = table.where(np.asarray(foot))
+                reading = replace(reading, table_mm=where, zone=zone)
+            out.append(reading)
         return out
+
+
+def table_camera(table: TableCalibration | None, frame: np.ndarray) -> TableCamera | None:
+    """The camera a table calibration implies for frames of this size; None without a calibration, or when the
+    calibration implies no camera that sees the table (the faces are then found as without one)."""
+    if table is None:
+        return None
+    try:
+        return TableCamera.from_homography(np.linalg.inv(table.homography), (frame.shape[1], frame.shape[0]))
+    except (LevelFitError, np.linalg.LinAlgError):
+        return None

@@ -40,11 +40,6 @@ class TableCalibration:
         where, zone = self.where(centre)
         return dataclasses.replace(detection, table_mm=where, zone=zone)
 
-    def place_point(self, item: Any) -> Any:
-        """An item seen as a point (a die: its centre in the frame, `x`, `y`) with its place on the table and zone."""
-        where, zone = self.where(self.to_table(np.array([[item.x, item.y]], np.float64))[0])
-        return dataclasses.replace(item, table_mm=where, zone=zone)
-
     def where(self, table_point: np.ndarray) -> tuple[tuple[float, float], str | None]:
         point = (float(table_point[0]), float(table_point[1]))
         return point, self.layout.zone_at(point) if self.layout is not None else None

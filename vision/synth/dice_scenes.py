@@ -68,6 +68,20 @@ class DieTruth:
             "legibility": self.legibility,
         }
 
+    @classmethod
+    def from_json(cls, data: dict) -> DieTruth:
+        return cls(
+            data["kind"],
+            data["value"],
+            data["state"],
+            (float(data["centre_px"][0]), float(data["centre_px"][1])),
+            float(data["size_px"]),
+            float(data["seen"]),
+            float(data["face_seen"]),
+            tuple((float(x), float(y)) for x, y in data["top_face"]),
+            data["legibility"],
+        )
+
 
 def frame_for_dice(camera: Camera, d20_px: float) -> Camera:
     """The camera moved along its line of sight until an 18 mm d20 at the view's centre spans `d20_px`."""

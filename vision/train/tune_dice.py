@@ -3,7 +3,11 @@ finder's peak cut-off (the most dice found for the fewest false finds), the face
 makes the reading's confidence honest: least log-loss), and the confidence floor under which a die is reported
 unread (a wrong value costs three unread ones: a player re-reads an unread die, but a wrong one slips by).
 
-    .venv/bin/python -m vision.train.tune_dice --val out/dice-v3/val --models models
+Faces fitted level on a calibrated table (`level.fit_level_face`) are placed differently from faces found free, so
+their temperature and floor are tuned apart, on whole validation scenes (`dice_scenes`, split val) read with the
+calibration their camera implies.
+
+    .venv/bin/python -m vision.train.tune_dice --val out/dice-v3/val --models models --pieces out/pieces/loot-roll
 """
 
 from __future__ import annotations
@@ -15,10 +19,11 @@ from pathlib import Path
 
 import numpy as np
 
+from vision.dice.crops import class_of
 from vision.dice.find import FINDER_FILE, finder_input, found_dice
 from vision.dice.read import FACE_FINDER_FILE, READER_FILE, THRESHOLDS_FILE, Looks, look
 from vision.recognise.models import session
-from vision.train.dice_data import kind_target, load_scenes, placed_as_found
+from vision.train.dice_data import die_row, kind_target, load_scenes, placed_as_found
 
 PEAKS = tuple(round(float(v), 2) for v in np.arange(0.1, 0.75, 0.05))
 TEMPERATURES = tuple(round(float(v), 2) for v in np.arange(0.5, 3.01, 0.1))
@@ -75,11 +80,48 @@ def calibrate(looks: list[Looks], truth: np.ndarray) -> tuple[float, float, int,
     return temperature, floor, wrong, unread
 
 
+LEVEL_SEED = 2  # the validation scenes' stream (the bench's test scenes are seed 3, split test)
+
+
+def level_looks(pieces: Path, scenes: int, models: Path, workers: int = 2) -> tuple[list[Looks], np.ndarray]:
+    """The runtime over whole validation scenes, each read with its camera's table calibration: every found die's
+    looks and what it should be read as (its class; 0 for a die with no face to read and for a find of no die;
+    dice partly hidden are left out)."""
+    from multiprocessing import Pool
+
+    from vision.dice.bench import calibration_of, matched_truth, render_frame
+    from vision.dice.read import DiceReader, table_camera
+    from vision.synth.components import split_design_names
+    from vision.synth.dice_scenes import DieTruth
+
+    designs = split_design_names(pieces, "val", "loot-roll")
+    reader = DiceReader(models)
+    looks, targets = [], []
+    rng = np.random.default_rng(0)
+    with Pool(workers) as pool:
+        jobs = [(i, LEVEL_SEED, str(pieces), designs, "val") for i in range(scenes)]
+        for frame in pool.imap(render_frame, jobs):
+            image = frame.image()
+            found = reader.finder.find(image)
+            seen = reader.look(image, found, table_camera(calibration_of(frame.camera, rng), image))
+            keep = []
+            for j, die in enumerate(matched_truth(frame.dice, [(f.x, f.y) for f in found])):
+                target = 0 if die is None else kind_target(np.array(die_row(DieTruth.from_json(die)), np.float64))
+                if target is None:
+                    continue
+                keep.append(j)
+                targets.append(0 if die is None or target == 0 else class_of(die["kind"], die["value"]))
+            looks.append(seen.subset(keep))
+    return looks, np.array(targets)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--val", type=Path, default=Path("out/dice-v3/val"))
     parser.add_argument("--models", type=Path, default=Path("models"))
     parser.add_argument("--looks", type=int, default=3, help="placements per validation die (jittered as a find)")
+    parser.add_argument("--pieces", type=Path, default=Path("out/pieces/loot-roll"), help="Loot Roll piece folders")
+    parser.add_argument("--level-scenes", type=int, default=150, help="whole validation scenes for level faces")
     args = parser.parse_args(argv)
     scenes = load_scenes(args.val)
     peak, finding = tune_peak(session(args.models / FINDER_FILE), scenes)
@@ -106,6 +148,21 @@ def main(argv: list[str] | None = None) -> None:
             **finding,
             "placements": len(truth),
             "value_placements": values,
+            "wrong_values": wrong,
+            "unread_values": unread,
+            "right_pct": round(100 * (1 - (wrong + unread) / max(values, 1)), 2),
+        },
+    }
+    looks, truth = level_looks(args.pieces, args.level_scenes, args.models)
+    temperature, floor, wrong, unread = calibrate(looks, truth)
+    values = int((truth > 0).sum())
+    out["level"] = {
+        "temperature": temperature,
+        "confidence": floor,
+        "val": {
+            "scenes": args.level_scenes,
+            "finds": len(truth),
+            "value_finds": values,
             "wrong_values": wrong,
             "unread_values": unread,
             "right_pct": round(100 * (1 - (wrong + unread) / max(values, 1)), 2),

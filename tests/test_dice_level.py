@@ -1,0 +1,89 @@
+"""Level top faces (issue 21): the camera a table calibration implies, and a resting die's top face fitted as the
+level polygon its corner marks support (`vision.dice.level`)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from vision.dice.level import FACE_RADIUS, LevelFitError, TableCamera, fit_level_face, level_corners
+from vision.synth.camera import Camera
+
+CAMERAS = [
+    Camera(height_mm=600, tilt_deg=35, yaw_deg=0, hfov_deg=60),
+    Camera(height_mm=450, tilt_deg=55, yaw_deg=20, hfov_deg=70),
+    Camera(height_mm=800, tilt_deg=20, yaw_deg=-35, hfov_deg=50),
+]
+
+
+def _true_projection(camera: Camera, points: np.ndarray) -> np.ndarray:
+    from vision.synth.solids import project_points
+
+    return project_points(camera, points)[0]
+
+
+@pytest.mark.parametrize("camera", CAMERAS)
+def test_the_calibrations_camera_projects_points_above_the_table_as_the_real_one(camera: Camera) -> None:
+    """From the table plane's homography alone (focal length, pose), a point 25 mm up lands where the true camera
+    puts it."""
+    implied = TableCamera.from_homography(camera.table_to_image(), (camera.width, camera.height))
+    rng = np.random.default_rng(0)
+    points = np.column_stack([rng.uniform(-150, 150, 20), rng.uniform(-100, 100, 20), rng.choice([0.0, 25.0], 20)])
+    assert np.abs(implied.project(points) - _true_projection(camera, points)).max() < 0.5
+    assert implied.intrinsics[0, 0] == pytest.approx(camera.focal_px, rel=1e-3)
+    raised = np.array([[10.0, 20.0]])
+    through = _true_projection(camera, np.array([[10.0, 20.0, 25.0]]))
+    assert np.abs(implied.on_plane(through, 25.0) - raised).max() < 0.05
+
+
+def test_a_calibration_with_table_axes_running_either_way_puts_up_towards_the_camera() -> None:
+    """A calibration whose y runs towards the player (as a picture's rows do) still has the table's up pointing at
+    the camera: a die's top is drawn above its foot, not under the table."""
+    camera = CAMERAS[0]
+    flip = np.diag([1.0, -1.0, 1.0])  # table y negated
+    implied = TableCamera.from_homography(camera.table_to_image() @ flip, (camera.width, camera.height))
+    foot, top = implied.project(np.array([[0.0, 0.0, 0.0], [0.0, 0.0, 30.0]]))
+    true_foot, true_top = _true_projection(camera, np.array([[0.0, 0.0, 0.0], [0.0, 0.0, 30.0]]))
+    assert np.abs(top - true_top).max() < 0.5 and np.abs(foot - true_foot).max() < 0.5
+
+
+def test_a_calibration_that_puts_the_table_through_the_camera_is_refused() -> None:
+    with pytest.raises(LevelFitError, match="behind the camera"):
+        TableCamera.from_homography(np.array([[1.0, 0, 0], [0, 1.0, 0], [0, 0, 0.0]]), (1280, 720))
+
+
+@pytest.mark.parametrize("kind", ["d20", "d6"])
+def test_a_level_face_is_found_among_marks_of_its_leaning_neighbours(kind: str) -> None:
+    """The top face's corners marked, and as strongly a neighbour face's (a d20 seen from the side shows one
+    nearly as square-on): only the level polygon at the die's height passes through the top face's."""
+    camera = CAMERAS[1]
+    implied = TableCamera.from_homography(camera.table_to_image(), (camera.width, camera.height))
+    rng = np.random.default_rng(3)
+    for _ in range(8):
+        x, y, turn, height = rng.uniform(-80, 80), rng.uniform(-60, 60), rng.uniform(0, 2 * math.pi), 20.0
+        top = level_corners(implied, kind, *(np.array([v]) for v in (x, y, turn, height)))[0]
+        # a neighbour: the top face folded down about its first edge, by the solid's angle between faces
+        a, b = np.array([[x, y]]) + FACE_RADIUS[kind] * height * np.array(
+            [
+                [math.cos(turn), math.sin(turn)],
+                [math.cos(turn + 2 * math.pi / len(top)), math.sin(turn + 2 * math.pi / len(top))],
+            ]
+        )
+        middle = (a + b) / 2
+        outward = (middle - [x, y]) / np.linalg.norm(middle - [x, y])
+        fold = math.radians(41.8 if kind == "d20" else 90.0)
+        reach = np.linalg.norm(middle - [x, y]) * (3 if kind == "d20" else 2)
+        far = middle + outward * reach * math.cos(fold)
+        far_z = height - reach * math.sin(fold)
+        neighbour = implied.project(np.array([[*far, far_z]]))
+        marks = np.concatenate([top, neighbour, neighbour + np.array([3.0, -2.0])])
+        weights = np.array([0.7] * len(top) + [0.95, 0.9])
+        centre = implied.project(np.array([[x, y, height / 2]]))[0]
+        size = float(np.ptp(top, axis=0).max()) * 1.5
+        face = fit_level_face(implied, kind, (float(centre[0]), float(centre[1])), size, marks, weights)
+        side = float(np.linalg.norm(top[0] - top[1]))
+        gaps = np.linalg.norm(top[:, None] - face.corners[None], axis=-1).min(axis=1)
+        assert gaps.max() < 0.1 * side, (kind, gaps, side)
+        assert math.hypot(face.foot_mm[0] - x, face.foot_mm[1] - y) < 0.15 * height
