@@ -87,3 +87,27 @@ def test_a_level_face_is_found_among_marks_of_its_leaning_neighbours(kind: str) 
         gaps = np.linalg.norm(top[:, None] - face.corners[None], axis=-1).min(axis=1)
         assert gaps.max() < 0.1 * side, (kind, gaps, side)
         assert math.hypot(face.foot_mm[0] - x, face.foot_mm[1] - y) < 0.15 * height
+
+
+def test_tuning_doubts_faces_whose_level_fit_is_weak_when_that_saves_wrong_values() -> None:
+    """Confident readings of dice whose level face is poorly marked (as a cocked die's is) are wrong here: the
+    tuned fit floor leaves those unread and keeps the well-marked ones."""
+    from vision.dice.crops import CLASSES, FACES, KINDS
+    from vision.dice.level import LevelFace
+    from vision.dice.read import Looks
+    from vision.train.tune_dice import FITS, calibrate
+
+    n = 40
+    truth = np.array([CLASSES.index("D20:7")] * n)
+    logits = np.full((n, len(FACES)), -5.0, np.float32)
+    logits[: n // 2, FACES.index("D20:7")] = 5.0  # well marked, read right
+    logits[n // 2 :, FACES.index("D20:9")] = 5.0  # poorly marked, read wrong
+    truth[n // 2 :] = 0  # ... because they lie cocked: no value is owed
+    kinds = np.tile(np.eye(len(KINDS))[KINDS.index("d20")], (n, 1)).astype(np.float32)
+    corners = np.zeros((3, 2), np.float32)
+    levels = tuple(LevelFace(corners, 0.7 if i < n // 2 else 0.3, (0.0, 0.0), 20.0) for i in range(n))
+    looks = [Looks(kinds, ["d20"] * n, logits, np.zeros((n, 4), np.float32), levels)]
+    _, _, fit_floor, wrong, unread = calibrate(looks, truth, FITS)
+    assert 0.3 < fit_floor <= 0.7 and wrong == 0 and unread == 0
+    _, _, free_floor, wrong, _ = calibrate(looks, truth)  # faces found free are never doubted for their fit
+    assert free_floor == 0.0 and wrong == n // 2

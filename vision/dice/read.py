@@ -12,6 +12,7 @@ guessed. ONNX Runtime only."""
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -21,7 +22,7 @@ import numpy as np
 from vision.dice.crops import CLASSES, DIE_SPAN, FACE_PX, FACE_SIDES, FACES, KINDS, READ_PX, face_picture, square
 from vision.dice.enrol import EnrolledDice
 from vision.dice.find import DEFAULT_PEAK, DiceFinder, FoundDie
-from vision.dice.level import LevelFitError, TableCamera, fit_level_face
+from vision.dice.level import LevelFace, LevelFitError, TableCamera, fit_level_face
 from vision.heatmap import cell_of, peaks, sigmoid
 
 if TYPE_CHECKING:
@@ -119,11 +120,11 @@ def corner_marks(maps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 @dataclass(frozen=True)
 class FacePlace:
     """Where a die's top face lies: the kind of face, its corners in frame pixels (empty: no face to read) and,
-    when the table is calibrated, the die's centre on the table."""
+    when the table is calibrated, the level face fitted (where the die stands, how well its corners are marked)."""
 
     kind: str
     corners: np.ndarray
-    foot_mm: tuple[float, float] | None = None
+    level: LevelFace | None = None
 
 
 def face_places(
@@ -138,7 +139,7 @@ def face_places(
         if camera is not None:
             marks, heat = corner_marks(corner_map)
             face = fit_level_face(camera, kind, (f.x, f.y), f.size, in_frame(marks, f), heat)
-            places.append(FacePlace(kind, face.corners, face.foot_mm))
+            places.append(FacePlace(kind, face.corners, face))
             continue
         corners = corners_from_heat(corner_map, FACE_SIDES[kind])
         if len(corners) < FACE_SIDES[kind]:
@@ -167,6 +168,7 @@ class DiceSettings:
     confidence: float = 0.5
     level_temperature: float = 1.0
     level_confidence: float = 0.5
+    level_fit: float = 0.0  # a level face marked more weakly than this: the die may lie cocked, its value unread
 
     @classmethod
     def load(cls, models: Path) -> DiceSettings:
@@ -182,11 +184,14 @@ class DiceSettings:
             confidence,
             float(level.get("temperature", temperature)),
             float(level.get("confidence", confidence)),
+            float(level.get("fit", 0.0)),
         )
 
-    def cut(self, level: bool) -> tuple[float, float]:
-        """(temperature, confidence floor) for faces fitted level or found free."""
-        return (self.level_temperature, self.level_confidence) if level else (self.temperature, self.confidence)
+    def cut(self, level: bool) -> tuple[float, float, float]:
+        """(temperature, confidence floor, fit floor) for faces fitted level or found free."""
+        if level:
+            return self.level_temperature, self.level_confidence, self.level_fit
+        return self.temperature, self.confidence, 0.0
 
 
 @dataclass(frozen=True)
@@ -199,7 +204,7 @@ class Looks:
     face_kinds: list[str]  # the kind of face each die was read as
     logits: np.ndarray  # (n, len(FACES))
     features: np.ndarray  # (n, F)
-    feet: tuple[tuple[float, float] | None, ...] = ()  # each die's centre on the table, where the table is calibrated
+    levels: tuple[LevelFace | None, ...] = ()  # each die's level face, where the table is calibrated
 
     def subset(self, keep: list[int]) -> Looks:
         """The looks of the dice picked (by index)."""
@@ -208,13 +213,18 @@ class Looks:
             [self.face_kinds[i] for i in keep],
             self.logits[keep],
             self.features[keep],
-            tuple(self.feet[i] for i in keep) if self.feet else (),
+            tuple(self.levels[i] for i in keep) if self.levels else (),
         )
 
     @property
     def level(self) -> bool:
         """Whether the faces were fitted level (on a calibrated table)."""
-        return any(foot is not None for foot in self.feet)
+        return any(face is not None for face in self.levels)
+
+    def fit(self, i: int) -> float:
+        """How well die i's level face is marked (1 when its face was not fitted level: nothing to doubt)."""
+        face = self.levels[i] if self.levels else None
+        return face.score if face is not None else 1.0
 
     def probabilities(self, temperature: float) -> np.ndarray:
         """(n, len(CLASSES)): no face as the face finder says; a face of the kind it was read as shares that kind's
@@ -260,7 +270,7 @@ def read_faces(reader: Any, frame: np.ndarray, kinds: np.ndarray, places: list[F
     who = np.array(owner)
     mean_logits = np.stack([_mean_of(logits, who == i) for i in range(len(places))])
     mean_features = np.stack([_mean_of(features, who == i) for i in range(len(places))])
-    return Looks(kinds, [p.kind for p in places], mean_logits, mean_features, tuple(p.foot_mm for p in places))
+    return Looks(kinds, [p.kind for p in places], mean_logits, mean_features, tuple(p.level for p in places))
 
 
 def _mean_of(rows: np.ndarray, pick: np.ndarray) -> np.ndarray:
@@ -303,12 +313,13 @@ class DiceReader:
         found = self.finder.find(frame)
         seen = self.look(frame, found, table_camera(table, frame))
         out = []
-        floor = self.settings.cut(seen.level)[1]
+        _, floor, fit_floor = self.settings.cut(seen.level)
         for i, (f, p) in enumerate(zip(found, self.calibrated(seen), strict=True)):
-            label, confidence = label_of(p, floor)
+            label, confidence = label_of(p, floor if seen.fit(i) >= fit_floor else math.inf)
             reading = DieReading(label, confidence, f.x, f.y, f.size)
             if table is not None:
-                foot = seen.feet[i] if seen.feet[i] is not None else table.to_table(np.array([[f.x, f.y]]))[0]
+                level = seen.levels[i] if seen.levels else None
+                foot = level.foot_mm if level is not None else table.to_table(np.array([[f.x, f.y]]))[0]
                 where, zone = table.where(np.asarray(foot))
                 reading = replace(reading, table_mm=where, zone=zone)
             out.append(reading)

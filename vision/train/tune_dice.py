@@ -28,6 +28,7 @@ from vision.train.dice_data import die_row, kind_target, load_scenes, placed_as_
 PEAKS = tuple(round(float(v), 2) for v in np.arange(0.1, 0.75, 0.05))
 TEMPERATURES = tuple(round(float(v), 2) for v in np.arange(0.5, 3.01, 0.1))
 FLOORS = tuple(round(float(v), 3) for v in np.arange(0.3, 0.995, 0.01))
+FITS = tuple(round(float(v), 2) for v in np.arange(0.0, 0.71, 0.05))
 WRONG_COST = 3.0
 
 
@@ -54,9 +55,12 @@ def tune_peak(net, scenes) -> tuple[float, dict]:  # noqa: ANN001 - an ONNX sess
     return best, {"dice": total, "found": hits[best], "false_finds": false[best]}
 
 
-def calibrate(looks: list[Looks], truth: np.ndarray) -> tuple[float, float, int, int]:
-    """(temperature, floor, wrong values, unread values): the temperature of least log-loss, then the floor of least
-    cost (WRONG_COST per value given wrongly, including to a die that shows none, 1 per value left unread)."""
+def calibrate(
+    looks: list[Looks], truth: np.ndarray, fits: tuple[float, ...] = (0.0,)
+) -> tuple[float, float, float, int, int]:
+    """(temperature, floor, fit floor, wrong values, unread values): the temperature of least log-loss, then the
+    floors of least cost (WRONG_COST per value given wrongly, including to a die that shows none, 1 per value left
+    unread): the confidence floor, and (for level faces) the fit floor under which a face is doubted level."""
 
     def probabilities(t: float) -> np.ndarray:
         return np.concatenate([seen.probabilities(t) for seen in looks])
@@ -68,16 +72,17 @@ def calibrate(looks: list[Looks], truth: np.ndarray) -> tuple[float, float, int,
     temperature = min(TEMPERATURES, key=nll)
     p = probabilities(temperature)
     best_class, best_p = p.argmax(1), p.max(1)
+    fit = np.concatenate([[seen.fit(i) for i in range(len(seen.face_kinds))] for seen in looks])
 
-    def cost(floor: float) -> tuple[float, int, int]:
-        given = (best_class > 0) & (best_p >= floor)
+    def cost(floor: float, fit_floor: float) -> tuple[float, int, int]:
+        given = (best_class > 0) & (best_p >= floor) & (fit >= fit_floor)
         wrong = int((given & (best_class != truth)).sum())
         unread = int(((truth > 0) & ~given).sum())
         return WRONG_COST * wrong + unread, wrong, unread
 
-    floor = min(FLOORS, key=lambda f: cost(f)[0])
-    _, wrong, unread = cost(floor)
-    return temperature, floor, wrong, unread
+    floor, fit_floor = min(((f, g) for f in FLOORS for g in fits), key=lambda fg: cost(*fg)[0])
+    _, wrong, unread = cost(floor, fit_floor)
+    return temperature, floor, fit_floor, wrong, unread
 
 
 LEVEL_SEED = 2  # the validation scenes' stream (the bench's test scenes are seed 3, split test)
@@ -122,11 +127,30 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--looks", type=int, default=3, help="placements per validation die (jittered as a find)")
     parser.add_argument("--pieces", type=Path, default=Path("out/pieces/loot-roll"), help="Loot Roll piece folders")
     parser.add_argument("--level-scenes", type=int, default=150, help="whole validation scenes for level faces")
+    parser.add_argument(
+        "--level-only", action="store_true", help="tune only the level faces' cut-offs, keeping the rest of the file"
+    )
     args = parser.parse_args(argv)
-    scenes = load_scenes(args.val)
-    peak, finding = tune_peak(session(args.models / FINDER_FILE), scenes)
+    path = args.models / THRESHOLDS_FILE
+    out = json.loads(path.read_text()) if args.level_only else tune_free(args.val, args.models, args.looks)
+    looks, truth = level_looks(args.pieces, args.level_scenes, args.models)
+    temperature, floor, fit_floor, wrong, unread = calibrate(looks, truth, FITS)
+    out["level"] = {
+        "temperature": temperature,
+        "confidence": floor,
+        "fit": fit_floor,
+        "val": {"scenes": args.level_scenes, "finds": len(truth), **_outcomes(truth, wrong, unread)},
+    }
+    path.write_text(json.dumps(out, indent=1) + "\n")
+    print(f"wrote {path}: {out}")
+
+
+def tune_free(val: Path, models: Path, placements: int) -> dict:
+    """The finder's peak, and the temperature and floor of faces found free, on the validation windows."""
+    scenes = load_scenes(val)
+    peak, finding = tune_peak(session(models / FINDER_FILE), scenes)
     print(f"peak {peak}: {finding}")
-    faces, reader = session(args.models / FACE_FINDER_FILE), session(args.models / READER_FILE)
+    faces, reader = session(models / FACE_FINDER_FILE), session(models / READER_FILE)
     rng = np.random.default_rng(0)
     looks, targets = [], []
     for s in scenes:
@@ -135,41 +159,26 @@ def main(argv: list[str] | None = None) -> None:
             if kind is None:
                 continue  # a resting die half hidden: neither a value nor "none" is owed
             window = s.window(i)
-            looks.append(look(faces, reader, window, [placed_as_found(rng) for _ in range(args.looks)]))
-            targets += [int(row[3]) if kind else 0] * args.looks
+            looks.append(look(faces, reader, window, [placed_as_found(rng) for _ in range(placements)]))
+            targets += [int(row[3]) if kind else 0] * placements
     truth = np.array(targets)
-    temperature, floor, wrong, unread = calibrate(looks, truth)
-    values = int((truth > 0).sum())
-    out = {
+    temperature, floor, _, wrong, unread = calibrate(looks, truth)
+    return {
         "peak": peak,
         "temperature": temperature,
         "confidence": floor,
-        "val": {
-            **finding,
-            "placements": len(truth),
-            "value_placements": values,
-            "wrong_values": wrong,
-            "unread_values": unread,
-            "right_pct": round(100 * (1 - (wrong + unread) / max(values, 1)), 2),
-        },
+        "val": {**finding, "placements": len(truth), **_outcomes(truth, wrong, unread, "placements")},
     }
-    looks, truth = level_looks(args.pieces, args.level_scenes, args.models)
-    temperature, floor, wrong, unread = calibrate(looks, truth)
+
+
+def _outcomes(truth: np.ndarray, wrong: int, unread: int, unit: str = "finds") -> dict:
     values = int((truth > 0).sum())
-    out["level"] = {
-        "temperature": temperature,
-        "confidence": floor,
-        "val": {
-            "scenes": args.level_scenes,
-            "finds": len(truth),
-            "value_finds": values,
-            "wrong_values": wrong,
-            "unread_values": unread,
-            "right_pct": round(100 * (1 - (wrong + unread) / max(values, 1)), 2),
-        },
+    return {
+        f"value_{unit}": values,
+        "wrong_values": wrong,
+        "unread_values": unread,
+        "right_pct": round(100 * (1 - (wrong + unread) / max(values, 1)), 2),
     }
-    (args.models / THRESHOLDS_FILE).write_text(json.dumps(out, indent=1) + "\n")
-    print(f"wrote {args.models / THRESHOLDS_FILE}: {out}")
 
 
 if __name__ == "__main__":
