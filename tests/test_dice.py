@@ -31,6 +31,7 @@ from vision.synth.legibility import LEGIBLE
 FIND_FLOOR = 0.8  # share of resting, wholly seen held-out dice the shipped finder must find (the bench measures)
 WRONG_CEILING = 0.1  # ... and the share the reader may name wrongly: unsure, it must say unread, not guess
 RIGHT_FLOOR = 0.2  # ... and the share it must read right (the bench: 38% of 974; session 33's whole-square reader: 7%)
+LEVEL_RIGHT_FLOOR = 0.4  # ... on a calibrated table, top faces fitted level (the bench: 60%)
 
 
 @pytest.fixture(scope="module")
@@ -143,6 +144,21 @@ def test_dice_scenes_report_dice_in_frame_with_their_truth(loot_roll_test: Path)
     assert COCKED_DEG[0] > 10  # a cocked die leans visibly: no face is up
     measured = [d.legibility for d in rendered.dice if d.legibility is not None]
     assert measured and max(measured) > LEGIBLE, "a face wholly in view in a sharp frame is legible"
+
+
+def test_dice_trays_hold_only_resting_dice_of_the_split_and_store_a_window_each(loot_roll_test: Path) -> None:
+    """The face reader's cheap faces: a tray scene is dice alone, all at rest, as many as TRAY_DICE allows."""
+    from vision.synth.dice_scenes import TRAY_DICE, render_dice_tray
+    from vision.synth.solids import die_design_split
+    from vision.train.dice_data import stored
+
+    rendered = render_dice_tray(0, 4, loot_roll_test / "loot-roll-design-017", "train")
+    assert not rendered.scene.spec.cards and not rendered.scene.spec.occluders
+    assert TRAY_DICE[0] // 2 <= len(rendered.dice) < TRAY_DICE[1]
+    assert all(d.state == "rest" and d.value is not None for d in rendered.dice)
+    assert {die_design_split(s.variant) for s in rendered.scene.spec.solids} == {"train"}
+    kept = stored(rendered)
+    assert len(kept.dice) == len(rendered.dice) and len(kept.windows) == len(rendered.dice) + len(kept.negatives)
 
 
 def _triangle_face(image: np.ndarray, corners: np.ndarray) -> None:
@@ -300,7 +316,7 @@ def test_the_shipped_nets_read_held_out_dice(loot_roll_test: Path) -> None:
         for name, tally in tallies.items():
             said = [(r.x, r.y, r.label) for r in reader.read(rendered.scene.image, table if name != "plain" else None)]
             tally.add([d.to_json() for d in rendered.dice], said)
-    for tally in tallies.values():
+    for name, tally in tallies.items():
         result = tally.to_json()
         resting = sum(row["dice"] for row in result["resting"].values())
         missed = sum(row["missed"] for row in result["resting"].values())
@@ -309,7 +325,7 @@ def test_the_shipped_nets_read_held_out_dice(loot_roll_test: Path) -> None:
         assert missed <= (1 - FIND_FLOOR) * resting, result
         assert wrong <= WRONG_CEILING * resting, result
         right = sum(row["right"] for row in result["resting"].values())
-        assert right >= RIGHT_FLOOR * resting, result
+        assert right >= (RIGHT_FLOOR if name == "plain" else LEVEL_RIGHT_FLOOR) * resting, result
         no_face = result["cocked"]["dice"] + result["air"]["dice"]
         assert result["cocked"]["given_value"] + result["air"]["given_value"] <= max(1, no_face // 4), result
 

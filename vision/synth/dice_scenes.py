@@ -36,6 +36,7 @@ DIE_PX = (32.0, 110.0)  # a d20's height in frame pixels, as a camera set up to 
 MAX_DICE = 12
 COCKED_DEG = (12.0, 35.0)  # a die leaning on a card's edge or another die
 STATE_RATES = {"rest": 0.8, "cocked": 0.1, "air": 0.1}
+TRAY_DICE = (12, 25)  # dice on a tray scene (`dice_tray_spec`)
 APART = 1.6  # dice keep this many sizes between centres (they may nearly touch, never stand in one another)
 
 
@@ -109,10 +110,26 @@ def dice_scene_spec(
     base = random_spec(rng, 1, n_backgrounds, width, height, codes=cards, max_cards=12, piece_size_mm=size)
     d20_px = float(np.exp(rng.uniform(*np.log(DIE_PX))))
     camera = frame_for_dice(base.camera, d20_px)
+    dice, states = placed_dice(rng, camera, int(rng.integers(2, MAX_DICE + 1)), split, looks, STATE_RATES)
+    spec = replace(base, camera=camera, solids=tuple(dice), layout=f"dice+{base.layout}")
+    return spec, states
+
+
+def placed_dice(
+    rng: np.random.Generator,
+    camera: Camera,
+    count: int,
+    split: str | None,
+    looks: Looks | None,
+    state_rates: dict[str, float],
+) -> tuple[list[SolidSpec], list[str]]:
+    """Up to `count` dice where the camera sees them, APART sizes from each other, each resting, cocked or in the
+    air by `state_rates`, and that state."""
+    width, height = camera.width, camera.height
     to_table = camera.image_to_table()
     dice: list[SolidSpec] = []
     states: list[str] = []
-    for _ in range(int(rng.integers(2, MAX_DICE + 1))):
+    for _ in range(count):
         kind = "d6" if rng.random() < 0.35 else "d20"
         for _attempt in range(30):
             point = rng.uniform([0.08 * width, 0.1 * height], [0.92 * width, 0.9 * height])
@@ -121,7 +138,7 @@ def dice_scene_spec(
                 break
         else:
             continue
-        state = str(rng.choice(list(STATE_RATES), p=list(STATE_RATES.values())))
+        state = str(rng.choice(list(state_rates), p=list(state_rates.values())))
         die = random_solid(rng, kind, float(x), float(y), split=split)
         if looks is not None:
             die = wearing(die, looks[kind])
@@ -134,7 +151,32 @@ def dice_scene_spec(
             die = replace(die, rotation=tuple(turn.ravel()), z_mm=float(rng.uniform(8.0, 60.0)))
         dice.append(die)
         states.append(state)
-    spec = replace(base, camera=camera, solids=tuple(dice), layout=f"dice+{base.layout}")
+    return dice, states
+
+
+def dice_tray_spec(
+    rng: np.random.Generator, n_backgrounds: int, width: int, height: int, split: str | None
+) -> tuple[SceneSpec, list[str]]:
+    """Only dice, all at rest, on a bare table (no cards, no hands): TRAY_DICE of them where the camera sees
+    them, its light and effects as any scene's. Many top faces for the face reader at a fraction of a table
+    scene's cost (its cards are most of that)."""
+    from vision.synth.backgrounds import random_background_spec
+    from vision.synth.camera import random_camera
+    from vision.synth.effects import random_effects
+
+    camera = frame_for_dice(random_camera(rng, width, height), float(np.exp(rng.uniform(*np.log(DIE_PX)))))
+    dice, states = placed_dice(rng, camera, int(rng.integers(*TRAY_DICE)), split, None, {"rest": 1.0})
+    spec = SceneSpec(
+        seed=int(rng.integers(0, 2**31)),
+        camera=camera,
+        deck_index=0,
+        layout="dice-tray",
+        cards=(),
+        occluders=(),
+        background=random_background_spec(rng, n_backgrounds),
+        effects=random_effects(rng),
+        solids=tuple(dice),
+    )
     return spec, states
 
 
@@ -218,6 +260,21 @@ def render_dice_scene(
     return RenderedDice(scene, dice_truth(scene, states), rng)
 
 
+def render_dice_tray(index: int, seed: int, table: Path, split: str | None) -> RenderedDice:
+    """Tray scene `index` of the stream `seed` (`dice_tray_spec`); `table`: any Loot Roll piece folder (the scene
+    holds none of its cards; loaded once per process)."""
+    from vision.synth.backgrounds import load_table_textures
+    from vision.synth.components import load_component
+    from vision.synth.scene import render_scene
+
+    rng = np.random.default_rng([seed, index, 22])
+    backgrounds = _BACKGROUNDS.setdefault("bg", load_table_textures())
+    pieces = _PIECES.get(str(table)) or _PIECES.setdefault(str(table), load_component(Path(table)))
+    spec, states = dice_tray_spec(rng, len(backgrounds), 1280, 720, split)
+    scene = render_scene(spec, [pieces], backgrounds)
+    return RenderedDice(scene, dice_truth(scene, states), rng)
+
+
 def write_face_pictures(folder: Path, looks: Looks, seed: int, table: PieceSet) -> None:
     """An enrolment folder for `looks` (`vision.dice.enrol`): d20/1.png ... d20/20.png, d6/1.png ... d6/6.png
     (`table`: any piece set; the pictures hold no card of it)."""
@@ -233,4 +290,5 @@ def write_face_pictures(folder: Path, looks: Looks, seed: int, table: PieceSet) 
             cv2.imwrite(str(folder / kind / f"{value}.png"), scene.image)
 
 
+_PIECES: dict[str, PieceSet] = {}
 _BACKGROUNDS: dict = {}  # per process: the table photographs, loaded once

@@ -6,6 +6,7 @@ reader's face out of it at about the resolution the frame had.
 
     python -m vision.train.dice_data out/dice/train --split train --n 2000 --seed 1
     python -m vision.train.dice_data out/dice/val --split val --n 200 --seed 2
+    python -m vision.train.dice_data out/dice-tray/train --split train --n 2400 --seed 4 --tray   # faces alone
 
 The dice's designs, fonts, colours and materials are the split's (`solids.random_solid`); the table's cards are Loot
 Roll designs of the same split. Resumable: scenes are written in shards (`shards.SHARD`), and a finished shard is kept.
@@ -23,7 +24,7 @@ import numpy as np
 
 from vision.dice.crops import CLASSES, DIE_SPAN, KINDS, READ_PX, class_of, finder_frame, square, square_matrix
 from vision.dice.find import FoundDie
-from vision.synth.dice_scenes import DieTruth, render_dice_scene
+from vision.synth.dice_scenes import DieTruth, RenderedDice, render_dice_scene, render_dice_tray
 from vision.train.shards import load_shards, render_shards
 
 WINDOW_SPAN = 2.8  # a stored window spans this many die sizes: room for the face finder's square to move and turn
@@ -99,7 +100,15 @@ def to_window(points: np.ndarray, row: np.ndarray) -> np.ndarray:
 
 
 def render_one(job: tuple[int, int, str, list[str], str]) -> DiceScene:
-    rendered = render_dice_scene(*job)
+    return stored(render_dice_scene(*job))
+
+
+def render_tray(job: tuple[int, int, str, str]) -> DiceScene:
+    return stored(render_dice_tray(*job))
+
+
+def stored(rendered: RenderedDice) -> DiceScene:
+    """A rendered scene as the nets' data keeps it."""
     image = rendered.scene.image
     rows = [die_row(d) for d in rendered.dice]
     windows = [_jpeg(square(image, d.centre_px, WINDOW_SPAN * d.size_px, WINDOW_PX), 95) for d in rendered.dice]
@@ -153,10 +162,19 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--n", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument(
+        "--tray", action="store_true", help="dice alone on a bare table (`dice_tray_spec`): faces for the reader"
+    )
     args = parser.parse_args(argv)
     designs = [p.name for p in design_folders(args.pieces, args.split, "loot-roll")]
     if not designs:
         parser.error(f"{args.pieces}: no {args.split} designs of loot-roll (tabletop synth pieces --game loot-roll)")
+    if args.tray:
+        table = str(args.pieces / designs[0])
+        render_shards(
+            args.out, args.n, lambda i: (i, args.seed, table, args.split), render_tray, args.workers, "dice trays"
+        )
+        return
     render_shards(
         args.out,
         args.n,

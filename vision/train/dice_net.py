@@ -281,8 +281,12 @@ class FaceBatches:
     through the whole runtime against 76.4%, so the shipped reader is not taught that way.)"""
 
     def __init__(self, scenes: list[DiceScene], seed: int) -> None:
-        windows, rows = _decoded(scenes)
-        self.items = [(w, r) for w, r in zip(windows, rows, strict=True) if kind_target(r) and len(face_corners_of(r))]
+        self.items = [
+            (s.window(i), row)
+            for s in scenes
+            for i, row in enumerate(s.dice)
+            if kind_target(row) and len(face_corners_of(row))
+        ]  # only the windows read: a tray's dice are tens of thousands
         self.rng = np.random.default_rng(seed)
 
     def sample(self, batch: int) -> tuple[torch.Tensor, torch.Tensor]:
