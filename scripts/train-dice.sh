@@ -3,14 +3,14 @@
 # and every finished step is kept, each net resumes from its last checkpoint. Needs scripts/setup.sh and
 # scripts/setup-train.sh (or TRAIN_PYTHON: a Python with torch and onnx).
 #   1. Loot Roll's procedural designs (tabletop synth pieces): the tables the dice lie on, split by design number;
-#   2. dice scenes (vision.train.dice_data): 300 of validation dice and tables, 3,000 of training ones, and 2,400
-#      trays of training dice alone (--tray: about 20 resting dice each, no cards: the face reader's faces at a
-#      quarter of a table's cost). Dice designs, numeral fonts, body colours and materials are split too
-#      (vision.synth.solids.random_solid): no test die's look is ever rendered here;
+#   2. dice scenes (vision.train.dice_data): 300 of validation dice and tables, 3,000 of training ones. Dice designs,
+#      numeral fonts, body colours and materials are split too (vision.synth.solids.random_solid): no test die's
+#      look is ever rendered here. (Trays of dice alone, dice_data --tray, gave the face reader four times the faces
+#      and read no better: models/dice.md. The shipped reader is trained without them.);
 #   3. the face finder (60 min) and the face reader (60 min) side by side, one core each, then the finder (20 min);
 #      their ONNX graphs; the finder's cut-off, the face reader's temperature and the confidence floor chosen on the
-#      validation dice (vision.train.tune_dice).
-# About 1.9 hours here: designs 1 min, scenes 26, nets 80, tuning 3.
+#      validation dice, and the level faces' own on 150 whole validation scenes (vision.train.tune_dice).
+# About 2 hours here: designs 1 min, scenes 26, nets 80, tuning 6.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 T=${TRAIN_PYTHON:-.venv-train/bin/python}
@@ -23,10 +23,9 @@ D="$OUT/dice-v3"
 .venv/bin/tabletop synth pieces --game loot-roll --designs 20 --out "$P" --workers 2
 $R -m vision.train.dice_data "$D/val" --pieces "$P" --split val --n 300 --seed 2
 $R -m vision.train.dice_data "$D/train" --pieces "$P" --split train --n 3000 --seed 1
-$R -m vision.train.dice_data "$OUT/dice-tray/train" --pieces "$P" --split train --n 2400 --seed 4 --tray
 $T -m vision.train.dice_net train --net faces --data "$D/train" --val "$D/val" \
   --out "$OUT/runs/dice-faces" --minutes 45 --batch 32 --threads 1 &
-$T -m vision.train.dice_net train --net reader --data "$D/train" "$OUT/dice-tray/train" --val "$D/val" \
+$T -m vision.train.dice_net train --net reader --data "$D/train" --val "$D/val" \
   --out "$OUT/runs/dice-reader" --minutes 65 --batch 64 --threads 1
 wait
 $T -m vision.train.dice_net train --net finder --data "$D/train" --val "$D/val" \
