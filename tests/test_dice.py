@@ -363,3 +363,24 @@ def test_detect_reads_dice_for_loot_roll_only(
     assert "not a folder" in capsys.readouterr().err
     assert main(["bench", "vision", "--game", "loot-roll", "--scenes", "0", "--dice-scenes", "-1"]) == 2
     assert "--dice-scenes must be 0 or more" in capsys.readouterr().err
+
+
+def test_an_enrolled_match_sharpens_the_reading_it_agrees_with_and_leaves_the_rest() -> None:
+    """The blend is the reader's reading times the match, within each kind: a die whose features sit on an enrolled
+    face's is read surer as that face; one that matches no face better than another reads as the reader alone
+    says; the chance of no face and of each kind stay the reader's."""
+    rng = np.random.default_rng(1)
+    protos = rng.normal(size=(6, 16)).astype(np.float32)
+    protos /= np.linalg.norm(protos, axis=1, keepdims=True)
+    enrolled = EnrolledDice({"d6": protos})
+    reading = np.full((2, len(CLASSES)), 0.01, np.float32)
+    reading[:, 0] = 0.1
+    reading[:, CLASSES.index("D6:3")] = 0.3
+    reading[:, CLASSES.index("D6:5")] = 0.25
+    reading /= reading.sum(axis=1, keepdims=True)
+    features = np.stack([protos[2] * 3.0, protos.mean(axis=0)])  # on face 3's prototype; at the faces' mean
+    out = enrolled.blend(reading, features)
+    d6 = [CLASSES.index(f"D6:{v}") for v in range(1, 7)]
+    assert np.allclose(out[:, 0], reading[:, 0]) and np.allclose(out[:, d6].sum(axis=1), reading[:, d6].sum(axis=1))
+    assert out[0, CLASSES.index("D6:3")] > reading[0, CLASSES.index("D6:3")] + 0.1
+    assert np.allclose(out[1], reading[1], atol=1e-6)
