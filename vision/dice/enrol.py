@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 SIDES = {"d6": 6, "d20": 20}
 PICTURE_EXTS = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
 SCALES = (0.92, 1.0, 1.08)
+ENROL_PEAK = 0.1  # a picture shows one die: its strongest mark is taken even when fainter than the tuned cut-off
 MATCH_SCALE = 5.0  # centred cosine similarity to the match's odds, exp(MATCH_SCALE * similarity) per face (chosen
 # on validation players among 5, 10 and 20)
 
@@ -130,7 +131,7 @@ def enrol_dice(folder: Path, reader: DiceReader) -> EnrolledDice:
     for kind, shown in images.items():
         protos = []
         for value, image in enumerate(shown, 1):
-            found = reader.finder.find(image)
+            found = reader.finder.find(image, ENROL_PEAK)
             if not found:
                 raise DiceEnrolError(f"{listed[kind][value]}: no die found in the picture (face {value} of the {kind})")
             die = max(found, key=lambda f: f.score)

@@ -58,6 +58,7 @@ class DiceFinder:
         self.session = session(models / FINDER_FILE)
         self.threshold = threshold
 
-    def find(self, frame: np.ndarray) -> list[FoundDie]:
+    def find(self, frame: np.ndarray, threshold: float | None = None) -> list[FoundDie]:
+        """The dice whose peaks reach `threshold` (the tuned cut-off by default)."""
         out = self.session.run(None, {"x": finder_input(finder_frame(frame))})[0][0]
-        return found_dice(out, self.threshold)
+        return found_dice(out, self.threshold if threshold is None else threshold)
