@@ -48,7 +48,7 @@ class BenchScene:
 
 
 def _scene_job(args: tuple[int, int, list[Path], bool]) -> BenchScene:
-    from vision.synth.backgrounds import load_table_textures
+    from vision.synth.backgrounds import table_textures
     from vision.synth.components import load_component
     from vision.synth.effects import frame_jpeg
     from vision.synth.export import scene_for
@@ -58,7 +58,7 @@ def _scene_job(args: tuple[int, int, list[Path], bool]) -> BenchScene:
         _WORKER["decks"] = [load_component(p) for p in deck_paths]
         _WORKER["deck_paths"] = list(deck_paths)
     decks = _WORKER["decks"]
-    backgrounds = _WORKER.setdefault("backgrounds", load_table_textures())
+    backgrounds = table_textures()
     scene = scene_for(index, seed, decks, backgrounds, (1280, 720), closeup)
     cards = []
     for obj in scene.cards():

@@ -16,6 +16,7 @@ reach the image as the slight grain a webcam actually resolves at 0.7-3 px/mm.
 
 from __future__ import annotations
 
+import functools
 import string
 from dataclasses import dataclass
 from pathlib import Path
@@ -127,6 +128,13 @@ def load_table_textures(paths: list[Path] | None = None) -> list[TableTexture]:
         span = 1400.0 if side >= 1000 else 2.0 * image.shape[1]  # small tiles: ~2 mm per texel
         textures.append(TableTexture(image=image, span_mm=span, grey=grey, tileable=side < 1000))
     return textures
+
+
+@functools.cache
+def table_textures() -> tuple[TableTexture, ...]:
+    """The installed table photographs (`load_table_textures`), loaded once per process: scene renderers call this
+    for every scene."""
+    return tuple(load_table_textures())
 
 
 def random_background_spec(rng: np.random.Generator, n_photos: int, photo_share: float = 0.35) -> BackgroundSpec:

@@ -115,13 +115,13 @@ class RenderedBoard:
 def render_board_scene(index: int, seed: int, root: Path, designs: Sequence[str]) -> RenderedBoard:
     """Scene `index` of the stream `seed`, of one of `designs` (folders under `root`), with its truth."""
     from vision.board.cubes import COLOURS
-    from vision.synth.backgrounds import load_table_textures
+    from vision.synth.backgrounds import table_textures
     from vision.synth.components import load_component
     from vision.synth.scene import render_scene
 
     rng = np.random.default_rng([seed, index])
     pieces = load_component(Path(root) / designs[int(rng.integers(0, len(designs)))])
-    backgrounds = _BACKGROUNDS.setdefault("bg", load_table_textures())
+    backgrounds = table_textures()
     spec, eras = cube_scene_spec(rng, pieces, len(backgrounds), 1280, 720, 0)
     scene = render_scene(spec, [pieces], backgrounds)
     board = spec.cards[0]
@@ -136,9 +136,6 @@ def render_board_scene(index: int, seed: int, root: Path, designs: Sequence[str]
         for t in era_truth(scene, eras)
     }
     return RenderedBoard(scene, pieces, truth, info, rng)
-
-
-_BACKGROUNDS: dict = {}  # per process: the table photographs, loaded once
 
 
 def era_truth(scene: Scene, eras: dict[str, np.ndarray]) -> list[EraTruth]:

@@ -10,6 +10,7 @@ and materials (`solids.random_solid`), so a reader measured on the test split me
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -248,13 +249,13 @@ def render_dice_scene(
     index: int, seed: int, root: Path, designs: list[str], split: str | None, looks: Looks | None = None
 ) -> RenderedDice:
     """Scene `index` of the stream `seed`: a table of one of `designs` (Loot Roll piece folders under `root`)."""
-    from vision.synth.backgrounds import load_table_textures
+    from vision.synth.backgrounds import table_textures
     from vision.synth.components import load_component
     from vision.synth.scene import render_scene
 
     rng = np.random.default_rng([seed, index, 21])
     pieces = load_component(Path(root) / designs[int(rng.integers(0, len(designs)))])
-    backgrounds = _BACKGROUNDS.setdefault("bg", load_table_textures())
+    backgrounds = table_textures()
     spec, states = dice_scene_spec(rng, pieces, len(backgrounds), 1280, 720, split, looks)
     scene = render_scene(spec, [pieces], backgrounds)
     return RenderedDice(scene, dice_truth(scene, states), rng)
@@ -263,13 +264,12 @@ def render_dice_scene(
 def render_dice_tray(index: int, seed: int, table: Path, split: str | None) -> RenderedDice:
     """Tray scene `index` of the stream `seed` (`dice_tray_spec`); `table`: any Loot Roll piece folder (the scene
     holds none of its cards; loaded once per process)."""
-    from vision.synth.backgrounds import load_table_textures
-    from vision.synth.components import load_component
+    from vision.synth.backgrounds import table_textures
     from vision.synth.scene import render_scene
 
     rng = np.random.default_rng([seed, index, 22])
-    backgrounds = _BACKGROUNDS.setdefault("bg", load_table_textures())
-    pieces = _PIECES.get(str(table)) or _PIECES.setdefault(str(table), load_component(Path(table)))
+    backgrounds = table_textures()
+    pieces = _table_pieces(str(table))
     spec, states = dice_tray_spec(rng, len(backgrounds), 1280, 720, split)
     scene = render_scene(spec, [pieces], backgrounds)
     return RenderedDice(scene, dice_truth(scene, states), rng)
@@ -278,10 +278,10 @@ def render_dice_tray(index: int, seed: int, table: Path, split: str | None) -> R
 def write_face_pictures(folder: Path, looks: Looks, seed: int, table: PieceSet) -> None:
     """An enrolment folder for `looks` (`vision.dice.enrol`): d20/1.png ... d20/20.png, d6/1.png ... d6/6.png
     (`table`: any piece set; the pictures hold no card of it)."""
-    from vision.synth.backgrounds import load_table_textures
+    from vision.synth.backgrounds import table_textures
     from vision.synth.scene import render_scene
 
-    backgrounds = _BACKGROUNDS.setdefault("bg", load_table_textures())
+    backgrounds = table_textures()
     for kind, look in looks.items():
         (folder / kind).mkdir(parents=True, exist_ok=True)
         for value in range(1, DIE_SIDES[kind] + 1):
@@ -290,5 +290,9 @@ def write_face_pictures(folder: Path, looks: Looks, seed: int, table: PieceSet) 
             cv2.imwrite(str(folder / kind / f"{value}.png"), scene.image)
 
 
-_PIECES: dict[str, PieceSet] = {}
-_BACKGROUNDS: dict = {}  # per process: the table photographs, loaded once
+@functools.cache
+def _table_pieces(folder: str) -> PieceSet:
+    """A tray's piece set, loaded (and its pictures checked) once per process."""
+    from vision.synth.components import load_component
+
+    return load_component(Path(folder))
