@@ -34,7 +34,7 @@ from vision.dice.crops import KINDS
 from vision.dice.find import FoundDie
 from vision.dice.read import UNREAD, DiceReader, FacePlace, label_of, read_faces
 from vision.dice.watch import DiceWatcher
-from vision.recognise.calibration import TableCalibration
+from vision.recognise.calibration import TableCalibration, calibration_from
 from vision.synth.camera import Camera, apply_homography
 from vision.synth.dice_scenes import DIE_PX
 from vision.synth.legibility import LEGIBLE
@@ -76,7 +76,7 @@ def calibration_of(camera: Camera, rng: np.random.Generator) -> TableCalibration
     frame = frame + inset * np.array([[1, 1], [-1, 1], [-1, -1], [1, -1]])
     table = apply_homography(np.linalg.inv(image_from_table), frame)
     clicked = frame + rng.normal(0.0, CLICK_PX, frame.shape)
-    return TableCalibration(cv2.getPerspectiveTransform(clicked.astype(np.float32), table.astype(np.float32)))
+    return calibration_from({"image_points": clicked.tolist(), "table_mm": table.tolist()}, Path("bench clicks"))
 
 
 def matched_truth(truth: list[dict], points: list[tuple[float, float]]) -> list[dict | None]:

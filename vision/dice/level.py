@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -66,7 +67,7 @@ class TableCamera:
         up = np.cross(r1, r2)
         if float(up @ origin) > 0:  # "up" points from the table towards the camera, whichever way x and y run
             up = -up
-        if not np.all(np.isfinite(k)) or origin[2] <= 0:
+        if origin[2] <= 0:
             raise LevelFitError("the table calibration puts the table behind the camera")
         return cls(k, np.column_stack([r1, r2, up]), origin)
 
@@ -74,9 +75,19 @@ class TableCamera:
         """(..., 3) table mm to (..., 2) frame pixels."""
         return self.project_xyz(points[..., 0], points[..., 1], points[..., 2])
 
+    @cached_property
+    def projection(self) -> np.ndarray:
+        """3 x 4: table mm (homogeneous) to frame pixels (homogeneous)."""
+        return self.intrinsics @ np.column_stack([self.axes, self.origin])
+
+    @cached_property
+    def eye(self) -> np.ndarray:
+        """The camera's centre in table mm."""
+        return -self.axes.T @ self.origin
+
     def project_xyz(self, x: np.ndarray, y: np.ndarray, z: np.ndarray) -> np.ndarray:
         """Table mm given coordinate by coordinate (arrays of one shape) to (..., 2) frame pixels."""
-        p = self.intrinsics @ np.column_stack([self.axes, self.origin])
+        p = self.projection
         w = p[2, 0] * x + p[2, 1] * y + p[2, 2] * z + p[2, 3]
         u = (p[0, 0] * x + p[0, 1] * y + p[0, 2] * z + p[0, 3]) / w
         v = (p[1, 0] * x + p[1, 1] * y + p[1, 2] * z + p[1, 3]) / w
@@ -86,9 +97,8 @@ class TableCamera:
         """(n, 2) frame pixels to the (n, 2) table points where their rays meet the level plane z = z_mm."""
         rays = np.column_stack([pixels, np.ones(len(pixels))]) @ np.linalg.inv(self.intrinsics).T
         local = rays @ self.axes  # each ray's direction in table axes
-        eye = -self.axes.T @ self.origin  # the camera's centre in table mm
-        depth = (z_mm - eye[2]) / local[:, 2]
-        return eye[:2] + depth[:, None] * local[:, :2]
+        depth = (z_mm - self.eye[2]) / local[:, 2]
+        return self.eye[:2] + depth[:, None] * local[:, :2]
 
 
 @dataclass(frozen=True)

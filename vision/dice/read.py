@@ -221,9 +221,13 @@ class Looks:
         """Whether the faces were fitted level (on a calibrated table)."""
         return any(face is not None for face in self.levels)
 
+    def level_face(self, i: int) -> LevelFace | None:
+        """Die i's level face; None when its face was not fitted level."""
+        return self.levels[i] if self.levels else None
+
     def fit(self, i: int) -> float:
         """How well die i's level face is marked (1 when its face was not fitted level: nothing to doubt)."""
-        face = self.levels[i] if self.levels else None
+        face = self.level_face(i)
         return face.score if face is not None else 1.0
 
     def probabilities(self, temperature: float) -> np.ndarray:
@@ -318,7 +322,7 @@ class DiceReader:
             label, confidence = label_of(p, floor if seen.fit(i) >= fit_floor else math.inf)
             reading = DieReading(label, confidence, f.x, f.y, f.size)
             if table is not None:
-                level = seen.levels[i] if seen.levels else None
+                level = seen.level_face(i)
                 foot = level.foot_mm if level is not None else table.to_table(np.array([[f.x, f.y]]))[0]
                 where, zone = table.where(np.asarray(foot))
                 reading = replace(reading, table_mm=where, zone=zone)
