@@ -132,8 +132,11 @@ def fixed_calibration(args: argparse.Namespace) -> Any:
 
 
 def enrol_dice_folder(args: argparse.Namespace) -> int:
-    """`enrol --dice DIR`: the player's dice, one picture per face, saved for `detect --dice`."""
-    from vision.dice.enrol import DiceEnrolError, enrol_dice
+    """`enrol --dice DIR`: the player's dice, one picture per face, saved for `detect --dice`, with a sheet of how
+    each picture was seen beside it (DIR.dice.png) and a line for each picture the reader reads as another face."""
+    import cv2
+
+    from vision.dice.enrol import DiceEnrolError, enrol_dice, enrolment_sheet
     from vision.dice.read import DiceReader
     from vision.recognise.models import ModelError, models_dir
 
@@ -142,12 +145,18 @@ def enrol_dice_folder(args: argparse.Namespace) -> int:
     folder = Path(args.deck_dir)
     out = Path(args.out) if args.out else folder.with_suffix(".dice.npz")
     try:
-        enrolled = enrol_dice(folder, DiceReader(Path(args.models) if args.models else models_dir()))
+        enrolment = enrol_dice(folder, DiceReader(Path(args.models) if args.models else models_dir()))
     except (DiceEnrolError, ModelError) as err:
         raise CliError(str(err)) from err
-    enrolled.save(out)
-    kinds = ", ".join(f"{kind} ({len(faces)} faces)" for kind, faces in enrolled.faces.items())
+    enrolment.dice.save(out)
+    sheet = out.with_suffix(".png")
+    cv2.imwrite(str(sheet), enrolment_sheet(enrolment))
+    kinds = ", ".join(f"{kind} ({len(faces)} faces)" for kind, faces in enrolment.dice.faces.items())
     print(f"enrolled {kinds} from {folder}; read them with: tabletop detect --game loot-roll --dice {out} PICTURES")
+    doubts = enrolment.doubts()
+    print(f"how each picture was seen: {sheet}" + (" (check these: the reader reads another face)" if doubts else ""))
+    for line in doubts:
+        print(f"  {line}")
     return 0
 
 

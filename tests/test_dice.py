@@ -285,7 +285,8 @@ def test_enrolled_faces_round_trip_and_blend_keeps_the_readers_no_face(tmp_path:
 
     looks = random_looks(np.random.default_rng(4), "test")
     write_face_pictures(tmp_path / "mine", looks, 4, load_component(loot_roll_test / "loot-roll-design-017"))
-    enrolled = enrol_dice(tmp_path / "mine", DiceReader(models_dir()))
+    enrolment = enrol_dice(tmp_path / "mine", DiceReader(models_dir()))
+    enrolled = enrolment.dice
     assert enrolled.faces["d20"].shape[0] == 20 and enrolled.faces["d6"].shape[0] == 6
     assert np.allclose(np.linalg.norm(enrolled.faces["d20"], axis=1), 1.0, atol=1e-4)
     enrolled.save(tmp_path / "mine.dice.npz")
@@ -384,3 +385,42 @@ def test_an_enrolled_match_sharpens_the_reading_it_agrees_with_and_leaves_the_re
     assert np.allclose(out[:, 0], reading[:, 0]) and np.allclose(out[:, d6].sum(axis=1), reading[:, d6].sum(axis=1))
     assert out[0, CLASSES.index("D6:3")] > reading[0, CLASSES.index("D6:3")] + 0.1
     assert np.allclose(out[1], reading[1], atol=1e-6)
+
+
+def test_enrolment_shows_how_each_picture_was_seen_and_names_a_swapped_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture, loot_roll_test: Path
+) -> None:
+    """Two pictures of a pip d6 swapped (face 2's file shows the 3, and back): the enrolment still saves, the reader
+    reads each as the face it shows, `doubts` names both files, and the sheet draws their cells red."""
+    from dataclasses import replace as replaced
+
+    from vision.dice.enrol import SHEET_PX, enrol_dice, enrolment_sheet
+    from vision.dice.read import DiceReader
+    from vision.synth.components import load_component
+    from vision.synth.dice_scenes import write_face_pictures
+
+    rng = np.random.default_rng(7)
+    d6 = S.random_solid(rng, "d6", 0.0, 0.0, split="test")
+    pips = next(v for v in range(d6.variant, d6.variant + S.DIE_DESIGNS) if S.design_of("d6", v).style == "pips")
+    table = load_component(loot_roll_test / "loot-roll-design-017")
+    write_face_pictures(tmp_path / "mine", {"d6": replaced(d6, variant=pips)}, 3, table)
+    two, three = tmp_path / "mine" / "d6" / "2.png", tmp_path / "mine" / "d6" / "3.png"
+    two.rename(tmp_path / "x.png")
+    three.rename(two)
+    (tmp_path / "x.png").rename(three)
+    enrolment = enrol_dice(tmp_path / "mine", DiceReader(models_dir()))
+    assert [v.value for v in enrolment.views] == [1, 2, 3, 4, 5, 6]
+    assert [(v.read_as, v.agrees) for v in enrolment.views[1:3]] == [(3, False), (2, False)]
+    doubts = "\n".join(enrolment.doubts())
+    assert "2.png: face 2 of the d6, but the reader sees 3" in doubts and "3.png: face 3 of the d6" in doubts
+    sheet = enrolment_sheet(enrolment)
+    assert sheet.shape == (2 * SHEET_PX, 5 * 2 * SHEET_PX, 3)
+    for face in (2, 3):  # each cell's left edge is drawn red
+        edge = sheet[SHEET_PX // 2, (face - 1) * 2 * SHEET_PX]
+        assert edge[2] > 200 and edge[1] < 100, (face, edge)
+    from companion_ui.cli import main
+
+    assert main(["enrol", "--dice", str(tmp_path / "mine")]) == 0
+    said = capsys.readouterr().out
+    assert (tmp_path / "mine.dice.npz").is_file() and cv2.imread(str(tmp_path / "mine.dice.png")).shape == sheet.shape
+    assert "check these" in said and "2.png: face 2 of the d6, but the reader sees 3" in said

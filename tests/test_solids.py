@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from dataclasses import replace
 
 import cv2
 import numpy as np
@@ -261,3 +262,56 @@ def test_asset_builder_swaps_babylon_axes_and_keeps_the_face_map(tmp_path):
         A.convert_die(scene, "d20", tmp_path / "scene.json")
     with pytest.raises(A.AssetError, match="not found"):
         A.build(tmp_path / "nothing")
+
+
+def test_lettering_is_for_training_dice_only_and_moves_no_other_draw() -> None:
+    """Lettering is a training die's alone (validation and test dice keep measuring lettering no reader saw), and
+    it comes from a stream of its own: a design's style, font, colours and material are as they were without it."""
+    lettered = 0
+    for variant in range(S.DIE_DESIGNS):
+        for kind in ("d6", "d20"):
+            design = S.design_of(kind, variant)
+            if S.die_design_split(variant) != "train" or design.style != "font":
+                assert design.lettering is None
+            lettered += design.lettering is not None
+            assert design.lettering == S.lettering_of(kind, variant) or design.lettering is None
+    assert (
+        0.5
+        < lettered
+        / sum(
+            S.design_of(k, v).style == "font" and S.die_design_split(v) == "train"
+            for v in range(S.DIE_DESIGNS)
+            for k in ("d6", "d20")
+        )
+        < 0.9
+    )
+
+
+def _numeral_ink(lettering: S.Lettering | None, value: int) -> np.ndarray:
+    variant = next(v for v in range(S.DIE_DESIGNS) if S.design_of("d20", v).lettering is not None)
+    design = replace(S.design_of("d20", variant), lettering=lettering, ink_scale=1.0)
+    cell = np.zeros((128, 128, 3), np.float32)
+    S._draw_numeral(cell, value, 56.0, design, triangle=True)
+    return cell[..., 0]
+
+
+def test_lettering_reshapes_the_numeral_as_it_says() -> None:
+    plain = S.Lettering(stroke_font=-1, weight=0.0, slant=0.0, width=1.0, size=1.0, turned=False, mark="bar")
+    ink = _numeral_ink(plain, 13)
+    assert ink.max() > 0.9 and ink.min() >= 0.0
+
+    def weight(lettering: S.Lettering) -> float:
+        return float(_numeral_ink(lettering, 13).sum())
+
+    assert weight(replace(plain, weight=0.05)) > 1.3 * weight(plain) > 1.3**2 * weight(replace(plain, weight=-0.03))
+    assert weight(replace(plain, size=0.7)) < 0.7 * weight(plain)
+    turned = _numeral_ink(replace(plain, turned=True), 13)
+    assert np.abs(turned - ink[::-1, ::-1]).mean() < 0.02 * ink.mean() + 1e-3  # half a turn about the face's centre
+    wide = _numeral_ink(replace(plain, width=1.3), 13)
+    columns = lambda a: np.flatnonzero(a.max(axis=0) > 0.5)  # noqa: E731
+    assert np.ptp(columns(wide)) > 1.2 * np.ptp(columns(ink))
+    stroke = _numeral_ink(replace(plain, stroke_font=0), 13)
+    assert stroke.max() > 0.9 and np.abs(stroke - ink).mean() > 0.01  # another shape of 13
+    marks = {m: _numeral_ink(replace(plain, mark=m), 6).sum() for m in ("bar", "dot", "none")}
+    assert marks["bar"] > marks["dot"] > marks["none"] > 0
+    assert np.array_equal(_numeral_ink(replace(plain, mark="none"), 7), _numeral_ink(plain, 7))  # 6 and 9 only

@@ -252,7 +252,7 @@ def run_enrol_bench(
         with tempfile.TemporaryDirectory() as tmp:
             write_face_pictures(Path(tmp), looks, seed + player, table)
             try:
-                enrolled = DiceReader(models, enrol_dice(Path(tmp), plain))
+                enrolled = DiceReader(models, enrol_dice(Path(tmp), plain).dice)
             except DiceEnrolError as err:  # the player would be told so and asked for another picture
                 refused.append(f"player {player}: {str(err).replace(tmp, 'FOLDER')}")
                 continue

@@ -19,11 +19,11 @@ from typing import TYPE_CHECKING
 import cv2
 import numpy as np
 
-from vision.dice.crops import class_of
+from vision.dice.crops import DIE_SPAN, FACE_PX, READ_PX, class_of, face_picture, square
 from vision.dice.find import FoundDie
 
 if TYPE_CHECKING:
-    from vision.dice.read import DiceReader
+    from vision.dice.read import DiceReader, Looks
 
 SIDES = {"d6": 6, "d20": 20}
 PICTURE_EXTS = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
@@ -115,7 +115,43 @@ def face_pictures(folder: Path) -> dict[str, dict[int, Path]]:
     return out
 
 
-def enrol_dice(folder: Path, reader: DiceReader) -> EnrolledDice:
+@dataclass(frozen=True)
+class EnrolledView:
+    """One enrolment picture as the reader saw it: the die it took, its top face as read, and what the reader
+    alone makes of that face (a picture of face 7 read as a 1 is likely the wrong file, or the wrong die taken)."""
+
+    kind: str
+    value: int  # the face the picture is named for
+    path: Path
+    die: np.ndarray  # the square around the die taken (READ_PX a side, BGR)
+    face: np.ndarray  # its top face warped onto the canonical face (FACE_PX a side; black when none was placed)
+    read_as: int | None  # the face the reader alone finds likeliest (None: it sees no face up)
+    confidence: float  # its probability
+
+    @property
+    def agrees(self) -> bool:
+        return self.read_as == self.value
+
+
+@dataclass(frozen=True)
+class Enrolment:
+    """Enrolled dice and how each picture was seen (`enrolment_sheet` draws it, `doubts` says what to check)."""
+
+    dice: EnrolledDice
+    views: tuple[EnrolledView, ...]
+
+    def doubts(self, sure: float = 0.5) -> list[str]:
+        """A line per picture whose face the reader reads, at least `sure`, as another face: that picture may show
+        another face, or the die taken may not be the player's."""
+        return [
+            f"{v.path}: face {v.value} of the {v.kind}, but the reader sees {v.read_as} here "
+            f"({100 * v.confidence:.0f}%): is it that face, face up, the die alone?"
+            for v in self.views
+            if v.read_as is not None and not v.agrees and v.confidence >= sure
+        ]
+
+
+def enrol_dice(folder: Path, reader: DiceReader) -> Enrolment:
     """Prototypes of every face of every kind in the folder (`face_pictures`). Every picture is read before any
     die is looked for, so a bad file is named before the slower work starts."""
     listed = face_pictures(folder)
@@ -128,6 +164,7 @@ def enrol_dice(folder: Path, reader: DiceReader) -> EnrolledDice:
                 raise DiceEnrolError(f"{pictures[value]}: unreadable picture (expected a JPEG, PNG, BMP or WebP file)")
             images[kind].append(image)
     faces: dict[str, np.ndarray] = {}
+    views = []
     for kind, shown in images.items():
         protos = []
         for value, image in enumerate(shown, 1):
@@ -136,8 +173,52 @@ def enrol_dice(folder: Path, reader: DiceReader) -> EnrolledDice:
                 raise DiceEnrolError(f"{listed[kind][value]}: no die found in the picture (face {value} of the {kind})")
             die = max(found, key=lambda f: f.score)
             placed = [FoundDie(die.x, die.y, die.size * scale, die.score) for scale in SCALES]
-            features = reader.look(image, placed).features
+            seen = reader.look(image, placed)
+            features = seen.features
             mean = (features / np.maximum(np.linalg.norm(features, axis=1, keepdims=True), 1e-9)).mean(axis=0)
             protos.append(mean / max(float(np.linalg.norm(mean)), 1e-9))
+            views.append(_view(kind, value, listed[kind][value], image, die, seen, reader))
         faces[kind] = np.stack(protos).astype(np.float32)
-    return EnrolledDice(faces)
+    return Enrolment(EnrolledDice(faces), tuple(views))
+
+
+def _view(
+    kind: str, value: int, path: Path, image: np.ndarray, die: FoundDie, seen: Looks, reader: DiceReader
+) -> EnrolledView:
+    """How the reader saw one enrolment picture, at the die's own size (the middle of SCALES)."""
+    middle = SCALES.index(1.0)
+    corners = seen.corners[middle] if seen.corners else np.zeros((0, 2))
+    face = face_picture(image, corners) if len(corners) else np.zeros((FACE_PX, FACE_PX, 3), np.uint8)
+    p = reader.calibrated(seen.subset([middle]))[0]
+    faces = p[[class_of(kind, v) for v in range(1, SIDES[kind] + 1)]]
+    best = int(np.argmax(faces))
+    read_as = best + 1 if len(corners) and faces.sum() > p[0] else None
+    die_square = square(image, (die.x, die.y), DIE_SPAN * die.size, READ_PX)
+    return EnrolledView(kind, value, path, die_square, face, read_as, float(faces[best] / max(faces.sum(), 1e-9)))
+
+
+SHEET_PX = 96  # an enrolment sheet's cells: the die's square, and its face magnified beside it
+
+
+def enrolment_sheet(enrolment: Enrolment) -> np.ndarray:
+    """A picture of the enrolment to check by eye: per face, the die taken and its top face as the reader saw it,
+    captioned with the face's number and the reader's own reading, red where they disagree; a row per kind."""
+    rows = []
+    for kind in SIDES:
+        views = [v for v in enrolment.views if v.kind == kind]
+        if not views:
+            continue
+        cells = []
+        for v in views:
+            face = cv2.resize(v.face, (SHEET_PX, SHEET_PX), interpolation=cv2.INTER_NEAREST)
+            cell = np.hstack([cv2.resize(v.die, (SHEET_PX, SHEET_PX)), face])
+            caption = f"{v.value}: read {v.read_as or '-'} {100 * v.confidence:.0f}%"
+            colour = (80, 220, 80) if v.agrees else (60, 60, 255)
+            cv2.rectangle(cell, (0, 0), (cell.shape[1] - 1, cell.shape[0] - 1), colour, 2)
+            cv2.putText(cell, caption, (4, SHEET_PX - 6), cv2.FONT_HERSHEY_SIMPLEX, 0.45, (0, 0, 0), 3, cv2.LINE_AA)
+            cv2.putText(cell, caption, (4, SHEET_PX - 6), cv2.FONT_HERSHEY_SIMPLEX, 0.45, colour, 1, cv2.LINE_AA)
+            cells.append(cell)
+        per_row = 5
+        cells += [np.zeros_like(cells[0])] * (-len(cells) % per_row)
+        rows += [np.hstack(cells[i : i + per_row]) for i in range(0, len(cells), per_row)]
+    return np.vstack(rows)

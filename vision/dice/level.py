@@ -102,11 +102,30 @@ class TableCamera:
 
 
 @dataclass(frozen=True)
+class Marks:
+    """Corner marks scored where they lie, without a map: for the few hundred sharp looks `lean_of` takes, a map
+    fine enough for their spread would cost more than the looks."""
+
+    points: np.ndarray  # (k, 2) frame pixels
+    weights: np.ndarray  # (k,)
+    sigma: float
+
+    def at(self, corners: np.ndarray) -> np.ndarray:
+        """(m,) the mean over each candidate's corners (m, n, 2) of the strongest mark near it."""
+        if len(self.points) == 0:
+            return np.zeros(corners.shape[0])
+        d2 = ((corners[..., None, :] - self.points) ** 2).sum(-1)
+        return (self.weights * np.exp(-d2 / (2 * self.sigma**2))).max(-1).mean(-1)
+
+
+@dataclass(frozen=True)
 class LevelFace:
     corners: np.ndarray  # (n, 2) frame pixels
     score: float  # the mean corner evidence at its corners, 0-1
     foot_mm: tuple[float, float]  # the die's centre on the table
     height_mm: float
+    lean: float = 0.0  # how much better a leaning face than a level one fits the marks (`lean_of`): a cocked die
+    lean_deg: float = 0.0  # the leaning face's tilt
 
 
 def level_corners(
@@ -194,7 +213,77 @@ def fit_level_face(
     x, y, turn, height = best
     fine = _grid((x, y), 0.08 * height, 5, turn + np.linspace(-1, 1, 9) * period / 24, height * FINE_HEIGHTS)
     best, score, corners = _best(camera, kind, fine, marks)
-    return LevelFace(corners.astype(np.float32), score, (float(best[0]), float(best[1])), float(best[3]))
+    sharp = Marks(np.asarray(points)[strongest], np.asarray(weights)[strongest], max(size_px * LEAN_SIGMA, 1.0))
+    lean, lean_deg = lean_of(camera, kind, best, marks, sharp)
+    return LevelFace(
+        corners.astype(np.float32), score, (float(best[0]), float(best[1])), float(best[3]), lean, lean_deg
+    )
+
+
+LEAN_SIGMA = 0.04  # the marks' spread when a leaning face is weighed against a level one, in die sizes
+LEAN_DEG = np.array([8.0, 14.0, 20.0, 27.0, 35.0])  # the tilts a cocked die is looked for at (scenes: 12-35)
+LEAN_DIRECTIONS = 12
+LEAN_ROUNDS = 4  # at most: a round that finds no better leaning face ends the search
+LEAN_HEIGHTS = np.array([0.9, 1.0, 1.1])  # the leaning face's centre may stand lower or higher than the level one's
+
+
+def lean_of(camera: TableCamera, kind: str, level: np.ndarray, loose: Evidence, sharp: Marks) -> tuple[float, float]:
+    """(gain, tilt in degrees): the best face leaning 8-35 degrees any way against the best level one, near the
+    level fit `level` (x, y, turn, height), both scored on `sharp` marks. A die cocked on a card's edge or another
+    die shows a top face that leans; a resting one shows none better than level. (A d20's faces are 42 degrees
+    apart, so some face of a cocked d20 always looks nearly level to a loose fit: the level fit's own score barely
+    tells them apart.) Every tilt, way, place and height near the level fit is looked up on the `loose` map, then
+    the best is moved about itself on the sharp marks for a few rounds; the level face is moved as far."""
+    x, y, turn, height = (float(v) for v in level)
+    heights = height * LEAN_HEIGHTS
+    flat_near = np.concatenate([_moved((x, y, turn, h), 3, 3) for h in heights], 1)
+    flat = float(sharp.at(leaning_corners(camera, kind, flat_near, *np.zeros((2, flat_near.shape[1])))).max())
+    places = np.concatenate([_moved((x, y, turn, h), 3, 1) for h in heights], 1)
+    ways = np.arange(LEAN_DIRECTIONS) * 2 * math.pi / LEAN_DIRECTIONS
+    tilt, way = (np.tile(g.ravel(), places.shape[1]) for g in np.meshgrid(np.radians(LEAN_DEG), ways, indexing="ij"))
+    faces = np.repeat(places, len(LEAN_DEG) * LEAN_DIRECTIONS, 1)
+    best = int(loose.at(leaning_corners(camera, kind, faces, tilt, way)).argmax())
+    face, lean = faces[:, best], np.array([tilt[best], way[best]])
+    score = -math.inf
+    steps = np.array([math.radians(3.0), math.pi / LEAN_DIRECTIONS / 2])
+    for _ in range(LEAN_ROUNDS):
+        near = _moved((face[0], face[1], face[2], face[3]), 3, 3)
+        shifts = np.stack(np.meshgrid([-1, 0, 1], [-1, 0, 1], indexing="ij"), -1).reshape(-1, 2) * steps
+        tilt, way = (np.tile(v, near.shape[1]) for v in (lean + shifts).T)
+        faces = np.repeat(near, len(shifts), 1)
+        scores = sharp.at(leaning_corners(camera, kind, faces, tilt, way))
+        i = int(scores.argmax())
+        if scores[i] <= score:
+            break
+        score, face, lean = float(scores[i]), faces[:, i], np.array([tilt[i], way[i]])
+    return score - flat, float(np.degrees(lean[0]))
+
+
+def _moved(level: tuple[float, float, float, float], places: int, turns: int) -> np.ndarray:
+    """(4, m) a face's (x, y, turn, height) moved on a places x places grid within an eighth of its height and over
+    `turns` turns within a 48th of a full turn either way (one candidate when both are 1)."""
+    x, y, turn, height = level
+    reach = np.linspace(-0.12, 0.12, places) * height if places > 1 else np.zeros(1)
+    spin = np.linspace(-1, 1, turns) * math.pi / 24 if turns > 1 else np.zeros(1)
+    ox, oy, ot = (g.ravel() for g in np.meshgrid(reach, reach, spin, indexing="ij"))
+    return np.stack([x + ox, y + oy, turn + ot, np.full(ox.shape, height)])
+
+
+def leaning_corners(camera: TableCamera, kind: str, faces: np.ndarray, tilt: np.ndarray, way: np.ndarray) -> np.ndarray:
+    """(m, n, 2) frame pixels of the top faces (x, y, turn, height; 4 x m) tilted by `tilt` radians about the level
+    axis across the direction `way` (a tilt of 0: `level_corners`)."""
+    x, y, turn, height = faces
+    n = FACE_SIDES[kind]
+    angles = turn[:, None] + np.arange(n) * (2 * math.pi / n)
+    radius = (FACE_RADIUS[kind] * height)[:, None]
+    lx, ly = radius * np.cos(angles), radius * np.sin(angles)
+    # each corner turned about the level axis (-sin way, cos way, 0) by the tilt (Rodrigues' formula)
+    ux, uy = -np.sin(way)[:, None], np.cos(way)[:, None]
+    ca, sa = np.cos(tilt)[:, None], np.sin(tilt)[:, None]
+    along = (ux * lx + uy * ly) * (1 - ca)
+    return camera.project_xyz(
+        x[:, None] + lx * ca + ux * along, y[:, None] + ly * ca + uy * along, height[:, None] + (ux * ly - uy * lx) * sa
+    )
 
 
 def _grid(

@@ -169,6 +169,7 @@ class DiceSettings:
     level_temperature: float = 1.0
     level_confidence: float = 0.5
     level_fit: float = 0.0  # a level face marked more weakly than this: the die may lie cocked, its value unread
+    level_lean: float = math.inf  # a leaning face fitting better than the level one by more: the die lies cocked
 
     @classmethod
     def load(cls, models: Path) -> DiceSettings:
@@ -185,13 +186,19 @@ class DiceSettings:
             float(level.get("temperature", temperature)),
             float(level.get("confidence", confidence)),
             float(level.get("fit", 0.0)),
+            float(level.get("lean") or math.inf),  # none: no die is doubted for leaning
         )
 
-    def cut(self, level: bool) -> tuple[float, float, float]:
-        """(temperature, confidence floor, fit floor) for faces fitted level or found free."""
+    def cut(self, level: bool) -> tuple[float, float]:
+        """(temperature, confidence floor) for faces fitted level or found free."""
         if level:
-            return self.level_temperature, self.level_confidence, self.level_fit
-        return self.temperature, self.confidence, 0.0
+            return self.level_temperature, self.level_confidence
+        return self.temperature, self.confidence
+
+    def doubted(self, seen: Looks, i: int) -> bool:
+        """Whether die i may lie cocked, its value unread whatever the reader says: its level face weakly marked,
+        or a leaning face marked better (`level.lean_of`). Faces found free are never doubted so."""
+        return seen.fit(i) < self.level_fit or seen.lean(i) > self.level_lean
 
 
 @dataclass(frozen=True)
@@ -205,6 +212,7 @@ class Looks:
     logits: np.ndarray  # (n, len(FACES))
     features: np.ndarray  # (n, F)
     levels: tuple[LevelFace | None, ...] = ()  # each die's level face, where the table is calibrated
+    corners: tuple[np.ndarray, ...] = ()  # each die's top-face corners in the frame as read (none: no face placed)
 
     def subset(self, keep: list[int]) -> Looks:
         """The looks of the dice picked (by index)."""
@@ -214,6 +222,7 @@ class Looks:
             self.logits[keep],
             self.features[keep],
             tuple(self.levels[i] for i in keep) if self.levels else (),
+            tuple(self.corners[i] for i in keep) if self.corners else (),
         )
 
     @property
@@ -229,6 +238,11 @@ class Looks:
         """How well die i's level face is marked (1 when its face was not fitted level: nothing to doubt)."""
         face = self.level_face(i)
         return face.score if face is not None else 1.0
+
+    def lean(self, i: int) -> float:
+        """How much better a leaning face than die i's level face is marked (0 when its face was not fitted level)."""
+        face = self.level_face(i)
+        return face.lean if face is not None else 0.0
 
     def probabilities(self, temperature: float) -> np.ndarray:
         """(n, len(CLASSES)): no face as the face finder says; a face of the kind it was read as shares that kind's
@@ -274,7 +288,14 @@ def read_faces(reader: Any, frame: np.ndarray, kinds: np.ndarray, places: list[F
     who = np.array(owner)
     mean_logits = np.stack([_mean_of(logits, who == i) for i in range(len(places))])
     mean_features = np.stack([_mean_of(features, who == i) for i in range(len(places))])
-    return Looks(kinds, [p.kind for p in places], mean_logits, mean_features, tuple(p.level for p in places))
+    return Looks(
+        kinds,
+        [p.kind for p in places],
+        mean_logits,
+        mean_features,
+        tuple(p.level for p in places),
+        tuple(p.corners for p in places),
+    )
 
 
 def _mean_of(rows: np.ndarray, pick: np.ndarray) -> np.ndarray:
@@ -317,9 +338,9 @@ class DiceReader:
         found = self.finder.find(frame)
         seen = self.look(frame, found, table_camera(table, frame))
         out = []
-        _, floor, fit_floor = self.settings.cut(seen.level)
+        _, floor = self.settings.cut(seen.level)
         for i, (f, p) in enumerate(zip(found, self.calibrated(seen), strict=True)):
-            label, confidence = label_of(p, floor if seen.fit(i) >= fit_floor else math.inf)
+            label, confidence = label_of(p, math.inf if self.settings.doubted(seen, i) else floor)
             reading = DieReading(label, confidence, f.x, f.y, f.size)
             if table is not None:
                 level = seen.level_face(i)

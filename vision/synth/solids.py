@@ -468,6 +468,24 @@ class Design:
     material: str  # 'plastic' | 'wood'
     gloss: float  # multiplies the material's highlight: matte to polished
     seed: int
+    lettering: Lettering | None = None  # a training die's numerals drawn beyond its font's shapes (`lettering_of`)
+
+
+@dataclass(frozen=True)
+class Lettering:
+    """How a training die's numerals depart from its font as printed (session 36). The face reader read held-out
+    fonts well and a lettering no training die had badly (the dice-box numerals: thin, small, pointing at an edge,
+    6 and 9 unmarked); four times the faces in the same 24 font families did not help, so training dice vary the
+    numerals' shapes instead: stroke fonts, weight, slant, width, size, which way they point, how 6 and 9 are told
+    apart. Never on validation or test dice: they keep measuring lettering no reader was taught."""
+
+    stroke_font: int  # -1: the design's font file; else an OpenCV Hershey stroke font (cv2.FONT_HERSHEY_*)
+    weight: float  # strokes grown (> 0) or thinned (< 0), in numeral heights
+    slant: float  # horizontal shear
+    width: float  # horizontal scale
+    size: float  # height scale
+    turned: bool  # a d20's numerals point at an edge of their face, not a corner (some real dice print them so)
+    mark: str  # how 6 and 9 are told apart: 'bar' beneath, 'dot' after, or 'none'
 
 
 def design_of(kind: str, variant: int) -> Design:
@@ -508,7 +526,30 @@ def _design(kind: str, index: int) -> Design:
     gloss = float(rng.uniform(0.4, 1.4))
     if kind in DIE_SIDES and held_out and rng.random() < 0.5:
         material = HELD_OUT_MATERIAL
-    return Design(kind, style, font, scale, accent, material, gloss, index)
+    lettering = lettering_of(kind, index) if style == "font" and not held_out else None
+    return Design(kind, style, font, scale, accent, material, gloss, index, lettering)
+
+
+LETTERED = 0.75  # the share of training dice with numerals whose lettering is varied (the rest print their font)
+STROKE_FONTS = (0, 1, 2, 3, 4, 5, 6, 7)  # OpenCV's Hershey fonts: simplex, plain, duplex, complex, triplex, ...
+
+
+def lettering_of(kind: str, index: int) -> Lettering | None:
+    """A training die design's lettering, drawn from a stream of its own so that no other draw of the design (its
+    style, font, colours) moves: designs rendered before lettering existed keep their look otherwise."""
+    rng = np.random.default_rng([index, SOLID_KINDS.index(kind), 13])
+    if rng.random() >= LETTERED:
+        return None
+    stroke_font = int(rng.choice(STROKE_FONTS)) if rng.random() < 0.35 else -1
+    return Lettering(
+        stroke_font=stroke_font,
+        weight=float(rng.uniform(-0.035, 0.06)),
+        slant=float(rng.uniform(-0.25, 0.25)) if rng.random() < 0.4 else 0.0,
+        width=float(np.exp(rng.uniform(-0.25, 0.2))),
+        size=float(rng.uniform(0.65, 1.1)),
+        turned=kind == "d20" and rng.random() < 0.3,
+        mark=str(rng.choice(["bar", "dot", "none"], p=[0.6, 0.25, 0.15])),
+    )
 
 
 @cache
@@ -637,7 +678,11 @@ def _draw_pips(cell: np.ndarray, value: int, face_radius_px: float, design: Desi
 
 def _draw_numeral(cell: np.ndarray, value: int, face_radius_px: float, design: Design, triangle: bool) -> None:
     """A numeral centred on the face (a d20's sits at the triangle's centroid, sized to its inscribed circle);
-    6 and 9 get a bar beneath, as dice print them so they cannot be mistaken for each other."""
+    6 and 9 get a bar beneath, as dice print them so they cannot be mistaken for each other. A lettered design's
+    numeral is drawn oversize and reshaped (`_lettered`)."""
+    if design.lettering is not None:
+        cell[..., 0] = _lettered(cell.shape[0], value, face_radius_px, design, triangle)
+        return
     size = cell.shape[0]
     surface = Surface(bgr=np.zeros((size, size, 3), np.float32), alpha=np.ones((size, size), np.float32))
     text = str(value)
@@ -648,15 +693,73 @@ def _draw_numeral(cell: np.ndarray, value: int, face_radius_px: float, design: D
     centre = (size / 2, size / 2 + (inscribed * 0.08 if triangle else 0.0))
     box = draw_text(surface, text, centre, height, (255, 255, 255), Path(design.font))
     if value in (6, 9):
-        bar_y = box[3] + height * 0.12
-        bar = (
-            (box[0] + box[2]) / 2 - height * 0.22,
-            bar_y,
-            (box[0] + box[2]) / 2 + height * 0.22,
-            bar_y + height * 0.1,
-        )
-        cv2.rectangle(surface.bgr, (round(bar[0]), round(bar[1])), (round(bar[2]), round(bar[3])), (255, 255, 255), -1)
+        _draw_bar(surface.bgr, box, height)
     cell[..., 0] = surface.bgr[..., 0] / 255.0
+
+
+def _draw_bar(ink: np.ndarray, box: tuple[float, float, float, float], height: float) -> None:
+    """The bar under a 6 or a 9."""
+    bar_y = box[3] + height * 0.12
+    half = height * 0.22
+    x = (box[0] + box[2]) / 2
+    cv2.rectangle(
+        ink, (round(x - half), round(bar_y)), (round(x + half), round(bar_y + height * 0.1)), (255, 255, 255), -1
+    )
+
+
+LETTERING_OVERSAMPLE = 4  # a lettered numeral is drawn and reshaped at 4 times the tile, then reduced
+
+
+def _lettered(size: int, value: int, face_radius_px: float, design: Design, triangle: bool) -> np.ndarray:
+    """A lettered design's numeral ink (size x size, 0-1): drawn oversize in its font or a stroke font, 6 and 9
+    marked its way, sheared, widened, grown or thinned, and turned to point at an edge when the design says so."""
+    lettering = design.lettering
+    assert lettering is not None
+    up = LETTERING_OVERSAMPLE
+    big = size * up
+    text = str(value)
+    inscribed = face_radius_px * (0.5 if triangle else 0.7) * up
+    height = inscribed * (0.95 if triangle else 1.1) * design.ink_scale * lettering.size
+    if len(text) == 2:
+        height *= 0.82
+    centre = (big / 2, big / 2 + (inscribed * 0.08 if triangle else 0.0))
+    ink = np.zeros((big, big, 3), np.float32)
+    if lettering.stroke_font >= 0:
+        box = _stroke_text(ink, text, centre, height, lettering.stroke_font)
+    else:
+        surface = Surface(bgr=ink, alpha=np.ones((big, big), np.float32))
+        box = draw_text(surface, text, centre, height, (255, 255, 255), Path(design.font))
+    if value in (6, 9) and lettering.mark == "bar":
+        _draw_bar(ink, box, height)
+    elif value in (6, 9) and lettering.mark == "dot":
+        radius = max(round(height * 0.07), 1)
+        cv2.circle(ink, (round(box[2] + radius * 2), round(box[3] - radius)), radius, (255, 255, 255), -1)
+    mask = ink[..., 0] / 255.0
+    reach = round(abs(lettering.weight) * height)
+    if reach:
+        kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * reach + 1, 2 * reach + 1))
+        mask = cv2.dilate(mask, kernel) if lettering.weight > 0 else cv2.erode(mask, kernel)
+    shape = np.array([[lettering.width, lettering.slant], [0.0, 1.0]])
+    goal = np.array(centre)
+    if lettering.turned:  # half a turn about the face's centre
+        shape, goal = -shape, big - 1 - goal  # about the middle of the picture (pixel centres)
+    matrix = np.hstack([shape, (goal - shape @ np.array(centre))[:, None]])
+    mask = cv2.warpAffine(mask, matrix, (big, big), flags=cv2.INTER_LINEAR)
+    return cv2.resize(mask, (size, size), interpolation=cv2.INTER_AREA)
+
+
+def _stroke_text(
+    ink: np.ndarray, text: str, centre: tuple[float, float], height: float, font: int
+) -> tuple[float, float, float, float]:
+    """`text` in an OpenCV Hershey stroke font, its digits `height` tall, centred at `centre`; returns its box."""
+    (w, h), _ = cv2.getTextSize(text, font, 1.0, 1)
+    scale = height / max(h, 1)
+    thickness = max(round(height * 0.11), 1)
+    x0, y1 = centre[0] - w * scale / 2, centre[1] + height / 2
+    drawn = np.zeros(ink.shape[:2], np.uint8)  # OpenCV draws text on 8-bit pictures only
+    cv2.putText(drawn, text, (round(x0), round(y1)), font, scale, 255, thickness, cv2.LINE_AA)
+    ink[..., 0] = np.maximum(ink[..., 0], drawn)
+    return (x0, y1 - height, x0 + w * scale, y1)
 
 
 def _wood_grain(

@@ -13,9 +13,11 @@ calibration their camera implies.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import math
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -29,6 +31,7 @@ PEAKS = tuple(round(float(v), 2) for v in np.arange(0.1, 0.75, 0.05))
 TEMPERATURES = tuple(round(float(v), 2) for v in np.arange(0.5, 3.01, 0.1))
 FLOORS = tuple(round(float(v), 3) for v in np.arange(0.3, 0.995, 0.01))
 FITS = tuple(round(float(v), 2) for v in np.arange(0.0, 0.71, 0.05))
+LEANS = (*(round(float(v), 3) for v in np.arange(0.02, 0.161, 0.01)), math.inf)
 WRONG_COST = 3.0
 
 
@@ -55,12 +58,21 @@ def tune_peak(net, scenes) -> tuple[float, dict]:  # noqa: ANN001 - an ONNX sess
     return best, {"dice": total, "found": hits[best], "false_finds": false[best]}
 
 
+class Calibration(NamedTuple):
+    temperature: float
+    floor: float  # the confidence floor
+    fit: float  # the level fit's floor
+    lean: float  # the most a leaning face may beat the level one by
+    wrong: int  # values given wrongly on the validation finds
+    unread: int  # values owed and not given
+
+
 def calibrate(
-    looks: list[Looks], truth: np.ndarray, fits: tuple[float, ...] = (0.0,)
-) -> tuple[float, float, float, int, int]:
-    """(temperature, floor, fit floor, wrong values, unread values): the temperature of least log-loss, then the
-    floors of least cost (WRONG_COST per value given wrongly, including to a die that shows none, 1 per value left
-    unread): the confidence floor, and (for level faces) the fit floor under which a face is doubted level."""
+    looks: list[Looks], truth: np.ndarray, fits: tuple[float, ...] = (0.0,), leans: tuple[float, ...] = (math.inf,)
+) -> Calibration:
+    """The temperature of least log-loss, then the cut-offs of least cost (WRONG_COST per value given wrongly,
+    including to a die that shows none, 1 per value left unread): the confidence floor, and for level faces the fit
+    floor under which a face is doubted level and the lean over which it is taken for a cocked die's."""
 
     def probabilities(t: float) -> np.ndarray:
         return np.concatenate([seen.probabilities(t) for seen in looks])
@@ -73,16 +85,18 @@ def calibrate(
     p = probabilities(temperature)
     best_class, best_p = p.argmax(1), p.max(1)
     fit = np.concatenate([[seen.fit(i) for i in range(len(seen.face_kinds))] for seen in looks])
+    lean = np.concatenate([[seen.lean(i) for i in range(len(seen.face_kinds))] for seen in looks])
 
-    def cost(floor: float, fit_floor: float) -> tuple[float, int, int]:
-        given = (best_class > 0) & (best_p >= floor) & (fit >= fit_floor)
+    def cost(floor: float, fit_floor: float, lean_cap: float) -> tuple[float, int, int]:
+        given = (best_class > 0) & (best_p >= floor) & (fit >= fit_floor) & (lean <= lean_cap)
         wrong = int((given & (best_class != truth)).sum())
         unread = int(((truth > 0) & ~given).sum())
         return WRONG_COST * wrong + unread, wrong, unread
 
-    floor, fit_floor = min(((f, g) for f in FLOORS for g in fits), key=lambda fg: cost(*fg)[0])
-    _, wrong, unread = cost(floor, fit_floor)
-    return temperature, floor, fit_floor, wrong, unread
+    cuts = itertools.product(FLOORS, fits, leans)
+    floor, fit_floor, lean_cap = min(cuts, key=lambda c: cost(*c)[0])
+    _, wrong, unread = cost(floor, fit_floor, lean_cap)
+    return Calibration(temperature, floor, fit_floor, lean_cap, wrong, unread)
 
 
 LEVEL_SEED = 2  # the validation scenes' stream (the bench's test scenes are seed 3, split test)
@@ -134,12 +148,13 @@ def main(argv: list[str] | None = None) -> None:
     path = args.models / THRESHOLDS_FILE
     out = json.loads(path.read_text()) if args.level_only else tune_free(args.val, args.models, args.looks)
     looks, truth = level_looks(args.pieces, args.level_scenes, args.models)
-    temperature, floor, fit_floor, wrong, unread = calibrate(looks, truth, FITS)
+    tuned = calibrate(looks, truth, FITS, LEANS)
     out["level"] = {
-        "temperature": temperature,
-        "confidence": floor,
-        "fit": fit_floor,
-        "val": {"scenes": args.level_scenes, "finds": len(truth), **_outcomes(truth, wrong, unread)},
+        "temperature": tuned.temperature,
+        "confidence": tuned.floor,
+        "fit": tuned.fit,
+        "lean": tuned.lean if math.isfinite(tuned.lean) else None,
+        "val": {"scenes": args.level_scenes, "finds": len(truth), **_outcomes(truth, tuned.wrong, tuned.unread)},
     }
     path.write_text(json.dumps(out, indent=1) + "\n")
     print(f"wrote {path}: {out}")
@@ -162,7 +177,7 @@ def tune_free(val: Path, models: Path, placements: int) -> dict:
             looks.append(look(faces, reader, window, [placed_as_found(rng) for _ in range(placements)]))
             targets += [int(row[3]) if kind else 0] * placements
     truth = np.array(targets)
-    temperature, floor, _, wrong, unread = calibrate(looks, truth)
+    temperature, floor, _, _, wrong, unread = calibrate(looks, truth)
     return {
         "peak": peak,
         "temperature": temperature,
