@@ -23,7 +23,7 @@ import cv2
 import numpy as np
 
 from vision.board.cubes import COLOURS, CubeCounter, count_cut, era_of
-from vision.board.rectify import CUT_PX, RING, RING_CORNERS, rectify
+from vision.board.rectify import CUT_PX, RING, RING_CORNERS, difference, rectify
 from vision.board.register import BoardNotFound, BoardRegistrar
 
 VORTEX = 4  # a fourth rift cube in an Era is a vortex (seeds/the-loop)
@@ -55,15 +55,7 @@ def colour_counts(cut: np.ndarray, reference: np.ndarray, masks: Mapping[str, np
     """The counter with nothing learnt: the board's picture fitted to the cut's light (a gain and an offset per
     channel, refitted without the pixels that differ most), pixels that differ from it and have a cube's hue, in
     blobs counted by area (a cube's expected area on the cut)."""
-    x = reference.reshape(-1, 3).astype(np.float32)
-    y = cut.reshape(-1, 3).astype(np.float32)
-    keep = np.ones(len(x), bool)
-    for _ in range(2):
-        fit = [np.polyfit(x[keep, c], y[keep, c], 1) for c in range(3)]
-        predicted = np.stack([np.polyval(fit[c], x[:, c]) for c in range(3)], axis=1)
-        residual = np.abs(y - predicted).sum(axis=1)
-        keep = residual < np.percentile(residual, 70)
-    differs = (residual > 60).reshape(cut.shape[:2])
+    differs = difference(cut, reference) > 60
     hsv = cv2.cvtColor(cut, cv2.COLOR_BGR2HSV)
     hue, sat, val = hsv[..., 0], hsv[..., 1], hsv[..., 2]
     hues = {

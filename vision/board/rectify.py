@@ -55,3 +55,18 @@ def era_masks(regions: Mapping[str, Sequence[Sequence[float]]]) -> dict[str, np.
         cv2.fillPoly(mask, [np.round(to_cut(np.asarray(polygon))).astype(np.int32)], 1)
         masks[era] = mask.astype(bool)
     return masks
+
+
+def difference(cut: np.ndarray, reference: np.ndarray) -> np.ndarray:
+    """Per cut pixel, how far it departs (summed over B, G, R) from the board's picture fitted to the cut's light: a
+    gain and an offset per channel, fitted twice, the second time without the pixels that differed most (whatever
+    stands on the board), so that only what the board's print cannot explain stands out."""
+    x = reference.reshape(-1, 3).astype(np.float32)
+    y = cut.reshape(-1, 3).astype(np.float32)
+    keep = np.ones(len(x), bool)
+    for _ in range(2):
+        fit = [np.polyfit(x[keep, c], y[keep, c], 1) for c in range(3)]
+        predicted = np.stack([np.polyval(fit[c], x[:, c]) for c in range(3)], axis=1)
+        residual = np.abs(y - predicted).sum(axis=1)
+        keep = residual < np.percentile(residual, 70)
+    return residual.reshape(cut.shape[:2])
