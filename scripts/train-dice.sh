@@ -6,7 +6,8 @@
 #   2. dice scenes (vision.train.dice_data): 300 of validation dice and tables, 3,000 of training ones. Dice designs,
 #      numeral fonts, body colours and materials are split too (vision.synth.solids.random_solid): no test die's
 #      look is ever rendered here. (Trays of dice alone, dice_data --tray, gave the face reader four times the faces
-#      and read no better: models/dice.md. The shipped reader is trained without them.);
+#      and read no better; training dice lettered beyond their fonts, --lettered, read worse: models/dice.md. The
+#      shipped reader is trained without either.);
 #   3. the face finder (60 min) and the face reader (60 min) side by side, one core each, then the finder (20 min);
 #      their ONNX graphs; the finder's cut-off, the face reader's temperature and the confidence floor chosen on the
 #      validation dice, and the level faces' own on 150 whole validation scenes (vision.train.tune_dice).

@@ -4,6 +4,7 @@ level polygon its corner marks support (`vision.dice.level`)."""
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -114,26 +115,29 @@ def test_tuning_doubts_faces_whose_level_fit_is_weak_when_that_saves_wrong_value
 
 
 def test_tuning_takes_a_die_whose_leaning_face_fits_better_for_a_cocked_one() -> None:
-    """Dice whose top face is marked better leaning than level (`lean_of`) lie cocked here and read wrong: the
-    tuned lean cap leaves those unread, and the runtime's settings doubt them as the tuning did."""
+    """Each kind has its own lean cap. Here d6s whose top face is marked better leaning than level (`lean_of`) lie
+    cocked and read wrong, while d20s as leaning lie flat and read right: the tuned caps leave the cocked d6s
+    unread and read every d20, and the runtime's settings doubt dice as the tuning did."""
     from vision.dice.crops import CLASSES, FACES, KINDS
     from vision.dice.level import LevelFace
     from vision.dice.read import DiceSettings, Looks
     from vision.train.tune_dice import LEANS, calibrate
 
     n = 40
-    truth = np.array([CLASSES.index("D6:2")] * (n // 2) + [0] * (n // 2))
-    logits = np.full((n, len(FACES)), -5.0, np.float32)
-    logits[:, FACES.index("D6:2")] = 5.0  # every die read as a 2; the cocked half owes no value
-    kinds = np.tile(np.eye(len(KINDS))[KINDS.index("d6")], (n, 1)).astype(np.float32)
-    corners = np.zeros((4, 2), np.float32)
-    levels = tuple(LevelFace(corners, 0.6, (0.0, 0.0), 16.0, 0.01 if i < n // 2 else 0.09, 20.0) for i in range(n))
-    looks = [Looks(kinds, ["d6"] * n, logits, np.zeros((n, 4), np.float32), levels)]
+    face_kinds = ["d6"] * n + ["d20"] * (n // 2)
+    truth = np.array([CLASSES.index("D6:2")] * (n // 2) + [0] * (n // 2) + [CLASSES.index("D20:5")] * (n // 2))
+    logits = np.full((len(truth), len(FACES)), -5.0, np.float32)
+    logits[:n, FACES.index("D6:2")] = 5.0  # every d6 read as a 2; the cocked half owes no value
+    logits[n:, FACES.index("D20:5")] = 5.0
+    kinds = np.stack([np.eye(len(KINDS))[KINDS.index(k)] for k in face_kinds]).astype(np.float32)
+    leans = [0.01] * (n // 2) + [0.09] * n
+    levels = tuple(LevelFace(np.zeros((3, 2), np.float32), 0.6, (0.0, 0.0), 16.0, lean, 20.0) for lean in leans)
+    looks = [Looks(kinds, face_kinds, logits, np.zeros((len(truth), 4), np.float32), levels)]
     tuned = calibrate(looks, truth, leans=LEANS)
-    assert 0.01 <= tuned.lean < 0.09 and tuned.wrong == 0 and tuned.unread == 0
-    assert calibrate(looks, truth).wrong == n // 2  # without the cap every cocked die is given a value
+    assert 0.01 <= tuned.lean["d6"] < 0.09 <= tuned.lean["d20"] and tuned.wrong == 0 and tuned.unread == 0
+    assert calibrate(looks, truth).wrong == n // 2  # without the caps every cocked die is given a value
     settings = DiceSettings(level_lean=tuned.lean)
-    assert [settings.doubted(looks[0], i) for i in (0, n - 1)] == [False, True]
+    assert [settings.doubted(looks[0], i) for i in (0, n - 1, len(truth) - 1)] == [False, True, False]
 
 
 @pytest.mark.parametrize("kind", ["d20", "d6"])
@@ -160,3 +164,16 @@ def test_a_leaning_top_face_is_told_from_a_level_one(kind: str) -> None:
                 assert fitted.lean > 0.1 and 12.0 <= fitted.lean_deg <= 28.0, (fitted.lean, fitted.lean_deg)
             else:
                 assert fitted.lean < 0.02, fitted.lean
+
+
+def test_the_thresholds_file_gives_lean_caps_per_kind_or_one_for_all(tmp_path: Path) -> None:
+    import json
+
+    from vision.dice.read import THRESHOLDS_FILE, DiceSettings
+
+    base = {"peak": 0.4, "temperature": 1.2, "confidence": 0.7}
+    for lean, caps in (({"d6": None, "d20": 0.04}, {"d6": math.inf, "d20": 0.04}), (0.03, {"d6": 0.03, "d20": 0.03})):
+        (tmp_path / THRESHOLDS_FILE).write_text(json.dumps({**base, "level": {"lean": lean}}))
+        assert DiceSettings.load(tmp_path).level_lean == caps
+    (tmp_path / THRESHOLDS_FILE).write_text(json.dumps(base))
+    assert DiceSettings.load(tmp_path).level_lean == {}  # no cap: no die is doubted for leaning

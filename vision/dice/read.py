@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass, replace
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -169,7 +170,8 @@ class DiceSettings:
     level_temperature: float = 1.0
     level_confidence: float = 0.5
     level_fit: float = 0.0  # a level face marked more weakly than this: the die may lie cocked, its value unread
-    level_lean: float = math.inf  # a leaning face fitting better than the level one by more: the die lies cocked
+    # per kind of face: a leaning face fitting better than the level one by more than this, the die lies cocked
+    level_lean: Mapping[str, float] = field(default_factory=dict)
 
     @classmethod
     def load(cls, models: Path) -> DiceSettings:
@@ -186,7 +188,7 @@ class DiceSettings:
             float(level.get("temperature", temperature)),
             float(level.get("confidence", confidence)),
             float(level.get("fit", 0.0)),
-            float(level.get("lean") or math.inf),  # none: no die is doubted for leaning
+            _lean_caps(level.get("lean")),
         )
 
     def cut(self, level: bool) -> tuple[float, float]:
@@ -198,7 +200,14 @@ class DiceSettings:
     def doubted(self, seen: Looks, i: int) -> bool:
         """Whether die i may lie cocked, its value unread whatever the reader says: its level face weakly marked,
         or a leaning face marked better (`level.lean_of`). Faces found free are never doubted so."""
-        return seen.fit(i) < self.level_fit or seen.lean(i) > self.level_lean
+        return seen.fit(i) < self.level_fit or seen.lean(i) > self.level_lean.get(seen.face_kinds[i], math.inf)
+
+
+def _lean_caps(value: object) -> dict[str, float]:
+    """The lean caps as the thresholds file holds them: per kind of face (null: none), or one for every kind."""
+    if isinstance(value, dict):
+        return {kind: float(cap) if cap is not None else math.inf for kind, cap in value.items()}
+    return dict.fromkeys(FACE_SIDES, float(value)) if isinstance(value, int | float) else {}
 
 
 @dataclass(frozen=True)

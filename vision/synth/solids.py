@@ -473,11 +473,12 @@ class Design:
 
 @dataclass(frozen=True)
 class Lettering:
-    """How a training die's numerals depart from its font as printed (session 36). The face reader read held-out
-    fonts well and a lettering no training die had badly (the dice-box numerals: thin, small, pointing at an edge,
-    6 and 9 unmarked); four times the faces in the same 24 font families did not help, so training dice vary the
-    numerals' shapes instead: stroke fonts, weight, slant, width, size, which way they point, how 6 and 9 are told
-    apart. Never on validation or test dice: they keep measuring lettering no reader was taught."""
+    """How a training die's numerals depart from its font as printed (session 36, `set_lettered`). The face reader
+    read held-out fonts well and a lettering no training die had (the dice-box numerals) badly, and four times the
+    faces in the same 24 font families did not help; so training dice were given numeral shapes beyond their fonts:
+    stroke fonts, weight, slant, width, size, numerals pointing at an edge, other marks on 6 and 9. Measured, that
+    reader read validation dice worse (models/dice.md), so no die is lettered unless asked. Never on validation or
+    test dice: they keep measuring lettering no reader was taught."""
 
     stroke_font: int  # -1: the design's font file; else an OpenCV Hershey stroke font (cv2.FONT_HERSHEY_*)
     weight: float  # strokes grown (> 0) or thinned (< 0), in numeral heights
@@ -530,15 +531,28 @@ def _design(kind: str, index: int) -> Design:
     return Design(kind, style, font, scale, accent, material, gloss, index, lettering)
 
 
-LETTERED = 0.75  # the share of training dice with numerals whose lettering is varied (the rest print their font)
+# The share of training dice with numerals whose lettering is varied (`set_lettered`). None by default: the face
+# reader trained on lettered dice (session 36, 3 in 4 lettered) read held-out dice worse than the shipped one, which
+# was trained without (models/dice.md), so the shipped recipe renders dice as before.
+_LETTERED = [0.0]
 STROKE_FONTS = (0, 1, 2, 3, 4, 5, 6, 7)  # OpenCV's Hershey fonts: simplex, plain, duplex, complex, triplex, ...
+
+
+def set_lettered(share: float) -> None:
+    """Letter this share of training dice designs from now on, in this process (`dice_data --lettered`)."""
+    if not 0.0 <= share <= 1.0:
+        raise SolidError(f"lettered share: expected 0-1, got {share}")
+    if share != _LETTERED[0]:
+        _LETTERED[0] = share
+        _design.cache_clear()
+        skin.cache_clear()
 
 
 def lettering_of(kind: str, index: int) -> Lettering | None:
     """A training die design's lettering, drawn from a stream of its own so that no other draw of the design (its
     style, font, colours) moves: designs rendered before lettering existed keep their look otherwise."""
     rng = np.random.default_rng([index, SOLID_KINDS.index(kind), 13])
-    if rng.random() >= LETTERED:
+    if rng.random() >= _LETTERED[0]:
         return None
     stroke_font = int(rng.choice(STROKE_FONTS)) if rng.random() < 0.35 else -1
     return Lettering(

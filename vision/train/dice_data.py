@@ -25,6 +25,7 @@ import numpy as np
 from vision.dice.crops import CLASSES, DIE_SPAN, KINDS, READ_PX, class_of, finder_frame, square, square_matrix
 from vision.dice.find import FoundDie
 from vision.synth.dice_scenes import DieTruth, RenderedDice, render_dice_scene, render_dice_tray
+from vision.synth.solids import set_lettered
 from vision.train.shards import load_shards, render_shards
 
 WINDOW_SPAN = 2.8  # a stored window spans this many die sizes: room for the face finder's square to move and turn
@@ -99,12 +100,14 @@ def to_window(points: np.ndarray, row: np.ndarray) -> np.ndarray:
     return (points - row[:2]) * (WINDOW_PX / (WINDOW_SPAN * row[2])) + WINDOW_PX / 2
 
 
-def render_one(job: tuple[int, int, str, list[str], str]) -> DiceScene:
-    return stored(render_dice_scene(*job))
+def render_one(job: tuple[int, int, str, list[str], str, float]) -> DiceScene:
+    set_lettered(job[-1])  # each worker process letters training dice as the command asked
+    return stored(render_dice_scene(*job[:-1]))
 
 
-def render_tray(job: tuple[int, int, str, str]) -> DiceScene:
-    return stored(render_dice_tray(*job))
+def render_tray(job: tuple[int, int, str, str, float]) -> DiceScene:
+    set_lettered(job[-1])
+    return stored(render_dice_tray(*job[:-1]))
 
 
 def stored(rendered: RenderedDice) -> DiceScene:
@@ -165,6 +168,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--tray", action="store_true", help="dice alone on a bare table (`dice_tray_spec`): faces for the reader"
     )
+    parser.add_argument(
+        "--lettered",
+        type=float,
+        default=0.0,
+        help="share of training dice designs whose numerals are lettered beyond their fonts (solids.Lettering; 0-1)",
+    )
     args = parser.parse_args(argv)
     designs = [p.name for p in design_folders(args.pieces, args.split, "loot-roll")]
     if not designs:
@@ -172,13 +181,18 @@ def main(argv: list[str] | None = None) -> None:
     if args.tray:
         table = str(args.pieces / designs[0])
         render_shards(
-            args.out, args.n, lambda i: (i, args.seed, table, args.split), render_tray, args.workers, "dice trays"
+            args.out,
+            args.n,
+            lambda i: (i, args.seed, table, args.split, args.lettered),
+            render_tray,
+            args.workers,
+            "dice trays",
         )
         return
     render_shards(
         args.out,
         args.n,
-        lambda i: (i, args.seed, str(args.pieces), designs, args.split),
+        lambda i: (i, args.seed, str(args.pieces), designs, args.split, args.lettered),
         render_one,
         args.workers,
         "dice scenes",

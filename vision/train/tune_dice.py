@@ -62,7 +62,7 @@ class Calibration(NamedTuple):
     temperature: float
     floor: float  # the confidence floor
     fit: float  # the level fit's floor
-    lean: float  # the most a leaning face may beat the level one by
+    lean: dict[str, float]  # per kind of face, the most a leaning face may beat the level one by
     wrong: int  # values given wrongly on the validation finds
     unread: int  # values owed and not given
 
@@ -86,17 +86,26 @@ def calibrate(
     best_class, best_p = p.argmax(1), p.max(1)
     fit = np.concatenate([[seen.fit(i) for i in range(len(seen.face_kinds))] for seen in looks])
     lean = np.concatenate([[seen.lean(i) for i in range(len(seen.face_kinds))] for seen in looks])
+    kinds = np.concatenate([seen.face_kinds for seen in looks]) if looks else np.zeros(0, str)
 
-    def cost(floor: float, fit_floor: float, lean_cap: float) -> tuple[float, int, int]:
-        given = (best_class > 0) & (best_p >= floor) & (fit >= fit_floor) & (lean <= lean_cap)
-        wrong = int((given & (best_class != truth)).sum())
-        unread = int(((truth > 0) & ~given).sum())
+    def cost(floor: float, fit_floor: float, caps: dict[str, float], pick: np.ndarray) -> tuple[float, int, int]:
+        cap = np.full(int(pick.sum()), math.inf)
+        for kind, limit in caps.items():
+            cap[kinds[pick] == kind] = limit
+        given = (best_class[pick] > 0) & (best_p[pick] >= floor) & (fit[pick] >= fit_floor) & (lean[pick] <= cap)
+        wrong = int((given & (best_class[pick] != truth[pick])).sum())
+        unread = int(((truth[pick] > 0) & ~given).sum())
         return WRONG_COST * wrong + unread, wrong, unread
 
-    cuts = itertools.product(FLOORS, fits, leans)
-    floor, fit_floor, lean_cap = min(cuts, key=lambda c: cost(*c)[0])
-    _, wrong, unread = cost(floor, fit_floor, lean_cap)
-    return Calibration(temperature, floor, fit_floor, lean_cap, wrong, unread)
+    def best_caps(floor: float, fit_floor: float) -> dict[str, float]:
+        """Each kind's own lean cap: the cost adds up over the kinds, so each is chosen alone."""
+        return {k: min(leans, key=lambda c: cost(floor, fit_floor, {k: c}, kinds == k)[0]) for k in sorted(set(kinds))}
+
+    every = np.ones(len(kinds), bool)
+    floor, fit_floor = min(itertools.product(FLOORS, fits), key=lambda c: cost(*c, best_caps(*c), every)[0])
+    caps = best_caps(floor, fit_floor)
+    _, wrong, unread = cost(floor, fit_floor, caps, every)
+    return Calibration(temperature, floor, fit_floor, caps, wrong, unread)
 
 
 LEVEL_SEED = 2  # the validation scenes' stream (the bench's test scenes are seed 3, split test)
@@ -153,7 +162,7 @@ def main(argv: list[str] | None = None) -> None:
         "temperature": tuned.temperature,
         "confidence": tuned.floor,
         "fit": tuned.fit,
-        "lean": tuned.lean if math.isfinite(tuned.lean) else None,
+        "lean": {kind: cap if math.isfinite(cap) else None for kind, cap in tuned.lean.items()},
         "val": {"scenes": args.level_scenes, "finds": len(truth), **_outcomes(truth, tuned.wrong, tuned.unread)},
     }
     path.write_text(json.dumps(out, indent=1) + "\n")
