@@ -12,7 +12,7 @@ the best one."""
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 import numpy as np
@@ -124,8 +124,19 @@ class LevelFace:
     score: float  # the mean corner evidence at its corners, 0-1
     foot_mm: tuple[float, float]  # the die's centre on the table
     height_mm: float
-    lean: float = 0.0  # how much better a leaning face than a level one fits the marks (`lean_of`): a cocked die
-    lean_deg: float = 0.0  # the leaning face's tilt
+    lean: float = math.nan  # how much better a leaning face than a level one fits the marks (`lean_of`): a cocked
+    # die; NaN until weighed (`weighed`: the search costs more than the fit, and most dice never need it)
+    lean_deg: float = math.nan  # the leaning face's tilt
+    pose: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)  # x, y (mm), turn (radians), height (mm)
+    kind: str = ""
+    weighing: tuple[TableCamera, Evidence, Marks] | None = field(default=None, repr=False, compare=False)
+
+    def weighed(self) -> LevelFace:
+        """This face with its lean weighed (itself when weighed already, or when nothing is left to weigh it on)."""
+        if not math.isnan(self.lean) or self.weighing is None:
+            return self
+        lean, lean_deg = lean_of(self.weighing[0], self.kind, np.array(self.pose), *self.weighing[1:])
+        return replace(self, lean=lean, lean_deg=lean_deg, weighing=None)
 
 
 def level_corners(
@@ -190,10 +201,11 @@ def fit_level_face(
     size_px: float,
     points: np.ndarray,
     weights: np.ndarray,
+    weigh: bool = True,
 ) -> LevelFace:
     """The level top face, among those of a die standing near the found one, whose corners the corner marks
     (`points` in frame pixels, `weights` 0-1) support best: a coarse grid over height, place and turn, then a
-    finer one around the best."""
+    finer one around the best; its lean weighed now, or (`weigh` False) when asked (`LevelFace.weighed`)."""
     low, high = DIE_MM[kind]
     centre = np.array([centre_px], np.float64)
     # the die's height from its size in the frame (millimetres per pixel where it stands), roughly: the grid spans
@@ -214,10 +226,16 @@ def fit_level_face(
     fine = _grid((x, y), 0.08 * height, 5, turn + np.linspace(-1, 1, 9) * period / 24, height * FINE_HEIGHTS)
     best, score, corners = _best(camera, kind, fine, marks)
     sharp = Marks(np.asarray(points)[strongest], np.asarray(weights)[strongest], max(size_px * LEAN_SIGMA, 1.0))
-    lean, lean_deg = lean_of(camera, kind, best, marks, sharp)
-    return LevelFace(
-        corners.astype(np.float32), score, (float(best[0]), float(best[1])), float(best[3]), lean, lean_deg
+    face = LevelFace(
+        corners.astype(np.float32),
+        score,
+        (float(best[0]), float(best[1])),
+        float(best[3]),
+        pose=(float(best[0]), float(best[1]), float(best[2]), float(best[3])),
+        kind=kind,
+        weighing=(camera, marks, sharp),
     )
+    return face.weighed() if weigh else face
 
 
 LEAN_SIGMA = 0.04  # the marks' spread when a leaning face is weighed against a level one, in die sizes

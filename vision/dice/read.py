@@ -139,7 +139,7 @@ def face_places(
         kind = "d6" if kind_logits[KINDS.index("d6")] >= kind_logits[KINDS.index("d20")] else "d20"
         if camera is not None:
             marks, heat = corner_marks(corner_map)
-            face = fit_level_face(camera, kind, (f.x, f.y), f.size, in_frame(marks, f), heat)
+            face = fit_level_face(camera, kind, (f.x, f.y), f.size, in_frame(marks, f), heat, weigh=False)
             places.append(FacePlace(kind, face.corners, face))
             continue
         corners = corners_from_heat(corner_map, FACE_SIDES[kind])
@@ -249,9 +249,10 @@ class Looks:
         return face.score if face is not None else 1.0
 
     def lean(self, i: int) -> float:
-        """How much better a leaning face than die i's level face is marked (0 when its face was not fitted level)."""
+        """How much better a leaning face than die i's level face is marked (0 when its face was not fitted level);
+        weighed here when the fit left it for later."""
         face = self.level_face(i)
-        return face.lean if face is not None else 0.0
+        return face.weighed().lean if face is not None else 0.0
 
     def probabilities(self, temperature: float) -> np.ndarray:
         """(n, len(CLASSES)): no face as the face finder says; a face of the kind it was read as shares that kind's
@@ -349,7 +350,9 @@ class DiceReader:
         out = []
         _, floor = self.settings.cut(seen.level)
         for i, (f, p) in enumerate(zip(found, self.calibrated(seen), strict=True)):
-            label, confidence = label_of(p, math.inf if self.settings.doubted(seen, i) else floor)
+            label, confidence = label_of(p, floor)
+            if label != UNREAD and self.settings.doubted(seen, i):  # the lean is weighed only for a die to be read
+                label, confidence = label_of(p, math.inf)
             reading = DieReading(label, confidence, f.x, f.y, f.size)
             if table is not None:
                 level = seen.level_face(i)

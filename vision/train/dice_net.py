@@ -275,10 +275,10 @@ def face_target(row: np.ndarray) -> np.ndarray:
 
 class FaceBatches:
     """Top faces warped out of the stored windows onto the canonical face from corners as a face finder would give
-    them (each off by a few per cent of the face), in any of the face's turns, the light varied. (The training
-    dice's numerals point at a corner of their face; the held-out dice-box numerals point at an edge. Session 34
-    also showed the reader half its d20 faces upside down: on validation dice it read fewer, 75.0% of legible dice
-    through the whole runtime against 76.4%, so the shipped reader is not taught that way.)"""
+    them (each off by a few per cent of the face), in any of the face's turns, the light varied. (Every die's
+    numerals point at a corner of its face, the held-out dice-box numerals too. Session 34 also showed the reader
+    half its d20 faces upside down: on validation dice it read fewer, 75.0% of legible dice through the whole
+    runtime against 76.4%, so the shipped reader is not taught that way.)"""
 
     def __init__(self, scenes: list[DiceScene], seed: int) -> None:
         self.items = [
