@@ -252,7 +252,8 @@ class Looks:
         """How much better a leaning face than die i's level face is marked (0 when its face was not fitted level);
         weighed here when the fit left it for later."""
         face = self.level_face(i)
-        return face.weighed().lean if face is not None else 0.0
+        lean = face.weighed().lean if face is not None else 0.0
+        return 0.0 if math.isnan(lean) else lean  # a face with nothing to weigh it on shows no lean
 
     def probabilities(self, temperature: float) -> np.ndarray:
         """(n, len(CLASSES)): no face as the face finder says; a face of the kind it was read as shares that kind's
