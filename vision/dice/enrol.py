@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 import cv2
 import numpy as np
 
-from vision.dice.crops import DIE_SPAN, FACE_PX, READ_PX, class_of, face_picture, square
+from vision.dice.crops import FACE_PX, class_of, face_picture
 from vision.dice.find import FoundDie
 
 if TYPE_CHECKING:
@@ -174,9 +174,7 @@ def enrol_dice(folder: Path, reader: DiceReader) -> Enrolment:
             die = max(found, key=lambda f: f.score)
             placed = [FoundDie(die.x, die.y, die.size * scale, die.score) for scale in SCALES]
             seen = reader.look(image, placed)
-            features = seen.features
-            mean = (features / np.maximum(np.linalg.norm(features, axis=1, keepdims=True), 1e-9)).mean(axis=0)
-            protos.append(mean / max(float(np.linalg.norm(mean)), 1e-9))
+            protos.append(_unit(_unit(seen.features).mean(axis=0)))
             views.append(_view(kind, value, listed[kind][value], image, die, seen, reader))
         faces[kind] = np.stack(protos).astype(np.float32)
     return Enrolment(EnrolledDice(faces), tuple(views))
@@ -186,6 +184,8 @@ def _view(
     kind: str, value: int, path: Path, image: np.ndarray, die: FoundDie, seen: Looks, reader: DiceReader
 ) -> EnrolledView:
     """How the reader saw one enrolment picture, at the die's own size (the middle of SCALES)."""
+    from vision.dice.read import die_squares  # read imports this module
+
     middle = SCALES.index(1.0)
     corners = seen.corners[middle] if seen.corners else np.zeros((0, 2))
     face = face_picture(image, corners) if len(corners) else np.zeros((FACE_PX, FACE_PX, 3), np.uint8)
@@ -193,8 +193,8 @@ def _view(
     faces = p[[class_of(kind, v) for v in range(1, SIDES[kind] + 1)]]
     best = int(np.argmax(faces))
     read_as = best + 1 if len(corners) and faces.sum() > p[0] else None
-    die_square = square(image, (die.x, die.y), DIE_SPAN * die.size, READ_PX)
-    return EnrolledView(kind, value, path, die_square, face, read_as, float(faces[best] / max(faces.sum(), 1e-9)))
+    confidence = float(faces[best] / max(faces.sum(), 1e-9))
+    return EnrolledView(kind, value, path, die_squares(image, [die])[0], face, read_as, confidence)
 
 
 SHEET_PX = 96  # an enrolment sheet's cells: the die's square, and its face magnified beside it

@@ -144,12 +144,17 @@ def level_corners(
 ) -> np.ndarray:
     """(m, n, 2) frame pixels of the level top faces of m dice standing at (x, y) mm, turned `turn` radians,
     `height` mm tall."""
+    lx, ly = _face_offsets(kind, turn, height)
+    return camera.project_xyz(x[:, None] + lx, y[:, None] + ly, np.repeat(height[:, None], lx.shape[1], 1))
+
+
+def _face_offsets(kind: str, turn: np.ndarray, height: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(m, n) each face's corners about its centre, in its own plane (mm): a regular polygon of the kind's face,
+    turned `turn` radians, for dice `height` mm tall."""
     n = FACE_SIDES[kind]
     angles = turn[:, None] + np.arange(n) * (2 * math.pi / n)
     radius = (FACE_RADIUS[kind] * height)[:, None]
-    return camera.project_xyz(
-        x[:, None] + radius * np.cos(angles), y[:, None] + radius * np.sin(angles), np.repeat(height[:, None], n, 1)
-    )
+    return radius * np.cos(angles), radius * np.sin(angles)
 
 
 @dataclass(frozen=True)
@@ -264,9 +269,9 @@ def lean_of(camera: TableCamera, kind: str, level: np.ndarray, loose: Evidence, 
     face, lean = faces[:, best], np.array([tilt[best], way[best]])
     score = -math.inf
     steps = np.array([math.radians(3.0), math.pi / LEAN_DIRECTIONS / 2])
+    shifts = np.stack(np.meshgrid([-1, 0, 1], [-1, 0, 1], indexing="ij"), -1).reshape(-1, 2) * steps
     for _ in range(LEAN_ROUNDS):
         near = _moved((face[0], face[1], face[2], face[3]), 3, 3)
-        shifts = np.stack(np.meshgrid([-1, 0, 1], [-1, 0, 1], indexing="ij"), -1).reshape(-1, 2) * steps
         tilt, way = (np.tile(v, near.shape[1]) for v in (lean + shifts).T)
         faces = np.repeat(near, len(shifts), 1)
         scores = sharp.at(leaning_corners(camera, kind, faces, tilt, way))
@@ -291,10 +296,7 @@ def leaning_corners(camera: TableCamera, kind: str, faces: np.ndarray, tilt: np.
     """(m, n, 2) frame pixels of the top faces (x, y, turn, height; 4 x m) tilted by `tilt` radians about the level
     axis across the direction `way` (a tilt of 0: `level_corners`)."""
     x, y, turn, height = faces
-    n = FACE_SIDES[kind]
-    angles = turn[:, None] + np.arange(n) * (2 * math.pi / n)
-    radius = (FACE_RADIUS[kind] * height)[:, None]
-    lx, ly = radius * np.cos(angles), radius * np.sin(angles)
+    lx, ly = _face_offsets(kind, turn, height)
     # each corner turned about the level axis (-sin way, cos way, 0) by the tilt (Rodrigues' formula)
     ux, uy = -np.sin(way)[:, None], np.cos(way)[:, None]
     ca, sa = np.cos(tilt)[:, None], np.sin(tilt)[:, None]

@@ -700,15 +700,23 @@ def _draw_numeral(cell: np.ndarray, value: int, face_radius_px: float, design: D
     size = cell.shape[0]
     surface = Surface(bgr=np.zeros((size, size, 3), np.float32), alpha=np.ones((size, size), np.float32))
     text = str(value)
-    inscribed = face_radius_px * (0.5 if triangle else 0.7)
-    height = inscribed * (0.95 if triangle else 1.1) * design.ink_scale
-    if len(text) == 2:
-        height *= 0.82
-    centre = (size / 2, size / 2 + (inscribed * 0.08 if triangle else 0.0))
+    height, centre = _numeral_place(size, face_radius_px, design.ink_scale, triangle, text)
     box = draw_text(surface, text, centre, height, (255, 255, 255), Path(design.font))
     if value in (6, 9):
         _draw_bar(surface.bgr, box, height)
     cell[..., 0] = surface.bgr[..., 0] / 255.0
+
+
+def _numeral_place(
+    size: float, face_radius_px: float, scale: float, triangle: bool, text: str
+) -> tuple[float, tuple[float, float]]:
+    """(height, centre) of a face's numeral in a tile `size` px a side: sized to the face's inscribed circle (two
+    digits a little smaller), a d20's sitting at the triangle's centroid."""
+    inscribed = face_radius_px * (0.5 if triangle else 0.7)
+    height = inscribed * (0.95 if triangle else 1.1) * scale
+    if len(text) == 2:
+        height *= 0.82
+    return height, (size / 2, size / 2 + (inscribed * 0.08 if triangle else 0.0))
 
 
 def _draw_bar(ink: np.ndarray, box: tuple[float, float, float, float], height: float) -> None:
@@ -732,11 +740,7 @@ def _lettered(size: int, value: int, face_radius_px: float, design: Design, tria
     up = LETTERING_OVERSAMPLE
     big = size * up
     text = str(value)
-    inscribed = face_radius_px * (0.5 if triangle else 0.7) * up
-    height = inscribed * (0.95 if triangle else 1.1) * design.ink_scale * lettering.size
-    if len(text) == 2:
-        height *= 0.82
-    centre = (big / 2, big / 2 + (inscribed * 0.08 if triangle else 0.0))
+    height, centre = _numeral_place(big, face_radius_px * up, design.ink_scale * lettering.size, triangle, text)
     ink = np.zeros((big, big, 3), np.float32)
     if lettering.stroke_font >= 0:
         box = _stroke_text(ink, text, centre, height, lettering.stroke_font)
