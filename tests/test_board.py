@@ -11,7 +11,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.board.cubes import COLOURS, STRIDE, count_cut
+from vision.board.cubes import CHANNELS, COLOURS, PIECE_APART_PX, PIECES, STRIDE, count_cut, find_pieces
 from vision.board.layout import ERA_CODES, BoardLayoutError, load_board, save_board
 from vision.board.rectify import CUT_PX, cut_from_fraction, era_masks, rectify, reference_cut
 from vision.board.register import BoardNotFound, BoardRegistrar
@@ -134,8 +134,9 @@ def test_peaks_are_counted_per_era_and_colour() -> None:
     masks = era_masks(board.eras)
     n = CUT_PX // STRIDE
     heat = np.zeros((len(COLOURS), n, n), np.float32)
-    ys, xs = np.nonzero(masks["ren"][STRIDE // 2 :: STRIDE, STRIDE // 2 :: STRIDE])
-    k = len(ys) // 2
+    cells = masks["ren"][STRIDE // 2 :: STRIDE, STRIDE // 2 :: STRIDE]
+    ys, xs = np.nonzero(cells)
+    k = next(i for i in range(len(ys)) if cells[ys[i] + 3, xs[i]] and cells[ys[i], xs[i] + 3])  # room for three
     for dy, dx, colour in ((0, 0, 0), (0, 3, 0), (3, 0, 1)):  # two touching rift cubes, one energy cube
         heat[colour, ys[k] + dy, xs[k] + dx] = 0.9
     heat[0, 0, 0] = 0.2  # below the cut-off, and outside every Era
@@ -143,6 +144,61 @@ def test_peaks_are_counted_per_era_and_colour() -> None:
     assert counts["ren"] == {"red": 2, "green": 1, "blue": 0}
     assert all(sum(counts[e].values()) == 0 for e in ERA_CODES if e != "ren")
     assert len(peaks(heat, 0.1, STRIDE)) == 4
+
+
+def test_the_piece_vocabulary_is_the_games_own() -> None:
+    from vision.synth.solids import agent_codes
+
+    assert [p.split(":")[1] for p in PIECES if p.startswith("CLONE:")] == list(ERA_CODES)
+    assert [p.split(":")[1] for p in PIECES if p.startswith("PAWN:")] == list(agent_codes())
+    assert {"VORTEX", "MISSION"} <= set(PIECES) and len(COLOURS) + len(PIECES) == CHANNELS
+
+
+def test_pieces_are_read_once_each_from_their_maps_and_cubes_apart() -> None:
+    n = CUT_PX // STRIDE
+    heat = np.zeros((CHANNELS, n, n), np.float32)
+    clone_daw, clone_med = len(COLOURS) + PIECES.index("CLONE:daw"), len(COLOURS) + PIECES.index("CLONE:med")
+    vortex, pawn = len(COLOURS) + PIECES.index("VORTEX"), len(COLOURS) + PIECES.index("PAWN:hunter")
+    heat[clone_daw, 40, 40] = 0.9  # one token, its Era in doubt: read once, as the surer Era
+    heat[clone_med, 41, 42] = 0.6
+    heat[vortex, 40, 40 + PIECE_APART_PX // STRIDE + 2] = 0.8  # a tile beside it: a piece of its own
+    heat[pawn, 100, 100] = 0.2  # under the cut-off
+    heat[0, 10, 10] = 0.95  # a cube is no piece
+    found = find_pieces(heat, 0.3)
+    assert [label for label, *_ in found] == ["CLONE:daw", "VORTEX"]
+    assert found[0][1:3] == (40 * STRIDE + (STRIDE - 1) / 2, 40 * STRIDE + (STRIDE - 1) / 2)
+    masks = era_masks(load_board(STAND_IN).eras)
+    assert sum(sum(c.values()) for c in count_cut(heat, masks, 0.3).values()) <= 1  # pieces are no cubes
+    assert find_pieces(heat[: len(COLOURS)], 0.3) == []  # a cubes-only net reads no pieces
+
+
+def test_pieces_are_taught_by_kind_and_code() -> None:
+    from vision.synth.cube_scenes import piece_class
+
+    assert piece_class("token", "med3") == "CLONE:med"
+    assert piece_class("tile", "VORTEX") == "VORTEX"
+    assert piece_class("tile", "M07") == "MISSION"
+    assert piece_class("pawn", "courier") == "PAWN:courier"
+    assert piece_class("pawn", "stranger") is None
+    assert piece_class("card", "A01") is None and piece_class("token", "xyz1") is None
+
+
+def test_piece_scores_count_found_right_and_false() -> None:
+    from vision.board.bench import MATCH_PX, PieceTally
+
+    tally = PieceTally()
+    truth = [("CLONE:daw", 100.0, 100.0, 1.0), ("VORTEX", 300.0, 300.0, 0.9), ("PAWN:chrono", 400.0, 100.0, 0.2)]
+    said = [
+        ("CLONE:med", 100.0 + MATCH_PX / 2, 100.0, 0.8),  # found, the wrong Era
+        ("PAWN:chrono", 402.0, 100.0, 0.5),  # by a piece too hidden to ask for: neither right nor false
+        ("MISSION", 50.0, 500.0, 0.7),  # by nothing: false
+    ]
+    tally.add(truth, said)
+    rows = tally.summary()
+    assert rows["CLONE"] == {"pieces": 1, "found": 1, "right": 0, "false": 0, "right_pct": 0.0}
+    assert rows["VORTEX"]["pieces"] == 1 and rows["VORTEX"]["found"] == 0
+    assert rows["PAWN"]["pieces"] == 0 and rows["PAWN"]["false"] == 0 and rows["MISSION"]["false"] == 1
+    assert rows["worst_confusions"] == {"CLONE:daw->CLONE:med": 1}
 
 
 def test_cube_scenes_never_put_one_cube_inside_another(test_design: Path) -> None:
@@ -163,6 +219,20 @@ def test_cube_scenes_never_put_one_cube_inside_another(test_design: Path) -> Non
                 c for c in cubes if c.code == "red" and cv2.pointPolygonTest(contour, (c.x_mm, c.y_mm), False) >= 0
             ]
             assert len(inside) <= MAX_RIFT
+        pawns = [s for s in spec.solids if s.kind == "pawn"]
+        for i, a in enumerate(pawns):
+            assert all(math.hypot(a.x_mm - b.x_mm, a.y_mm - b.y_mm) >= 14.0 for b in pawns[i + 1 :])
+
+
+def test_ring_pieces_show_every_kind_vortexes_often(test_design: Path) -> None:
+    from vision.synth.components import load_component
+    from vision.synth.cube_scenes import _ring_pieces
+
+    codes = _ring_pieces(np.random.default_rng(0), load_component(test_design), 400)
+    vortex = sum(c == "VORTEX" for c in codes) / len(codes)
+    mission = sum(c.startswith("M") for c in codes) / len(codes)
+    clone = sum(c[:3] in ERA_CODES for c in codes) / len(codes)
+    assert 0.12 < vortex < 0.3 and 0.2 < mission < 0.4 and 0.4 < clone < 0.6 and len(codes) == 400
 
 
 def test_cubes_on_a_held_out_board_are_counted_and_detect_reports_them(
@@ -200,6 +270,7 @@ def test_cubes_on_a_held_out_board_are_counted_and_detect_reports_them(
     (entry,) = json.loads(capsys.readouterr().out)
     assert entry["board"]["found"] and set(entry["board"]["eras"]) == set(ERA_CODES)
     assert sum(sum(e.values()) for e in entry["board"]["eras"].values()) == 0  # an empty board: no cubes invented
+    assert entry["board"]["pieces"] == []  # ... and no pieces
     assert (
         main(["detect", "--game", "the-loop", "--board", str(tmp_path / "nowhere"), str(tmp_path / "board.png")]) == 2
     )

@@ -9,6 +9,10 @@ placement, which says how much registration costs.
 
 An Era is scored when it lies wholly in the frame and every cube in it shows at least half (a cube a hand hides
 cannot be counted by anyone; those Eras are reported apart, as "covered").
+
+Pieces (clone tokens by Paradox Era, vortex and mission tiles, pawns by agent) are scored on the cut: a piece at
+least half seen is found when a piece is read within `MATCH_PX` of it, right when that reading has its label; a
+reading near no piece is a false one (a reading near a piece too hidden to ask for is neither).
 """
 
 from __future__ import annotations
@@ -22,8 +26,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.board.cubes import COLOURS, CubeCounter, count_cut, era_of
-from vision.board.rectify import CUT_PX, RING, RING_CORNERS, difference, rectify
+from vision.board.cubes import COLOURS, CubeCounter, count_cut, era_of, find_pieces
+from vision.board.rectify import CUT_PX, RING, RING_CORNERS, difference, rectify, to_cut
 from vision.board.register import BoardNotFound, BoardRegistrar
 
 VORTEX = 4  # a fourth rift cube in an Era is a vortex (seeds/the-loop)
@@ -31,6 +35,8 @@ SEEN = 0.5  # every cube of a scored Era shows at least this share
 IN_FRAME = 0.98
 CUBE_MM = 9.0  # the colour counter's cube: 8-10 mm
 UNIT_GROWTH = 1.3  # ... whose blob is this much more than its top face (its sides show under tilt)
+MATCH_PX = 20  # a piece read this near a piece's centre on the cut (9 mm) is that piece's reading
+FAMILIES = ("CLONE", "VORTEX", "MISSION", "PAWN")
 
 
 @dataclass
@@ -39,6 +45,7 @@ class BoardScene:
     design: str
     truth_h: np.ndarray  # board fractions -> frame pixels
     eras: dict  # Era -> {"in_frame", "counts", "least_seen"}
+    pieces: tuple[tuple[str, float, float, float], ...] = ()  # (label, x, y in board fractions, visible share)
 
 
 def render_frame(job: tuple[int, int, str, list[str]]) -> BoardScene:
@@ -48,7 +55,12 @@ def render_frame(job: tuple[int, int, str, list[str]]) -> BoardScene:
     rendered = render_board_scene(*job)
     ok, jpeg = cv2.imencode(".jpg", rendered.scene.image, [cv2.IMWRITE_JPEG_QUALITY, 92])
     assert ok, "JPEG encoding of a frame failed"
-    return BoardScene(jpeg.tobytes(), rendered.pieces.path.name, rendered.frame_from_board, rendered.eras)
+    to_board = np.linalg.inv(rendered.frame_from_board) @ rendered.scene.spec.camera.table_to_image()
+    pieces = tuple(
+        (label, *(float(v) for v in _apply(to_board, np.array([[x, y]]))[0]), seen)
+        for label, x, y, seen in rendered.on_ring
+    )
+    return BoardScene(jpeg.tobytes(), rendered.pieces.path.name, rendered.frame_from_board, rendered.eras, pieces)
 
 
 def colour_counts(cut: np.ndarray, reference: np.ndarray, masks: Mapping[str, np.ndarray]) -> dict[str, dict[str, int]]:
@@ -153,6 +165,54 @@ class Tally:
         }
 
 
+class PieceTally:
+    """Per piece family: pieces at least half seen on the cut, found, read right; readings near no piece."""
+
+    def __init__(self) -> None:
+        self.counts = {f: {"pieces": 0, "found": 0, "right": 0, "false": 0} for f in FAMILIES}
+        self.confusion: dict[str, int] = {}
+
+    def add(self, truth: list[tuple[str, float, float, float]], said: list[tuple[str, float, float, float]]) -> None:
+        """`truth`: (label, x, y on the cut, visible share); `said`: (label, x, y on the cut, score)."""
+        used = [False] * len(said)
+        for label, x, y, seen in truth:
+            near = [k for k, (_, sx, sy, _) in enumerate(said) if (sx - x) ** 2 + (sy - y) ** 2 <= MATCH_PX**2]
+            for k in near:
+                used[k] = True
+            if seen < SEEN or not (0 <= x < CUT_PX and 0 <= y < CUT_PX):
+                continue
+            row = self.counts[label.split(":")[0]]
+            row["pieces"] += 1
+            if near:
+                best = min(near, key=lambda k: (said[k][1] - x) ** 2 + (said[k][2] - y) ** 2)
+                row["found"] += 1
+                row["right"] += said[best][0] == label
+                if said[best][0] != label:
+                    key = f"{label}->{said[best][0]}"
+                    self.confusion[key] = self.confusion.get(key, 0) + 1
+        for k, (label, *_rest) in enumerate(said):
+            if not used[k]:
+                self.counts[label.split(":")[0]]["false"] += 1
+
+    def summary(self) -> dict:
+        out: dict = {}
+        for family, row in self.counts.items():
+            n = row["pieces"]
+            out[family] = {**row, "right_pct": round(100.0 * row["right"] / n, 2) if n else None}
+        out["worst_confusions"] = dict(sorted(self.confusion.items(), key=lambda kv: -kv[1])[:8])
+        return out
+
+
+def pieces_on_cut(scene: BoardScene) -> list[tuple[str, float, float, float]]:
+    """The scene's pieces (label, x, y on the cut along the true placement, visible share)."""
+    if not scene.pieces:
+        return []
+    points = to_cut(np.array([[x, y] for _, x, y, _ in scene.pieces]))
+    return [
+        (label, float(px), float(py), seen) for (label, _, _, seen), (px, py) in zip(scene.pieces, points, strict=True)
+    ]
+
+
 def run_cube_bench(
     pieces_root: Path,
     scenes: int,
@@ -176,6 +236,7 @@ def run_cube_bench(
     counters: dict[str, CubeCounter] = {}
     registrars: dict[str, BoardRegistrar] = {}
     tallies = {"net": Tally(), "colour": Tally(), "net_true_placement": Tally()}
+    piece_tallies = {"net": PieceTally(), "net_true_placement": PieceTally()}
     register_ms, count_ms, colour_ms, placement_px = [], [], [], []
     found = 0
     ring = np.array([*RING_CORNERS, (0.5, 0.5)])
@@ -195,20 +256,26 @@ def run_cube_bench(
             placement = None
         register_ms.append(1000 * (time.perf_counter() - t0))
         true_cut = rectify(frame, scene.truth_h)
-        tallies["net_true_placement"].add(
-            scene.eras, count_cut(counter.heat(true_cut), counter.masks, counter.threshold)
-        )
+        true_heat = counter.heat(true_cut)
+        tallies["net_true_placement"].add(scene.eras, count_cut(true_heat, counter.masks, counter.threshold))
+        truth_pieces = pieces_on_cut(scene)
+        piece_tallies["net_true_placement"].add(truth_pieces, find_pieces(true_heat, counter.piece_threshold))
         if placement is None:
             tallies["net"].add(scene.eras, None)
             tallies["colour"].add(scene.eras, None)
+            piece_tallies["net"].add(truth_pieces, [])
         else:
             found += 1
             placement_px.append(float(np.abs(_apply(placement, ring) - _apply(scene.truth_h, ring)).max()))
             t0 = time.perf_counter()
             cut = rectify(frame, placement)
-            said = count_cut(counter.heat(cut), counter.masks, counter.threshold)
+            heat = counter.heat(cut)
+            said = count_cut(heat, counter.masks, counter.threshold)
+            found_pieces = find_pieces(heat, counter.piece_threshold)
             count_ms.append(1000 * (time.perf_counter() - t0))
             tallies["net"].add(scene.eras, said)
+            # the truth is placed on the true cut; a registered cut is off by the registration's error (a few px)
+            piece_tallies["net"].add(truth_pieces, found_pieces)
             t0 = time.perf_counter()
             tallies["colour"].add(scene.eras, colour_counts(cut, counter.reference, counter.masks))
             colour_ms.append(1000 * (time.perf_counter() - t0))
@@ -228,6 +295,7 @@ def run_cube_bench(
         "scenes": scenes,
         "seed": seed,
         "counters": {name: t.summary() for name, t in tallies.items()},
+        "pieces": {name: t.summary() for name, t in piece_tallies.items()},
         "registration": {
             "found_pct": round(100.0 * found / max(len(rendered), 1), 2),
             "ring_error_px": stats(placement_px),
@@ -235,6 +303,7 @@ def run_cube_bench(
         },
         "latency_ms": {"net_count": stats(count_ms), "colour_count": stats(colour_ms)},
         "peak_threshold": next(iter(counters.values())).threshold if counters else None,
+        "piece_peak_threshold": next(iter(counters.values())).piece_threshold if counters else None,
     }
 
 
@@ -278,4 +347,18 @@ def format_cube_table(result: dict) -> str:
         lines.append("net, commonest misses (colour true->said): " + "; ".join(
             f"{k} x{v}" for k, v in net["worst_confusions"].items()
         ))  # fmt: skip
+    if "pieces" in result:
+        lines += [
+            "pieces on the ring (at least half seen):",
+            "| reader | family | pieces | found | read right | false readings |",
+            "|---|---|---:|---:|---:|---:|",
+        ]
+        for reader, label in (("net", "net (registered)"), ("net_true_placement", "net, true placement")):
+            for family in FAMILIES:
+                row = result["pieces"][reader][family]
+                lines.append(
+                    f"| {label} | {family} | {row['pieces']} | {row['found']} | {row['right']} ({row['right_pct']}%) | "
+                    f"{row['false']} |"
+                )
+        lines.append("the colour baseline reads no pieces")
     return "\n".join(lines)

@@ -19,7 +19,7 @@ import numpy as np
 
 ERA_CODES = ("daw", "med", "ren", "ind", "glo", "rob", "end")  # The LOOP's Eras (the vocabulary games/the_loop uses)
 BOARD_JSON = "board.json"
-MIN_PICTURE_PX = 400  # the ring is cut at 400 px from 60% of the picture: a smaller picture blurs the reference
+MIN_PICTURE_PX = 400  # the ring is cut from 60% of the picture (rectify.CUT_PX): a smaller picture blurs the reference
 
 
 class BoardLayoutError(ValueError):

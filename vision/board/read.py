@@ -1,8 +1,8 @@
 """One call from a frame to what stands on The LOOP's board: registration, then cubes per Era.
 
 The JSON (`BoardReading.to_json`) is what `tabletop detect --game the-loop --json` adds beside the cards under
-"board": whether the board was found, every Era's cube counts, and each cube as a piece (`CUBE:RED`, its Era as its
-zone, its centre in frame pixels, the net's score).
+"board": whether the board was found, every Era's cube counts, and each cube and piece (`CUBE:RED`, `CLONE:med`,
+`VORTEX`, `MISSION`, `PAWN:chrono`) with the Era it lies in as its zone, its centre in frame pixels, the net's score.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.board.cubes import CubeCounter, EraCubes
+from vision.board.cubes import BoardPiece, CubeCounter, EraCubes
 from vision.board.layout import BoardLayout
 from vision.board.register import BoardNotFound, BoardRegistrar
 
@@ -21,6 +21,7 @@ from vision.board.register import BoardNotFound, BoardRegistrar
 class BoardReading:
     found: bool
     eras: tuple[EraCubes, ...] = ()
+    pieces: tuple[BoardPiece, ...] = ()  # clone tokens, vortex and mission tiles, pawns
     note: str | None = None  # why the board was not read
     frame_from_board: np.ndarray | None = None
 
@@ -39,6 +40,15 @@ class BoardReading:
                 }
                 for e in self.eras
                 for colour, x, y, score in e.cubes
+            ]
+            + [
+                {
+                    "label": p.label,
+                    "zone": p.era,
+                    "center": [round(p.x, 1), round(p.y, 1)],
+                    "confidence": round(p.score, 3),
+                }
+                for p in self.pieces
             ],
         }
 
@@ -57,4 +67,5 @@ class BoardReader:
                 frame_from_board = self.registrar.register(frame).frame_from_board
             except BoardNotFound as err:
                 return BoardReading(False, note=f"board not found: {err}")
-        return BoardReading(True, tuple(self.counter.count(frame, frame_from_board)), None, frame_from_board)
+        eras, pieces = self.counter.count(frame, frame_from_board)
+        return BoardReading(True, tuple(eras), tuple(pieces), None, frame_from_board)

@@ -13,7 +13,7 @@ import cv2
 import numpy as np
 
 RING = (0.2, 0.8)  # the cut: this span of the board picture's width and height (the ring of Eras lies in 0.22-0.78)
-CUT_PX = 400  # the cut's side: about 1.6 px/mm on a 420 mm board, a cube 13-16 px
+CUT_PX = 576  # the cut's side: about 2.3 px/mm on a 420 mm board (a frame holds 1.2-2.6 at the board), a cube 18-23 px
 # the corners of the square the ring of Eras fills (board fractions): where registration errors are measured and made
 RING_CORNERS = ((0.22, 0.22), (0.78, 0.22), (0.78, 0.78), (0.22, 0.78))
 

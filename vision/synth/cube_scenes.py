@@ -68,14 +68,14 @@ def cube_scene_spec(
     for polygon in eras.values():
         cubes += _era_cubes(rng, polygon, cubes)
     tokens = []
-    for piece in rng.permutation(np.array(_flat(pieces, "token", "tile"), dtype=object))[: int(rng.integers(0, 6))]:
+    for piece in _ring_pieces(rng, pieces, int(rng.integers(0, 6))):
         point = _free_point(rng, list(eras.values())[int(rng.integers(0, len(eras)))], cubes, 14.0)
         if point is not None:
             tokens.append(CardSpec(str(piece), bool(rng.random() < 0.85), *point, float(rng.uniform(0, 360)), False))
     pawns = []
     for agent in rng.permutation(np.array(agent_codes(), dtype=object))[: int(rng.integers(0, 4))]:
-        point = _free_point(rng, list(eras.values())[int(rng.integers(0, len(eras)))], cubes, 14.0)
-        if point is not None:
+        point = _free_point(rng, list(eras.values())[int(rng.integers(0, len(eras)))], cubes + pawns, 14.0)
+        if point is not None:  # (pawns keep apart: two never stand in one another)
             pawns.append(random_solid(rng, "pawn", *point, code=str(agent)))
     far = [c for c in base.cards if math.hypot(c.x_mm - bx, c.y_mm - by) > 0.6 * max(size)]
     hands = [o for o in base.occluders if o.kind != "hand"]
@@ -96,6 +96,24 @@ def cube_scene_spec(
     return spec, eras
 
 
+def _ring_pieces(rng: np.random.Generator, pieces: PieceSet, n: int) -> list[str]:
+    """`n` flat pieces for the ring, a kind drawn first (half of them clone tokens, a third mission tiles, the rest
+    vortex tiles): drawn from all codes alike, the one vortex tile among 39 codes would hardly ever be seen, and a
+    vortex is the piece that can lose the game."""
+    flat = _flat(pieces, "token", "tile")
+    kinds = {
+        "vortex": [c for c in flat if c == "VORTEX"],
+        "mission": [c for c in flat if pieces.pieces[c].kind == "tile" and c != "VORTEX"],
+        "clone": [c for c in flat if pieces.pieces[c].kind == "token"],
+    }
+    out = []
+    for _ in range(n):
+        kind = str(rng.choice(["clone", "mission", "vortex"], p=[0.5, 0.3, 0.2]))
+        if kinds[kind]:
+            out.append(str(kinds[kind][int(rng.integers(0, len(kinds[kind])))]))
+    return out
+
+
 def _framing(camera: Camera, share: float) -> Camera:
     """The camera moved along its line of sight until the ring spans `share` of the frame's height."""
     vfov = 2 * math.atan(math.tan(math.radians(camera.hfov_deg) / 2) * camera.height / camera.width)
@@ -110,6 +128,8 @@ class RenderedBoard:
     frame_from_board: np.ndarray  # board fractions -> frame pixels, the truth
     eras: dict[str, dict]  # Era -> {"in_frame": share, "counts": {colour: n}, "least_seen": least visible share}
     rng: np.random.Generator  # the scene's stream, drawn on by callers that need more (a registration's error)
+    # every token, tile and pawn the counter reads: (label in cubes.PIECES, table x, y mm, visible share)
+    on_ring: tuple[tuple[str, float, float, float], ...] = ()
 
 
 def render_board_scene(index: int, seed: int, root: Path, designs: Sequence[str]) -> RenderedBoard:
@@ -135,7 +155,30 @@ def render_board_scene(index: int, seed: int, root: Path, designs: Sequence[str]
         }
         for t in era_truth(scene, eras)
     }
-    return RenderedBoard(scene, pieces, truth, info, rng)
+    on_ring = tuple(
+        (label, float(o.table_pose[0]), float(o.table_pose[1]), float(o.visible_fraction))
+        for o in scene.objects
+        if (label := piece_class(o.kind, o.subtype)) is not None
+    )
+    return RenderedBoard(scene, pieces, truth, info, rng, on_ring)
+
+
+def piece_class(kind: str, identity: str) -> str | None:
+    """The heat map (a `PIECES` label) a token, tile or pawn is taught in, from its kind and its code; None for a
+    piece the counter does not read."""
+    if kind == "pawn":
+        label = f"PAWN:{identity}"
+    elif identity == "VORTEX":
+        label = "VORTEX"
+    elif kind == "tile" and identity.startswith("M"):
+        label = "MISSION"
+    elif kind == "token" and identity[:3] in ERA_CODES:
+        label = f"CLONE:{identity[:3]}"
+    else:
+        return None
+    from vision.board.cubes import PIECES
+
+    return label if label in PIECES else None
 
 
 def era_truth(scene: Scene, eras: dict[str, np.ndarray]) -> list[EraTruth]:

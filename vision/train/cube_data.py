@@ -12,13 +12,13 @@ rendered here. Resumable: scenes are written in shards (`shards.SHARD`), and a f
 from __future__ import annotations
 
 import argparse
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import cv2
 import numpy as np
 
-from vision.board.cubes import COLOURS
+from vision.board.cubes import COLOURS, PIECES
 from vision.board.rectify import RING_CORNERS, era_masks, rectify, reference_cut, to_cut
 from vision.synth.camera import apply_homography
 from vision.synth.cube_scenes import render_board_scene
@@ -33,6 +33,8 @@ class CubeScene:
     design: str  # the piece set's name (`the-loop-design-17`; its folder pads the number: `BoardRefs`)
     cubes: np.ndarray  # (n, 4) float32: x, y on the cut, colour (index in COLOURS), visible share
     eras: dict  # Era code -> {"in_frame": share, "counts": {colour: n}, "least_seen": min visible share}
+    # (n, 4) float32: x, y on the cut, piece (index in PIECES), visible share: tokens, tiles and pawns
+    pieces: np.ndarray = field(default_factory=lambda: np.zeros((0, 4), np.float32))
 
     def cut(self) -> np.ndarray:
         return cv2.imdecode(np.frombuffer(self.jpeg, np.uint8), cv2.IMREAD_COLOR)
@@ -50,17 +52,22 @@ def render_one(job: tuple[int, int, str, list[str]]) -> CubeScene:
     truth_h = rendered.frame_from_board
     used_h = erred(rendered.rng, truth_h, REGISTRATION_PX)
     to_frame = rendered.scene.spec.camera.table_to_image()
-    cubes = []
-    for obj in rendered.scene.objects:
-        if obj.kind != "cube":
-            continue
-        frame_px = apply_homography(to_frame, np.array([obj.table_pose[:2]]))
-        seen_at = to_cut(apply_homography(np.linalg.inv(used_h), frame_px))[0]
-        cubes.append((seen_at[0], seen_at[1], COLOURS.index(obj.subtype), obj.visible_fraction))
+    to_cut_px = np.linalg.inv(used_h)
+
+    def on_cut(x_mm: float, y_mm: float) -> np.ndarray:
+        return to_cut(apply_homography(to_cut_px, apply_homography(to_frame, np.array([[x_mm, y_mm]]))))[0]
+
+    cubes = [
+        (*on_cut(*o.table_pose[:2]), COLOURS.index(o.subtype), o.visible_fraction)
+        for o in rendered.scene.objects
+        if o.kind == "cube"
+    ]
+    pieces = [(*on_cut(x, y), PIECES.index(label), seen) for label, x, y, seen in rendered.on_ring]
     ok, jpeg = cv2.imencode(".jpg", rectify(rendered.scene.image, used_h), [cv2.IMWRITE_JPEG_QUALITY, 95])
     assert ok, "JPEG encoding of a cut failed"
     cubes_array = np.array(cubes, np.float32).reshape(-1, 4)
-    return CubeScene(jpeg.tobytes(), rendered.pieces.name, cubes_array, rendered.eras)
+    pieces_array = np.array(pieces, np.float32).reshape(-1, 4)
+    return CubeScene(jpeg.tobytes(), rendered.pieces.name, cubes_array, rendered.eras, pieces_array)
 
 
 class BoardRefs:

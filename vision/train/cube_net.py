@@ -23,8 +23,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from vision.board.bench import countable, exact
-from vision.board.cubes import COLOURS, STRIDE, count_cut, net_input
+from vision.board.bench import FAMILIES, PieceTally, countable, exact
+from vision.board.cubes import CHANNELS, COLOURS, PIECES, STRIDE, count_cut, find_pieces, net_input
 from vision.board.rectify import CUT_PX
 from vision.train.budget import add_budget_args, export_onnx, resume, train_for_budget, train_or_export
 from vision.train.corner_net import conv_bn, focal_loss
@@ -45,14 +45,17 @@ def dilated(channels: int, dilation: int) -> nn.Sequential:
 
 
 class CubeNet(nn.Module):
-    """(obs, reference) 6 x H x W -> 3 x H/4 x W/4 heat logits. "small": a plain stride-4 trunk that sees about
-    43 cut pixels (27 mm) around a cell; "wide": a stride-8 context path brought back to stride 4 (about twice the
-    work), which sees a mission tile or a token whole."""
+    """(obs, reference) 6 x H x W -> heat logits at H/4 x W/4: the cubes' colours, then (arch "ring") the pieces'
+    (`cubes.PIECES`). "small": a plain stride-4 trunk that sees about 43 cut pixels around a cell, cubes only;
+    "wide": a stride-8 context path brought back to stride 4, cubes only; "ring": the small trunk and a stride-16
+    context path (about 240 cut pixels, 100 mm: a mission tile or a pawn whole, and a cube's neighbours) brought back
+    to stride 4, every channel."""
 
-    def __init__(self, arch: str = "small") -> None:
+    def __init__(self, arch: str = "ring") -> None:
         super().__init__()
         self.arch = arch
-        if arch == "small":
+        channels = CHANNELS if arch == "ring" else len(COLOURS)
+        if arch in ("small", "ring"):
             self.trunk = nn.Sequential(
                 conv_bn(6, 16, stride=2),
                 conv_bn(16, 24),
@@ -62,6 +65,12 @@ class CubeNet(nn.Module):
                 conv_bn(32, 32),
             )
             width = 32
+            if arch == "ring":
+                self.context = nn.Sequential(
+                    conv_bn(32, 48, stride=2), dilated(48, 2), conv_bn(48, 64, stride=2), dilated(64, 2), dilated(64, 4)
+                )
+                self.fuse = nn.Sequential(conv_bn(32 + 64, 48, k=1), conv_bn(48, 48))
+                width = 48
         elif arch == "wide":
             self.trunk = nn.Sequential(
                 conv_bn(6, 16, stride=2), conv_bn(16, 32), conv_bn(32, 48, stride=2), conv_bn(48, 48)
@@ -70,29 +79,34 @@ class CubeNet(nn.Module):
             self.fuse = nn.Sequential(conv_bn(48 + 64, 48, k=1), conv_bn(48, 48))
             width = 48
         else:
-            raise ValueError(f"unknown arch {arch!r}: expected small or wide")
-        self.head = nn.Conv2d(width, len(COLOURS), 1)
+            raise ValueError(f"unknown arch {arch!r}: expected small, wide or ring")
+        self.head = nn.Conv2d(width, channels, 1)
         nn.init.constant_(self.head.bias, -4.0)  # CenterNet's prior: almost every cell holds no cube
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         features = self.trunk(x)
-        if self.arch == "wide":
+        if self.arch in ("wide", "ring"):
             context = nn.functional.interpolate(self.context(features), size=features.shape[2:], mode="nearest")
             features = self.fuse(torch.cat([features, context], 1))
         return self.head(features)
 
 
-def targets(cubes: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
-    """Heat (3, size/STRIDE, size/STRIDE) with a peak at each well-seen cube's cell, and the loss weight."""
-    return heat_targets(cubes, (size // STRIDE, size // STRIDE), len(COLOURS), STRIDE, SIGMA, SEEN)
+def targets(cubes: np.ndarray, pieces: np.ndarray, size: int, channels: int) -> tuple[np.ndarray, np.ndarray]:
+    """Heat (channels, size/STRIDE, size/STRIDE) with a peak at each well-seen cube's and piece's cell (the pieces'
+    maps after the cubes'), and the loss weight."""
+    points = np.concatenate([cubes, pieces + np.array([0, 0, len(COLOURS), 0], np.float32)])
+    if channels == len(COLOURS):
+        points = cubes
+    return heat_targets(points, (size // STRIDE, size // STRIDE), channels, STRIDE, SIGMA, SEEN)
 
 
 class Batches:
     """Random patches of the stored cuts beside their boards' reference cuts, turned and flipped together (the
     board lies any way round), the camera's light varied on the cut alone."""
 
-    def __init__(self, scenes: list[CubeScene], boards: BoardRefs, seed: int) -> None:
+    def __init__(self, scenes: list[CubeScene], boards: BoardRefs, seed: int, channels: int) -> None:
         self.scenes = scenes
+        self.channels = channels
         self.cuts = [s.cut() for s in scenes]
         self.boards = boards
         self.rng = np.random.default_rng(seed)
@@ -112,10 +126,11 @@ class Batches:
             ref = ref * self.rng.uniform(0.9, 1.1, 3)
             if self.rng.random() < 0.3:
                 ref = cv2.GaussianBlur(ref, (0, 0), float(self.rng.uniform(0.5, 1.5)))
-            cubes = self.scenes[i].cubes.copy()
-            cubes[:, 0] -= x0
-            cubes[:, 1] -= y0
-            heat, weight = targets(cubes, PATCH)
+            cubes, pieces = self.scenes[i].cubes.copy(), self.scenes[i].pieces.copy()
+            for points in (cubes, pieces):
+                points[:, 0] -= x0
+                points[:, 1] -= y0
+            heat, weight = targets(cubes, pieces, PATCH, self.channels)
             x = net_input(np.clip(cut, 0, 255).astype(np.uint8), np.clip(ref, 0, 255).astype(np.uint8))[0]
             k = int(self.rng.integers(0, 4))
             flip = bool(self.rng.random() < 0.5)
@@ -133,25 +148,35 @@ def turned(a: np.ndarray, k: int, flip: bool) -> np.ndarray:
 
 
 def evaluate(model: CubeNet, scenes: list[CubeScene], boards: BoardRefs) -> dict:
-    """Eras counted exactly (every colour) on the validation cuts, among the bench's countable Eras."""
+    """Eras counted exactly (every colour) on the validation cuts, among the bench's countable Eras; and the pieces
+    at least half seen read right (a net that reads them), both at the fixed cut-off 0.3."""
     model.eval()
     right = total = 0
+    pieces = PieceTally()
     with torch.no_grad():
         for s in scenes:
             x = torch.from_numpy(net_input(s.cut(), boards.reference(s.design)))
             heat = torch.sigmoid(model(x))[0].numpy()
             right += exact(count_cut(heat, boards.masks(s.design)), s.eras)
             total += sum(countable(info) for info in s.eras.values())
+            pieces.add([(PIECES[int(k)], x, y, seen) for x, y, k, seen in s.pieces], find_pieces(heat, 0.3))
     model.train()
-    return {"val_eras_exact": round(right / max(total, 1), 4), "val_eras": total}
+    out = {"val_eras_exact": round(right / max(total, 1), 4), "val_eras": total}
+    if heat.shape[0] > len(COLOURS):
+        rows = pieces.summary()
+        n = sum(rows[f]["pieces"] for f in FAMILIES)
+        out["val_pieces_right"] = round(sum(rows[f]["right"] for f in FAMILIES) / max(n, 1), 4)
+        out["val_pieces_false"] = sum(rows[f]["false"] for f in FAMILIES)
+    return out
 
 
 def train(args: argparse.Namespace) -> None:
     torch.set_num_threads(args.threads)
     boards = BoardRefs(args.pieces)
-    data = Batches([scene for folder in args.data for scene in load_scenes(folder)], boards, args.seed)
-    val = load_scenes(args.val)[: args.val_scenes]
     model = CubeNet(args.arch)
+    channels = model.head.out_channels
+    data = Batches([scene for folder in args.data for scene in load_scenes(folder)], boards, args.seed, channels)
+    val = load_scenes(args.val)[: args.val_scenes]
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     state = resume(args.out, model, opt, args.minutes)
 
@@ -178,7 +203,7 @@ def add_train_args(t: argparse.ArgumentParser) -> None:
     t.add_argument("--val", type=Path, required=True)
     t.add_argument("--pieces", type=Path, default=Path("out/pieces/the-loop"))
     t.add_argument("--val-scenes", type=int, default=60)
-    t.add_argument("--arch", choices=("small", "wide"), default="small")
+    t.add_argument("--arch", choices=("small", "wide", "ring"), default="ring")
     t.add_argument("--every", type=float, default=300.0, help="seconds between curve rows and checkpoints")
     add_budget_args(t, minutes=40.0, batch=12, lr=3e-3, threads=2)
 

@@ -1,5 +1,6 @@
-"""The cube counter's peak cut-off, chosen on the validation boards' cuts (`cube_data --split val`), never the test
-ones: the cut-off that counts the most well-seen Eras exactly, every colour.
+"""The cube counter's peak cut-offs, chosen on the validation boards' cuts (`cube_data --split val`), never the test
+ones: for cubes, the cut-off that counts the most well-seen Eras exactly, every colour; for pieces (tokens, tiles,
+pawns), the one with the most pieces read right less false readings.
 
     .venv/bin/python -m vision.train.tune_cubes --val out/cubes/val --pieces out/pieces/the-loop --models models
 """
@@ -12,8 +13,8 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.board.bench import countable, exact
-from vision.board.cubes import MODEL_FILE, THRESHOLDS_FILE, count_cut, heat_of
+from vision.board.bench import FAMILIES, PieceTally, countable, exact
+from vision.board.cubes import COLOURS, MODEL_FILE, PIECES, THRESHOLDS_FILE, count_cut, find_pieces, heat_of
 from vision.recognise.models import session
 from vision.train.cube_data import BoardRefs, load_scenes
 
@@ -30,16 +31,33 @@ def main(argv: list[str] | None = None) -> None:
     scenes = load_scenes(args.val)
     boards = BoardRefs(args.pieces)
     right = dict.fromkeys(CUTOFFS, 0)
+    pieces = {c: PieceTally() for c in CUTOFFS}
     total = 0
     for s in scenes:
         heat = heat_of(net, s.cut(), boards.reference(s.design))
         total += sum(countable(info) for info in s.eras.values())
+        truth = [(PIECES[int(k)], float(x), float(y), float(seen)) for x, y, k, seen in s.pieces]
         for cutoff in CUTOFFS:
             right[cutoff] += exact(count_cut(heat, boards.masks(s.design), cutoff), s.eras)
+            pieces[cutoff].add(truth, find_pieces(heat, cutoff))
     for cutoff in CUTOFFS:
         print(f"peak {cutoff:.2f}: {100 * right[cutoff] / max(total, 1):.2f}% of {total} validation Eras exact")
     best = max(CUTOFFS, key=lambda c: (right[c], -abs(c - 0.3)))
     out = {"peak": best, "val_eras": total, "val_exact_pct": round(100 * right[best] / max(total, 1), 2)}
+    if heat.shape[0] > len(COLOURS):
+
+        def net_right(c: float) -> int:
+            rows = pieces[c].summary()
+            return sum(rows[f]["right"] - rows[f]["false"] for f in FAMILIES)
+
+        for cutoff in CUTOFFS:
+            rows = pieces[cutoff].summary()
+            print(f"piece peak {cutoff:.2f}: " + ", ".join(
+                f"{f} {rows[f]['right']}/{rows[f]['pieces']} right, {rows[f]['false']} false"
+                for f in FAMILIES
+            ))  # fmt: skip
+        out["piece_peak"] = max(CUTOFFS, key=lambda c: (net_right(c), -abs(c - 0.3)))
+        out["val_pieces"] = pieces[out["piece_peak"]].summary()
     (args.models / THRESHOLDS_FILE).write_text(json.dumps(out, indent=1) + "\n")
     print(f"wrote {args.models / THRESHOLDS_FILE}: {out}")
 
