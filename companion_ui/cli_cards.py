@@ -180,15 +180,18 @@ def format_dice(readings: list[Any]) -> str:
 
 
 def format_board(reading: Any) -> str:
-    """The board's cubes as one line per Era, or why it was not read."""
+    """The board's cubes and pieces as one line per Era, or why it was not read."""
     if not reading.found:
         return f"  board: {reading.note}"
-    rows = [
-        f"  {e.era}: " + ", ".join(f"{n} {colour}" for colour, n in e.counts.items() if n) if any(e.counts.values())
-        else f"  {e.era}: no cubes"
-        for e in reading.eras
-    ]  # fmt: skip
-    return "  board found; cubes per Era:\n" + "\n".join(rows)
+    rows = []
+    for e in reading.eras:
+        cubes = ", ".join(f"{n} {colour}" for colour, n in e.counts.items() if n) or "no cubes"
+        pieces = [p.label for p in reading.pieces if p.era == e.era]
+        rows.append(f"  {e.era}: {cubes}" + (f"; {', '.join(pieces)}" if pieces else ""))
+    elsewhere = [p.label for p in reading.pieces if p.era is None]
+    if elsewhere:
+        rows.append(f"  between Eras: {', '.join(elsewhere)}")
+    return "  board found; cubes and pieces per Era:\n" + "\n".join(rows)
 
 
 def catalogue_entries(game: str) -> dict[str, dict[str, Any]]:

@@ -284,3 +284,21 @@ def test_bench_vision_counts_cubes_alone_only_for_the_loop(capsys: pytest.Captur
     assert "--scenes must be at least 1" in capsys.readouterr().err
     assert main(["bench", "vision", "--game", "the-loop", "--scenes", "0", "--cube-scenes", "-1"]) == 2
     assert "--cube-scenes must be 0 or more" in capsys.readouterr().err
+
+
+def test_a_reading_names_every_piece_in_its_era_in_text_and_json() -> None:
+    from companion_ui.cli_cards import format_board
+    from vision.board.cubes import BoardPiece, EraCubes
+    from vision.board.read import BoardReading
+
+    eras = (
+        EraCubes("daw", {"red": 4, "green": 0, "blue": 0}, tuple(("red", 10.0 * i, 5.0, 0.9) for i in range(4))),
+        EraCubes("med", dict.fromkeys(COLOURS, 0), ()),
+    )
+    pieces = (BoardPiece("VORTEX", "daw", 12.0, 8.0, 0.8), BoardPiece("CLONE:end", None, 300.0, 40.0, 0.7))
+    reading = BoardReading(True, eras, pieces)
+    text = format_board(reading)
+    assert "daw: 4 red; VORTEX" in text and "med: no cubes" in text and "between Eras: CLONE:end" in text
+    labels = [(p["label"], p["zone"]) for p in reading.to_json()["pieces"]]
+    assert labels == [("CUBE:RED", "daw")] * 4 + [("VORTEX", "daw"), ("CLONE:end", None)]
+    assert "board: board not found" in format_board(BoardReading(False, note="board not found: too few features"))
