@@ -184,12 +184,13 @@ def test_pieces_are_taught_by_kind_and_code() -> None:
 
 
 def test_piece_scores_count_found_right_and_false() -> None:
-    from vision.board.bench import MATCH_PX, PieceTally
+    from vision.board.bench import MATCH_MM, PieceTally, px_per_mm
 
-    tally = PieceTally()
+    tally = PieceTally(CUT_PX)
+    match_px = MATCH_MM * px_per_mm(CUT_PX)
     truth = [("CLONE:daw", 100.0, 100.0, 1.0), ("VORTEX", 300.0, 300.0, 0.9), ("PAWN:chrono", 400.0, 100.0, 0.2)]
     said = [
-        ("CLONE:med", 100.0 + MATCH_PX / 2, 100.0, 0.8),  # found, the wrong Era
+        ("CLONE:med", 100.0 + match_px / 2, 100.0, 0.8),  # found, the wrong Era
         ("PAWN:chrono", 402.0, 100.0, 0.5),  # by a piece too hidden to ask for: neither right nor false
         ("MISSION", 50.0, 500.0, 0.7),  # by nothing: false
     ]
@@ -245,6 +246,10 @@ def test_cubes_on_a_held_out_board_are_counted_and_detect_reports_them(
     result = run_cube_bench(test_design.parent, 6, 3, models_dir(), split="test", workers=1)
     net = result["counters"]["net"]
     assert net["eras"] >= 20 and net["exact_pct"] >= 80.0, net
+    tiles = [result["pieces"]["net"][f] for f in ("VORTEX", "MISSION")]  # the tiles, read well (12 of 12 when written)
+    assert sum(t["pieces"] for t in tiles) >= 8 and sum(t["right"] for t in tiles) >= 0.8 * sum(
+        t["pieces"] for t in tiles
+    )
     # detect: a board folder of the held-out design, and a frame of it
     from vision.synth.art.the_loop import era_regions
     from vision.synth.components import load_component
@@ -302,3 +307,33 @@ def test_a_reading_names_every_piece_in_its_era_in_text_and_json() -> None:
     labels = [(p["label"], p["zone"]) for p in reading.to_json()["pieces"]]
     assert labels == [("CUBE:RED", "daw")] * 4 + [("VORTEX", "daw"), ("CLONE:end", None)]
     assert "board: board not found" in format_board(BoardReading(False, note="board not found: too few features"))
+
+
+def test_a_board_net_says_which_cut_it_reads_and_a_bad_thresholds_file_is_named(tmp_path: Path) -> None:
+    import shutil
+
+    from vision.board.cubes import MODEL_FILE, THRESHOLDS_FILE, BoardNet
+    from vision.recognise.models import ModelError
+
+    board = load_board(STAND_IN)
+    shutil.copy(models_dir() / MODEL_FILE, tmp_path / MODEL_FILE)
+    (tmp_path / THRESHOLDS_FILE).write_text(json.dumps({"peak": 0.4, "cut_px": 320}))
+    net = BoardNet.load(tmp_path / MODEL_FILE, tmp_path / THRESHOLDS_FILE, board.picture, board.eras)
+    assert net.size == 320 and net.reference.shape == (320, 320, 3) and net.peak == 0.4
+    assert all(m.shape == (320, 320) for m in net.masks.values())
+    (tmp_path / THRESHOLDS_FILE).write_text(json.dumps({"peak": 0.4, "cut_px": 333}))
+    with pytest.raises(ModelError, match="'cut_px' 333"):
+        BoardNet.load(tmp_path / MODEL_FILE, tmp_path / THRESHOLDS_FILE, board.picture, board.eras)
+
+
+def test_the_shipped_counter_counts_cubes_and_reads_pieces_each_with_its_own_cut() -> None:
+    from vision.board.cubes import CubeCounter
+
+    board = load_board(STAND_IN)
+    counter = CubeCounter(board.picture, board.eras, models_dir())
+    assert counter.pieces is not None and counter.pieces.reads_pieces
+    assert counter.cubes.size == 400 and counter.pieces.size == 576  # each net at the side it was trained at
+    placement = _placement(10.0, 800.0)
+    cube_heat, piece_heat = counter.look(_board_in_frame(board.picture, placement, (50, 60, 70)), placement)
+    assert cube_heat.shape == (len(COLOURS), 100, 100) and piece_heat is not None
+    assert piece_heat.shape == (CHANNELS, 144, 144)

@@ -11,7 +11,7 @@ An Era is scored when it lies wholly in the frame and every cube in it shows at 
 cannot be counted by anyone; those Eras are reported apart, as "covered").
 
 Pieces (clone tokens by Paradox Era, vortex and mission tiles, pawns by agent) are scored on the cut: a piece at
-least half seen is found when a piece is read within `MATCH_PX` of it, right when that reading has its label; a
+least half seen is found when a piece is read within `MATCH_MM` of it, right when that reading has its label; a
 reading near no piece is a false one (a reading near a piece too hidden to ask for is neither).
 """
 
@@ -27,7 +27,7 @@ import cv2
 import numpy as np
 
 from vision.board.cubes import COLOURS, CubeCounter, count_cut, era_of, find_pieces
-from vision.board.rectify import CUT_PX, RING, RING_CORNERS, difference, rectify, to_cut
+from vision.board.rectify import CUT_PX, RING, RING_CORNERS, difference, to_cut
 from vision.board.register import BoardNotFound, BoardRegistrar
 
 VORTEX = 4  # a fourth rift cube in an Era is a vortex (seeds/the-loop)
@@ -35,7 +35,7 @@ SEEN = 0.5  # every cube of a scored Era shows at least this share
 IN_FRAME = 0.98
 CUBE_MM = 9.0  # the colour counter's cube: 8-10 mm
 UNIT_GROWTH = 1.3  # ... whose blob is this much more than its top face (its sides show under tilt)
-MATCH_PX = 20  # a piece read this near a piece's centre on the cut (9 mm) is that piece's reading
+MATCH_MM = 9.0  # a piece read this near a piece's centre (on the cut) is that piece's reading
 FAMILIES = ("CLONE", "VORTEX", "MISSION", "PAWN")
 
 
@@ -75,8 +75,7 @@ def colour_counts(cut: np.ndarray, reference: np.ndarray, masks: Mapping[str, np
         "green": (hue > 40) & (hue < 85) & (sat > 80),
         "blue": (hue > 100) & (hue < 130) & (sat > 100),
     }
-    px_per_mm = CUT_PX / ((RING[1] - RING[0]) * 420.0)
-    unit = (CUBE_MM * px_per_mm) ** 2 * UNIT_GROWTH
+    unit = (CUBE_MM * px_per_mm(cut.shape[1])) ** 2 * UNIT_GROWTH
     counts = {era: dict.fromkeys(COLOURS, 0) for era in masks}
     kernel = np.ones((3, 3), np.uint8)
     for colour, hue_mask in hues.items():
@@ -87,6 +86,11 @@ def colour_counts(cut: np.ndarray, reference: np.ndarray, masks: Mapping[str, np
             if era is not None:
                 counts[era][colour] += round(stats[k, cv2.CC_STAT_AREA] / unit)
     return counts
+
+
+def px_per_mm(size: int) -> float:
+    """A cut's pixels per millimetre on a 420 mm board (the stand-in's size; a guess for a real one)."""
+    return size / ((RING[1] - RING[0]) * 420.0)
 
 
 def countable(info: Mapping) -> bool:
@@ -168,7 +172,9 @@ class Tally:
 class PieceTally:
     """Per piece family: pieces at least half seen on the cut, found, read right; readings near no piece."""
 
-    def __init__(self) -> None:
+    def __init__(self, size: int = CUT_PX) -> None:
+        self.size = size  # the cut's side
+        self.match_px = MATCH_MM * px_per_mm(size)
         self.counts = {f: {"pieces": 0, "found": 0, "right": 0, "false": 0} for f in FAMILIES}
         self.confusion: dict[str, int] = {}
 
@@ -176,10 +182,10 @@ class PieceTally:
         """`truth`: (label, x, y on the cut, visible share); `said`: (label, x, y on the cut, score)."""
         used = [False] * len(said)
         for label, x, y, seen in truth:
-            near = [k for k, (_, sx, sy, _) in enumerate(said) if (sx - x) ** 2 + (sy - y) ** 2 <= MATCH_PX**2]
+            near = [k for k, (_, sx, sy, _) in enumerate(said) if (sx - x) ** 2 + (sy - y) ** 2 <= self.match_px**2]
             for k in near:
                 used[k] = True
-            if seen < SEEN or not (0 <= x < CUT_PX and 0 <= y < CUT_PX):
+            if seen < SEEN or not (0 <= x < self.size and 0 <= y < self.size):
                 continue
             row = self.counts[label.split(":")[0]]
             row["pieces"] += 1
@@ -203,11 +209,11 @@ class PieceTally:
         return out
 
 
-def pieces_on_cut(scene: BoardScene) -> list[tuple[str, float, float, float]]:
-    """The scene's pieces (label, x, y on the cut along the true placement, visible share)."""
+def pieces_on_cut(scene: BoardScene, size: int) -> list[tuple[str, float, float, float]]:
+    """The scene's pieces (label, x, y on a cut `size` pixels wide along the true placement, visible share)."""
     if not scene.pieces:
         return []
-    points = to_cut(np.array([[x, y] for _, x, y, _ in scene.pieces]))
+    points = to_cut(np.array([[x, y] for _, x, y, _ in scene.pieces]), size)
     return [
         (label, float(px), float(py), seen) for (label, _, _, seen), (px, py) in zip(scene.pieces, points, strict=True)
     ]
@@ -236,7 +242,7 @@ def run_cube_bench(
     counters: dict[str, CubeCounter] = {}
     registrars: dict[str, BoardRegistrar] = {}
     tallies = {"net": Tally(), "colour": Tally(), "net_true_placement": Tally()}
-    piece_tallies = {"net": PieceTally(), "net_true_placement": PieceTally()}
+    piece_tallies: dict[str, PieceTally] = {}
     register_ms, count_ms, colour_ms, placement_px = [], [], [], []
     found = 0
     ring = np.array([*RING_CORNERS, (0.5, 0.5)])
@@ -248,6 +254,9 @@ def run_cube_bench(
             counters[scene.design] = CubeCounter(picture, era_regions(number), models)
             registrars[scene.design] = BoardRegistrar(picture)
         counter = counters[scene.design]
+        if not piece_tallies:  # pieces are scored on the pieces' net's cut
+            size = counter.pieces.size if counter.pieces is not None else CUT_PX
+            piece_tallies = {"net": PieceTally(size), "net_true_placement": PieceTally(size)}
         frame = cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR)
         t0 = time.perf_counter()
         try:
@@ -255,11 +264,11 @@ def run_cube_bench(
         except BoardNotFound:
             placement = None
         register_ms.append(1000 * (time.perf_counter() - t0))
-        true_cut = rectify(frame, scene.truth_h)
-        true_heat = counter.heat(true_cut)
-        tallies["net_true_placement"].add(scene.eras, count_cut(true_heat, counter.masks, counter.threshold))
-        truth_pieces = pieces_on_cut(scene)
-        piece_tallies["net_true_placement"].add(truth_pieces, find_pieces(true_heat, counter.piece_threshold))
+        cube_heat, piece_heat = counter.look(frame, scene.truth_h)
+        tallies["net_true_placement"].add(scene.eras, count_cut(cube_heat, counter.cubes.masks, counter.cubes.peak))
+        truth_pieces = pieces_on_cut(scene, counter.pieces.size) if counter.pieces else []
+        if counter.pieces is not None and piece_heat is not None:
+            piece_tallies["net_true_placement"].add(truth_pieces, find_pieces(piece_heat, counter.pieces.piece_peak))
         if placement is None:
             tallies["net"].add(scene.eras, None)
             tallies["colour"].add(scene.eras, None)
@@ -268,16 +277,20 @@ def run_cube_bench(
             found += 1
             placement_px.append(float(np.abs(_apply(placement, ring) - _apply(scene.truth_h, ring)).max()))
             t0 = time.perf_counter()
-            cut = rectify(frame, placement)
-            heat = counter.heat(cut)
-            said = count_cut(heat, counter.masks, counter.threshold)
-            found_pieces = find_pieces(heat, counter.piece_threshold)
+            cube_heat, piece_heat = counter.look(frame, placement)
+            said = count_cut(cube_heat, counter.cubes.masks, counter.cubes.peak)
+            found_pieces = (
+                find_pieces(piece_heat, counter.pieces.piece_peak)
+                if counter.pieces is not None and piece_heat is not None
+                else []
+            )
             count_ms.append(1000 * (time.perf_counter() - t0))
             tallies["net"].add(scene.eras, said)
             # the truth is placed on the true cut; a registered cut is off by the registration's error (a few px)
             piece_tallies["net"].add(truth_pieces, found_pieces)
+            cut = counter.cubes.cut(frame, placement)
             t0 = time.perf_counter()
-            tallies["colour"].add(scene.eras, colour_counts(cut, counter.reference, counter.masks))
+            tallies["colour"].add(scene.eras, colour_counts(cut, counter.cubes.reference, counter.cubes.masks))
             colour_ms.append(1000 * (time.perf_counter() - t0))
         if progress:
             progress("counted", k + 1, len(rendered))
@@ -302,9 +315,16 @@ def run_cube_bench(
             "ms": stats(register_ms),
         },
         "latency_ms": {"net_count": stats(count_ms), "colour_count": stats(colour_ms)},
-        "peak_threshold": next(iter(counters.values())).threshold if counters else None,
-        "piece_peak_threshold": next(iter(counters.values())).piece_threshold if counters else None,
+        "nets": _nets(next(iter(counters.values()))) if counters else None,
     }
+
+
+def _nets(counter: CubeCounter) -> dict:
+    """What the bench ran: each net's cut side and cut-offs."""
+    out = {"cubes": {"cut_px": counter.cubes.size, "peak": counter.cubes.peak}}
+    if counter.pieces is not None:
+        out["pieces"] = {"cut_px": counter.pieces.size, "peak": counter.pieces.piece_peak}
+    return out
 
 
 def _apply(h: np.ndarray, points: np.ndarray) -> np.ndarray:

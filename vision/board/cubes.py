@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from vision.board.layout import ERA_CODES
-from vision.board.rectify import cut_from_fraction, era_masks, rectify, reference_cut
+from vision.board.rectify import CUT_PX, cut_from_fraction, era_masks, rectify, reference_cut
 from vision.heatmap import peaks, sigmoid
 
 STRIDE = 4  # cut pixels per heat-map cell
@@ -35,7 +35,9 @@ PIECES = (
 CHANNELS = len(COLOURS) + len(PIECES)
 PIECE_APART_PX = 28  # two pieces' centres are at least this far apart on the cut (a clone token is 28 mm, 64 px)
 MODEL_FILE = "the-loop-cubes.onnx"
-THRESHOLDS_FILE = "the-loop-cubes-thresholds.json"
+THRESHOLDS_FILE = "the-loop-cubes-thresholds.json"  # {"peak": cut-off, "cut_px": the cut's side, "piece_peak": ...}
+PIECES_MODEL_FILE = "the-loop-pieces.onnx"  # a second net for the pieces, when the cube net does not read them
+PIECES_THRESHOLDS_FILE = "the-loop-pieces-thresholds.json"
 DEFAULT_PEAK = 0.3
 
 
@@ -98,49 +100,94 @@ class EraCubes:
     cubes: tuple[tuple[str, float, float, float], ...]  # (colour, x, y in frame pixels, score)
 
 
-class CubeCounter:
-    """Counts cubes per Era on one registered board: its picture and its Era sectors (board fractions)."""
+@dataclass(frozen=True)
+class BoardNet:
+    """One heat-map net over the ring's cut, with the cut's side it was trained at and its tuned cut-offs; its maps
+    say what it reads (the cubes' colours, and the pieces' maps when it has them)."""
 
-    def __init__(
-        self,
-        board_picture: np.ndarray,
-        eras: Mapping[str, np.ndarray],
-        models: Path,
-    ) -> None:
-        from vision.recognise.models import session
+    session: Any
+    size: int  # the cut's side, pixels
+    reference: np.ndarray  # the board's picture cut the same way
+    masks: dict[str, np.ndarray]  # each Era's sector on the cut
+    peak: float  # the cubes' cut-off
+    piece_peak: float  # the pieces' cut-off
+    reads_pieces: bool
 
-        self.session = session(models / MODEL_FILE)
-        self.reference = reference_cut(board_picture)
-        self.masks = era_masks(eras)
-        thresholds = models / THRESHOLDS_FILE
+    @classmethod
+    def load(cls, model: Path, thresholds: Path, board_picture: np.ndarray, eras: Mapping[str, np.ndarray]) -> BoardNet:
+        from vision.recognise.models import ModelError, session
+
+        net = session(model)
         tuned = json.loads(thresholds.read_text()) if thresholds.is_file() else {}
-        self.threshold = float(tuned.get("peak", DEFAULT_PEAK))
-        self.piece_threshold = float(tuned.get("piece_peak", DEFAULT_PEAK))
+        size = int(tuned.get("cut_px", CUT_PX))
+        if not 64 <= size <= 2048 or size % STRIDE:
+            raise ModelError(f"{thresholds}: 'cut_px' {size} is not a cut's side (64-2048, a multiple of {STRIDE})")
+        channels = net.get_outputs()[0].shape[1]
+        if channels not in (len(COLOURS), CHANNELS):
+            raise ModelError(f"{model}: {channels} heat maps, expected {len(COLOURS)} (cubes) or {CHANNELS}")
+        return cls(
+            net,
+            size,
+            reference_cut(board_picture, size),
+            era_masks(eras, size),
+            float(tuned.get("peak", DEFAULT_PEAK)),
+            float(tuned.get("piece_peak", DEFAULT_PEAK)),
+            channels == CHANNELS,
+        )
 
-    def heat(self, cut: np.ndarray) -> np.ndarray:
-        return heat_of(self.session, cut, self.reference)
+    def heat(self, frame: np.ndarray, frame_from_board: np.ndarray) -> np.ndarray:
+        """The net's heat maps over the ring cut out of `frame` along `frame_from_board`."""
+        return heat_of(self.session, self.cut(frame, frame_from_board), self.reference)
+
+    def cut(self, frame: np.ndarray, frame_from_board: np.ndarray) -> np.ndarray:
+        return rectify(frame, frame_from_board, self.size)
+
+
+class CubeCounter:
+    """Counts cubes per Era on one registered board (its picture and its Era sectors, board fractions), and reads
+    the pieces on the ring: with the cube net when it reads them, else with the pieces' own net when there is one
+    (`PIECES_MODEL_FILE`: each net at the cut's side it was trained at)."""
+
+    def __init__(self, board_picture: np.ndarray, eras: Mapping[str, np.ndarray], models: Path) -> None:
+        self.cubes = BoardNet.load(models / MODEL_FILE, models / THRESHOLDS_FILE, board_picture, eras)
+        self.pieces: BoardNet | None = self.cubes if self.cubes.reads_pieces else None
+        if self.pieces is None and (models / PIECES_MODEL_FILE).is_file():
+            self.pieces = BoardNet.load(
+                models / PIECES_MODEL_FILE, models / PIECES_THRESHOLDS_FILE, board_picture, eras
+            )
+
+    def look(self, frame: np.ndarray, frame_from_board: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+        """(the cube net's heat maps, the pieces' net's: the same maps when one net reads both; None without one)."""
+        cube_heat = self.cubes.heat(frame, frame_from_board)
+        if self.pieces is None or self.pieces is self.cubes:
+            return cube_heat, cube_heat if self.pieces is not None else None
+        return cube_heat, self.pieces.heat(frame, frame_from_board)
 
     def count(self, frame: np.ndarray, frame_from_board: np.ndarray) -> tuple[list[EraCubes], list[BoardPiece]]:
         """Every Era's cubes, and the pieces on the ring; `frame_from_board` maps board fractions to frame pixels
         (`register`)."""
-        heat = self.heat(rectify(frame, frame_from_board))
-        to_frame = frame_from_board @ cut_from_fraction()
+        cube_heat, piece_heat = self.look(frame, frame_from_board)
 
-        def in_frame(x: float, y: float) -> tuple[float, float]:
-            p = to_frame @ np.array([x, y, 1.0])
+        def in_frame(net: BoardNet, x: float, y: float) -> tuple[float, float]:
+            p = frame_from_board @ cut_from_fraction(net.size) @ np.array([x, y, 1.0])
             return float(p[0] / p[2]), float(p[1] / p[2])
 
-        mine: dict[str, list[tuple[str, float, float, float]]] = {era: [] for era in self.masks}
-        for colour, x, y, score in peaks(heat[: len(COLOURS)], self.threshold, STRIDE):
-            era = era_of(x, y, self.masks)
+        mine: dict[str, list[tuple[str, float, float, float]]] = {era: [] for era in self.cubes.masks}
+        for colour, x, y, score in peaks(cube_heat[: len(COLOURS)], self.cubes.peak, STRIDE):
+            era = era_of(x, y, self.cubes.masks)
             if era is not None:
-                mine[era].append((COLOURS[colour], *in_frame(x, y), score))
+                mine[era].append((COLOURS[colour], *in_frame(self.cubes, x, y), score))
         eras = [
             EraCubes(era, {c: sum(1 for m in cubes if m[0] == c) for c in COLOURS}, tuple(cubes))
             for era, cubes in mine.items()
         ]
-        pieces = [
-            BoardPiece(label, era_of(x, y, self.masks), *in_frame(x, y), score)
-            for label, x, y, score in find_pieces(heat, self.piece_threshold)
-        ]
+        net = self.pieces
+        pieces = (
+            [
+                BoardPiece(label, era_of(x, y, net.masks), *in_frame(net, x, y), score)
+                for label, x, y, score in find_pieces(piece_heat, net.piece_peak)
+            ]
+            if net is not None and piece_heat is not None
+            else []
+        )
         return eras, pieces

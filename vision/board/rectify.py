@@ -14,45 +14,46 @@ import numpy as np
 
 RING = (0.2, 0.8)  # the cut: this span of the board picture's width and height (the ring of Eras lies in 0.22-0.78)
 CUT_PX = 576  # the cut's side: about 2.3 px/mm on a 420 mm board (a frame holds 1.2-2.6 at the board), a cube 18-23 px
+# (the training scenes' cuts; each net says the side it reads in its thresholds file: `cubes.BoardNet`)
 # the corners of the square the ring of Eras fills (board fractions): where registration errors are measured and made
 RING_CORNERS = ((0.22, 0.22), (0.78, 0.22), (0.78, 0.78), (0.22, 0.78))
 
 
-def cut_from_fraction() -> np.ndarray:
-    """Homography from the cut's pixels to board fractions (0-1 across the board picture)."""
-    scale = (RING[1] - RING[0]) / CUT_PX
+def cut_from_fraction(size: int = CUT_PX) -> np.ndarray:
+    """Homography from the pixels of a cut `size` pixels wide to board fractions (0-1 across the board picture)."""
+    scale = (RING[1] - RING[0]) / size
     return np.array([[scale, 0.0, RING[0] + scale / 2], [0.0, scale, RING[0] + scale / 2], [0.0, 0.0, 1.0]])
 
 
-def rectify(frame: np.ndarray, frame_from_board: np.ndarray) -> np.ndarray:
-    """The ring cut out of `frame`; `frame_from_board` maps board fractions to frame pixels."""
-    to_frame = frame_from_board @ cut_from_fraction()
+def rectify(frame: np.ndarray, frame_from_board: np.ndarray, size: int = CUT_PX) -> np.ndarray:
+    """The ring cut out of `frame`, `size` pixels wide; `frame_from_board` maps board fractions to frame pixels."""
+    to_frame = frame_from_board @ cut_from_fraction(size)
     return cv2.warpPerspective(
-        frame, to_frame, (CUT_PX, CUT_PX), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_CONSTANT
+        frame, to_frame, (size, size), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_CONSTANT
     )
 
 
-def reference_cut(board_picture: np.ndarray) -> np.ndarray:
+def reference_cut(board_picture: np.ndarray, size: int = CUT_PX) -> np.ndarray:
     """The board's own picture (BGR or BGRA, any size) cut as `rectify` cuts a frame: what an empty board shows."""
     picture = board_picture[..., :3]
     h, w = picture.shape[:2]
     x0, x1 = (round(f * w) for f in RING)
     y0, y1 = (round(f * h) for f in RING)
-    return cv2.resize(np.ascontiguousarray(picture[y0:y1, x0:x1]), (CUT_PX, CUT_PX), interpolation=cv2.INTER_AREA)
+    return cv2.resize(np.ascontiguousarray(picture[y0:y1, x0:x1]), (size, size), interpolation=cv2.INTER_AREA)
 
 
-def to_cut(points_fraction: np.ndarray) -> np.ndarray:
-    """Board fractions to cut pixels."""
+def to_cut(points_fraction: np.ndarray, size: int = CUT_PX) -> np.ndarray:
+    """Board fractions to the pixels of a cut `size` pixels wide."""
     pts = np.asarray(points_fraction, np.float64).reshape(-1, 1, 2)
-    return cv2.perspectiveTransform(pts, np.linalg.inv(cut_from_fraction())).reshape(-1, 2)
+    return cv2.perspectiveTransform(pts, np.linalg.inv(cut_from_fraction(size))).reshape(-1, 2)
 
 
-def era_masks(regions: Mapping[str, Sequence[Sequence[float]]]) -> dict[str, np.ndarray]:
-    """Each Era's sector (board fractions) as a mask over the cut."""
+def era_masks(regions: Mapping[str, Sequence[Sequence[float]]], size: int = CUT_PX) -> dict[str, np.ndarray]:
+    """Each Era's sector (board fractions) as a mask over a cut `size` pixels wide."""
     masks = {}
     for era, polygon in regions.items():
-        mask = np.zeros((CUT_PX, CUT_PX), np.uint8)
-        cv2.fillPoly(mask, [np.round(to_cut(np.asarray(polygon))).astype(np.int32)], 1)
+        mask = np.zeros((size, size), np.uint8)
+        cv2.fillPoly(mask, [np.round(to_cut(np.asarray(polygon), size)).astype(np.int32)], 1)
         masks[era] = mask.astype(bool)
     return masks
 

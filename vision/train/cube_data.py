@@ -19,7 +19,7 @@ import cv2
 import numpy as np
 
 from vision.board.cubes import COLOURS, PIECES
-from vision.board.rectify import RING_CORNERS, era_masks, rectify, reference_cut, to_cut
+from vision.board.rectify import CUT_PX, RING_CORNERS, era_masks, rectify, reference_cut, to_cut
 from vision.synth.camera import apply_homography
 from vision.synth.cube_scenes import render_board_scene
 from vision.train.shards import load_shards, render_shards
@@ -47,15 +47,17 @@ def erred(rng: np.random.Generator, h: np.ndarray, sd_px: float) -> np.ndarray:
     return cv2.getPerspectiveTransform(corners.astype(np.float32), moved.astype(np.float32))
 
 
-def render_one(job: tuple[int, int, str, list[str]]) -> CubeScene:
-    rendered = render_board_scene(*job)
+def render_one(job: tuple[int, int, str, list[str], int]) -> CubeScene:
+    """Scene `index` of stream `seed` of one of `designs` under `root`, cut `size` pixels wide."""
+    *scene_job, size = job
+    rendered = render_board_scene(*scene_job)
     truth_h = rendered.frame_from_board
     used_h = erred(rendered.rng, truth_h, REGISTRATION_PX)
     to_frame = rendered.scene.spec.camera.table_to_image()
     to_cut_px = np.linalg.inv(used_h)
 
     def on_cut(x_mm: float, y_mm: float) -> np.ndarray:
-        return to_cut(apply_homography(to_cut_px, apply_homography(to_frame, np.array([[x_mm, y_mm]]))))[0]
+        return to_cut(apply_homography(to_cut_px, apply_homography(to_frame, np.array([[x_mm, y_mm]]))), size)[0]
 
     cubes = [
         (*on_cut(*o.table_pose[:2]), COLOURS.index(o.subtype), o.visible_fraction)
@@ -63,7 +65,7 @@ def render_one(job: tuple[int, int, str, list[str]]) -> CubeScene:
         if o.kind == "cube"
     ]
     pieces = [(*on_cut(x, y), PIECES.index(label), seen) for label, x, y, seen in rendered.on_ring]
-    ok, jpeg = cv2.imencode(".jpg", rectify(rendered.scene.image, used_h), [cv2.IMWRITE_JPEG_QUALITY, 95])
+    ok, jpeg = cv2.imencode(".jpg", rectify(rendered.scene.image, used_h, size), [cv2.IMWRITE_JPEG_QUALITY, 95])
     assert ok, "JPEG encoding of a cut failed"
     cubes_array = np.array(cubes, np.float32).reshape(-1, 4)
     pieces_array = np.array(pieces, np.float32).reshape(-1, 4)
@@ -71,10 +73,12 @@ def render_one(job: tuple[int, int, str, list[str]]) -> CubeScene:
 
 
 class BoardRefs:
-    """Each design's reference cut and Era masks, made once (designs named as `CubeScene.design` names them)."""
+    """Each design's reference cut and Era masks at one cut's side, made once (designs named as `CubeScene.design`
+    names them)."""
 
-    def __init__(self, pieces_root: Path) -> None:
+    def __init__(self, pieces_root: Path, size: int = CUT_PX) -> None:
         self.root = pieces_root
+        self.size = size
         self._refs: dict[str, np.ndarray] = {}
         self._masks: dict[str, dict[str, np.ndarray]] = {}
 
@@ -87,19 +91,24 @@ class BoardRefs:
             from vision.synth.components import load_component
 
             folder = self.root / f"the-loop-design-{self.number(design):03d}"
-            self._refs[design] = reference_cut(load_component(folder).image("BOARD"))
+            self._refs[design] = reference_cut(load_component(folder).image("BOARD"), self.size)
         return self._refs[design]
 
     def masks(self, design: str) -> dict[str, np.ndarray]:
         if design not in self._masks:
             from vision.synth.art.the_loop import era_regions
 
-            self._masks[design] = era_masks(era_regions(self.number(design)))
+            self._masks[design] = era_masks(era_regions(self.number(design)), self.size)
         return self._masks[design]
 
 
 def load_scenes(folder: Path) -> list[CubeScene]:
     return list(load_shards(folder, CubeScene))
+
+
+def cut_side(scenes: list[CubeScene]) -> int:
+    """The side the scenes were cut at (every scene of a folder alike)."""
+    return scenes[0].cut().shape[1] if scenes else CUT_PX
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -112,12 +121,18 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--n", type=int, default=1200)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--cut-px", type=int, default=CUT_PX, help=f"the cut's side (default {CUT_PX})")
     args = parser.parse_args(argv)
     designs = [p.name for p in design_folders(args.pieces, args.split, "the-loop")]
     if not designs:
         parser.error(f"{args.pieces}: no {args.split} designs of the-loop (tabletop synth pieces --game the-loop)")
     render_shards(
-        args.out, args.n, lambda i: (i, args.seed, str(args.pieces), designs), render_one, args.workers, "cube scenes"
+        args.out,
+        args.n,
+        lambda i: (i, args.seed, str(args.pieces), designs, args.cut_px),
+        render_one,
+        args.workers,
+        "cube scenes",
     )
 
 

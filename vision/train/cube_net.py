@@ -25,10 +25,9 @@ from torch import nn
 
 from vision.board.bench import FAMILIES, PieceTally, countable, exact
 from vision.board.cubes import CHANNELS, COLOURS, PIECES, STRIDE, count_cut, find_pieces, net_input
-from vision.board.rectify import CUT_PX
 from vision.train.budget import add_budget_args, export_onnx, resume, train_for_budget, train_or_export
 from vision.train.corner_net import conv_bn, focal_loss
-from vision.train.cube_data import BoardRefs, CubeScene, load_scenes
+from vision.train.cube_data import BoardRefs, CubeScene, cut_side, load_scenes
 from vision.train.heatmaps import heat_targets
 
 PATCH = 192  # training patches, cut pixels (a multiple of STRIDE)
@@ -118,7 +117,7 @@ class Batches:
         xs, hs, ws = [], [], []
         for _ in range(batch):
             i = int(self.rng.integers(0, len(self.scenes)))
-            x0, y0 = (int(v) for v in self.rng.integers(0, CUT_PX - PATCH + 1, 2))
+            x0, y0 = (int(v) for v in self.rng.integers(0, self.cuts[i].shape[1] - PATCH + 1, 2))
             cut = self.cuts[i][y0 : y0 + PATCH, x0 : x0 + PATCH].astype(np.float32)
             ref = self.boards.reference(self.scenes[i].design)[y0 : y0 + PATCH, x0 : x0 + PATCH].astype(np.float32)
             cut = cut * self.rng.uniform(0.8, 1.2, 3) + self.rng.normal(0, 8)
@@ -175,10 +174,11 @@ def evaluate(model: CubeNet, scenes: list[CubeScene], boards: BoardRefs) -> dict
 
 def train(args: argparse.Namespace) -> None:
     torch.set_num_threads(args.threads)
-    boards = BoardRefs(args.pieces)
+    scenes = [scene for folder in args.data for scene in load_scenes(folder)]
+    boards = BoardRefs(args.pieces, cut_side(scenes))
     model = CubeNet(args.arch)
     channels = model.head.out_channels
-    data = Batches([scene for folder in args.data for scene in load_scenes(folder)], boards, args.seed, channels)
+    data = Batches(scenes, boards, args.seed, channels)
     val = load_scenes(args.val)[: args.val_scenes]
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     state = resume(args.out, model, opt, args.minutes)
@@ -197,7 +197,7 @@ def export(run: Path, onnx_path: Path) -> None:
     checkpoint = torch.load(run / "last.pt", weights_only=False)
     model = CubeNet(checkpoint.get("arch", "small"))
     model.load_state_dict(checkpoint["model"])
-    dummy = torch.zeros(1, 6, CUT_PX, CUT_PX)
+    dummy = torch.zeros(1, 6, 400, 400)  # any side: the graph's height and width are free
     export_onnx(model, dummy, onnx_path, ["x"], ["heat"], {"x": {2: "h", 3: "w"}, "heat": {2: "h4", 3: "w4"}})
 
 

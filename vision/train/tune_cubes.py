@@ -16,7 +16,7 @@ import numpy as np
 from vision.board.bench import FAMILIES, PieceTally, countable, exact
 from vision.board.cubes import COLOURS, MODEL_FILE, PIECES, THRESHOLDS_FILE, count_cut, find_pieces, heat_of
 from vision.recognise.models import session
-from vision.train.cube_data import BoardRefs, load_scenes
+from vision.train.cube_data import BoardRefs, cut_side, load_scenes
 
 CUTOFFS = tuple(round(float(v), 2) for v in np.arange(0.1, 0.75, 0.05))
 
@@ -26,12 +26,15 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--val", type=Path, default=Path("out/cubes/val"))
     parser.add_argument("--pieces", type=Path, default=Path("out/pieces/the-loop"))
     parser.add_argument("--models", type=Path, default=Path("models"))
+    parser.add_argument("--model", default=MODEL_FILE, help=f"the net's file in --models (default {MODEL_FILE})")
+    parser.add_argument("--thresholds", default=THRESHOLDS_FILE, help="the file the cut-offs are written to")
     args = parser.parse_args(argv)
-    net = session(args.models / MODEL_FILE)
+    net = session(args.models / args.model)
     scenes = load_scenes(args.val)
-    boards = BoardRefs(args.pieces)
+    boards = BoardRefs(args.pieces, cut_side(scenes))
     right = dict.fromkeys(CUTOFFS, 0)
-    pieces = {c: PieceTally() for c in CUTOFFS}
+    size = boards.size
+    pieces = {c: PieceTally(size) for c in CUTOFFS}
     total = 0
     for s in scenes:
         heat = heat_of(net, s.cut(), boards.reference(s.design))
@@ -43,7 +46,12 @@ def main(argv: list[str] | None = None) -> None:
     for cutoff in CUTOFFS:
         print(f"peak {cutoff:.2f}: {100 * right[cutoff] / max(total, 1):.2f}% of {total} validation Eras exact")
     best = max(CUTOFFS, key=lambda c: (right[c], -abs(c - 0.3)))
-    out = {"peak": best, "val_eras": total, "val_exact_pct": round(100 * right[best] / max(total, 1), 2)}
+    out = {
+        "peak": best,
+        "cut_px": size,
+        "val_eras": total,
+        "val_exact_pct": round(100 * right[best] / max(total, 1), 2),
+    }
     if heat.shape[0] > len(COLOURS):
 
         def net_right(c: float) -> int:
@@ -58,8 +66,8 @@ def main(argv: list[str] | None = None) -> None:
             ))  # fmt: skip
         out["piece_peak"] = max(CUTOFFS, key=lambda c: (net_right(c), -abs(c - 0.3)))
         out["val_pieces"] = pieces[out["piece_peak"]].summary()
-    (args.models / THRESHOLDS_FILE).write_text(json.dumps(out, indent=1) + "\n")
-    print(f"wrote {args.models / THRESHOLDS_FILE}: {out}")
+    (args.models / args.thresholds).write_text(json.dumps(out, indent=1) + "\n")
+    print(f"wrote {args.models / args.thresholds}: {out}")
 
 
 if __name__ == "__main__":
