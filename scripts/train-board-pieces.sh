@@ -10,12 +10,7 @@
 #      validation boards (models/the-loop-pieces-thresholds.json). The cubes are still counted by the cube net
 #      (scripts/train-cubes.sh), which counted the validation Eras better (83.0% against 73.7%).
 # About 1.9 hours here (session 37): designs 5 min, scenes 34, net 70, cut-offs 3.
-set -euo pipefail
-cd "$(dirname "$0")/.."
-T=${TRAIN_PYTHON:-.venv-train/bin/python}
-R=.venv/bin/python
-OUT=${OUT:-out}
-M=${MODELS:-models}
+source "$(dirname "$0")/train-env.sh"  # set -euo pipefail, the repository root, T, R, OUT, M
 P="$OUT/pieces/the-loop"
 RUN="$OUT/runs/board-pieces"
 MINUTES=${MINUTES:-70}

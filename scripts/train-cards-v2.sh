@@ -12,12 +12,7 @@
 # a smeared or partly covered index teaches "unsure").
 # MODELS (default models/) is where the weights and cut-offs are written (another folder: a copy of models/ to write
 # over); OUT (default out/) holds data and runs.
-set -euo pipefail
-cd "$(dirname "$0")/.."
-T=${TRAIN_PYTHON:-.venv-train/bin/python}
-R=.venv/bin/python
-OUT=${OUT:-out}
-M=${MODELS:-models}
+source "$(dirname "$0")/train-env.sh"  # set -euo pipefail, the repository root, T, R, OUT, M
 CORNER_MINUTES=${CORNER_MINUTES:-45}
 READER_MINUTES=${READER_MINUTES:-100}
 REFINER_MINUTES=${REFINER_MINUTES:-25}

@@ -10,12 +10,7 @@
 #   3. the net: 40 minutes on the first scenes, then on to 65 on both (a warm continuation of the cosine, as the
 #      shipped one was trained in session 32), its ONNX graph, and the peak cut-off chosen on the validation boards.
 # About 1.9 hours here: designs 3 min, scenes 35, net 65, cut-off 1.
-set -euo pipefail
-cd "$(dirname "$0")/.."
-T=${TRAIN_PYTHON:-.venv-train/bin/python}
-R=.venv/bin/python
-OUT=${OUT:-out}
-M=${MODELS:-models}
+source "$(dirname "$0")/train-env.sh"  # set -euo pipefail, the repository root, T, R, OUT, M
 P="$OUT/pieces/the-loop"
 RUN="$OUT/runs/cubes"
 

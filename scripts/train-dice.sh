@@ -12,12 +12,7 @@
 #      their ONNX graphs; the finder's cut-off, the face reader's temperature and the confidence floor chosen on the
 #      validation dice, and the level faces' own on 150 whole validation scenes (vision.train.tune_dice).
 # About 2 hours here: designs 1 min, scenes 26, nets 80, tuning 6.
-set -euo pipefail
-cd "$(dirname "$0")/.."
-T=${TRAIN_PYTHON:-.venv-train/bin/python}
-R=.venv/bin/python
-OUT=${OUT:-out}
-M=${MODELS:-models}
+source "$(dirname "$0")/train-env.sh"  # set -euo pipefail, the repository root, T, R, OUT, M
 P="$OUT/pieces/loot-roll"
 D="$OUT/dice-v3"
 
