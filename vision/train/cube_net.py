@@ -164,7 +164,7 @@ def evaluate(model: CubeNet, scenes: list[CubeScene], boards: BoardRefs) -> dict
             pieces.add([(PIECES[int(k)], x, y, seen) for x, y, k, seen in s.pieces], find_pieces(heat, 0.3))
     model.train()
     out = {"val_eras_exact": round(right / max(total, 1), 4), "val_eras": total}
-    if heat.shape[0] > len(COLOURS):
+    if model.head.out_channels > len(COLOURS):  # a net that reads pieces too
         rows = pieces.summary()
         n = sum(rows[f]["pieces"] for f in FAMILIES)
         out["val_pieces_right"] = round(sum(rows[f]["right"] for f in FAMILIES) / max(n, 1), 4)

@@ -52,7 +52,7 @@ def main(argv: list[str] | None = None) -> None:
         "val_eras": total,
         "val_exact_pct": round(100 * right[best] / max(total, 1), 2),
     }
-    if heat.shape[0] > len(COLOURS):
+    if net.get_outputs()[0].shape[1] > len(COLOURS):  # a net that reads pieces too
 
         def net_right(c: float) -> int:
             rows = pieces[c].summary()
