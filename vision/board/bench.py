@@ -26,7 +26,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.board.cubes import COLOURS, CubeCounter, count_cut, era_of, find_pieces
+from vision.board.cubes import COLOURS, CubeCounter, count_cut, counts_of, era_of, find_pieces
 from vision.board.rectify import CUT_PX, RING, RING_CORNERS, difference, to_cut
 from vision.board.register import BoardNotFound, BoardRegistrar
 
@@ -241,7 +241,7 @@ def run_cube_bench(
                 progress("cube scenes", len(rendered), scenes)
     counters: dict[str, CubeCounter] = {}
     registrars: dict[str, BoardRegistrar] = {}
-    tallies = {"net": Tally(), "colour": Tally(), "net_true_placement": Tally()}
+    tallies = {"net": Tally(), "colour": Tally(), "net_true_placement": Tally(), "net_unchecked": Tally()}
     piece_tallies: dict[str, PieceTally] = {}
     register_ms, count_ms, colour_ms, placement_px = [], [], [], []
     found = 0
@@ -265,20 +265,23 @@ def run_cube_bench(
             placement = None
         register_ms.append(1000 * (time.perf_counter() - t0))
         cube_heat, piece_heat = counter.look(frame, scene.truth_h)
-        tallies["net_true_placement"].add(scene.eras, count_cut(cube_heat, counter.cubes.masks, counter.cubes.peak))
+        tallies["net_true_placement"].add(
+            scene.eras, counts_of(counter.find_cubes(frame, scene.truth_h, cube_heat), counter.cube_cut.masks)
+        )
         truth_pieces = pieces_on_cut(scene, counter.pieces.size) if counter.pieces else []
         if counter.pieces is not None and piece_heat is not None:
             piece_tallies["net_true_placement"].add(truth_pieces, find_pieces(piece_heat, counter.pieces.piece_peak))
         if placement is None:
             tallies["net"].add(scene.eras, None)
             tallies["colour"].add(scene.eras, None)
+            tallies["net_unchecked"].add(scene.eras, None)
             piece_tallies["net"].add(truth_pieces, [])
         else:
             found += 1
             placement_px.append(float(np.abs(_apply(placement, ring) - _apply(scene.truth_h, ring)).max()))
             t0 = time.perf_counter()
             cube_heat, piece_heat = counter.look(frame, placement)
-            said = count_cut(cube_heat, counter.cubes.masks, counter.cubes.peak)
+            said = counts_of(counter.find_cubes(frame, placement, cube_heat), counter.cube_cut.masks)
             found_pieces = (
                 find_pieces(piece_heat, counter.pieces.piece_peak)
                 if counter.pieces is not None and piece_heat is not None
@@ -286,6 +289,8 @@ def run_cube_bench(
             )
             count_ms.append(1000 * (time.perf_counter() - t0))
             tallies["net"].add(scene.eras, said)
+            if counter.checker is not None:  # the cube net's own peaks, the checker's candidates, beside it
+                tallies["net_unchecked"].add(scene.eras, count_cut(cube_heat, counter.cubes.masks, counter.cubes.peak))
             # the truth is placed on the true cut; a registered cut is off by the registration's error (a few px)
             piece_tallies["net"].add(truth_pieces, found_pieces)
             cut = counter.cubes.cut(frame, placement)
@@ -307,7 +312,7 @@ def run_cube_bench(
         "split": f"{split} (board designs {', '.join(designs)}: art.common.design_split)",
         "scenes": scenes,
         "seed": seed,
-        "counters": {name: t.summary() for name, t in tallies.items()},
+        "counters": {name: t.summary() for name, t in tallies.items() if t.eras or name != "net_unchecked"},
         "pieces": {name: t.summary() for name, t in piece_tallies.items()},
         "registration": {
             "found_pct": round(100.0 * found / max(len(rendered), 1), 2),
@@ -321,7 +326,10 @@ def run_cube_bench(
 
 def _nets(counter: CubeCounter) -> dict:
     """What the bench ran: each net's cut side and cut-offs."""
-    out = {"cubes": {"cut_px": counter.cubes.size, "peak": counter.cubes.peak}}
+    out: dict = {"cubes": {"cut_px": counter.cubes.size, "peak": counter.cubes.peak}}
+    if counter.checker is not None:
+        checker = counter.checker
+        out["checker"] = {"cut_px": checker.size, "floor": checker.floor, "accept": checker.accept}
     if counter.pieces is not None:
         out["pieces"] = {"cut_px": counter.pieces.size, "peak": counter.pieces.piece_peak}
     return out
@@ -339,10 +347,13 @@ def format_cube_table(result: dict) -> str:
     ]
     names = {
         "net": "net (registered frame by frame)",
+        "net_unchecked": "the cube net's peaks alone, no second look (registered)",
         "colour": "colour blobs, nothing learnt (baseline)",
         "net_true_placement": "net on the true placement",
     }
     for key, label in names.items():
+        if key not in result["counters"]:
+            continue
         s = result["counters"][key]
         lines.append(
             f"| {label} | {s['eras']} | {s['exact_pct']}% | {s['rift_exact_pct']}% | "

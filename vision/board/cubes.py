@@ -14,13 +14,16 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from vision.board.layout import ERA_CODES
 from vision.board.rectify import CUT_PX, cut_from_fraction, era_masks, rectify, reference_cut
 from vision.heatmap import peaks, sigmoid
+
+if TYPE_CHECKING:
+    from vision.board.check import CubeChecker
 
 STRIDE = 4  # cut pixels per heat-map cell
 COLOURS = ("red", "green", "blue")  # the heat maps' order: rift, energy, and the blue cubes of the box
@@ -61,16 +64,28 @@ def era_of(x: float, y: float, masks: Mapping[str, np.ndarray]) -> str | None:
     return None
 
 
+def counts_of(
+    cubes: list[tuple[str, float, float, float]], masks: Mapping[str, np.ndarray]
+) -> dict[str, dict[str, int]]:
+    """Cubes (colour, x, y, score) per Era and colour (Eras as `masks`, over the cubes' cut)."""
+    counts = {era: dict.fromkeys(COLOURS, 0) for era in masks}
+    for colour, x, y, _score in cubes:
+        era = era_of(x, y, masks)
+        if era is not None:
+            counts[era][colour] += 1
+    return counts
+
+
+def cube_peaks(heat: np.ndarray, threshold: float) -> list[tuple[str, float, float, float]]:
+    """(colour, x, y on the cut, score) of every peak of the cube maps at or above `threshold`."""
+    return [(COLOURS[c], x, y, score) for c, x, y, score in peaks(heat[: len(COLOURS)], threshold, STRIDE)]
+
+
 def count_cut(
     heat: np.ndarray, masks: Mapping[str, np.ndarray], threshold: float = DEFAULT_PEAK
 ) -> dict[str, dict[str, int]]:
     """Cubes per Era and colour from the heat maps (probabilities) of one cut."""
-    counts = {era: dict.fromkeys(COLOURS, 0) for era in masks}
-    for colour, x, y, _score in peaks(heat[: len(COLOURS)], threshold, STRIDE):
-        era = era_of(x, y, masks)
-        if era is not None:
-            counts[era][COLOURS[colour]] += 1
-    return counts
+    return counts_of(cube_peaks(heat, threshold), masks)
 
 
 def find_pieces(heat: np.ndarray, threshold: float) -> list[tuple[str, float, float, float]]:
@@ -149,7 +164,16 @@ class CubeCounter:
     (`PIECES_MODEL_FILE`: each net at the cut's side it was trained at)."""
 
     def __init__(self, board_picture: np.ndarray, eras: Mapping[str, np.ndarray], models: Path) -> None:
+        from vision.board.check import CHECK_MODEL_FILE, CHECK_THRESHOLDS_FILE, CubeChecker
+
         self.cubes = BoardNet.load(models / MODEL_FILE, models / THRESHOLDS_FILE, board_picture, eras)
+        self.checker = (
+            CubeChecker.load(models / CHECK_MODEL_FILE, models / CHECK_THRESHOLDS_FILE, board_picture, eras)
+            if (models / CHECK_MODEL_FILE).is_file()
+            else None
+        )
+        # the cut the cubes are placed on (its side and Era masks): the checker's fine cut, else the cube net's
+        self.cube_cut: BoardNet | CubeChecker = self.checker or self.cubes
         self.pieces: BoardNet | None = self.cubes if self.cubes.reads_pieces else None
         if self.pieces is None and (models / PIECES_MODEL_FILE).is_file():
             self.pieces = BoardNet.load(
@@ -163,20 +187,29 @@ class CubeCounter:
             return cube_heat, cube_heat if self.pieces is not None else None
         return cube_heat, self.pieces.heat(frame, frame_from_board)
 
+    def find_cubes(
+        self, frame: np.ndarray, frame_from_board: np.ndarray, cube_heat: np.ndarray
+    ) -> list[tuple[str, float, float, float]]:
+        """The cubes (colour, x, y on `cube_cut`, score) among the cube net's `cube_heat` for this frame: those the
+        checker confirms when there is one, else the net's peaks at its cut-off."""
+        if self.checker is None:
+            return cube_peaks(cube_heat, self.cubes.peak)
+        return self.checker.check(cube_heat, self.cubes.size, self.checker.cut(frame, frame_from_board))
+
     def count(self, frame: np.ndarray, frame_from_board: np.ndarray) -> tuple[list[EraCubes], list[BoardPiece]]:
         """Every Era's cubes, and the pieces on the ring; `frame_from_board` maps board fractions to frame pixels
         (`register`)."""
         cube_heat, piece_heat = self.look(frame, frame_from_board)
 
-        def in_frame(net: BoardNet, x: float, y: float) -> tuple[float, float]:
+        def in_frame(net: BoardNet | CubeChecker, x: float, y: float) -> tuple[float, float]:
             p = frame_from_board @ cut_from_fraction(net.size) @ np.array([x, y, 1.0])
             return float(p[0] / p[2]), float(p[1] / p[2])
 
         mine: dict[str, list[tuple[str, float, float, float]]] = {era: [] for era in self.cubes.masks}
-        for colour, x, y, score in peaks(cube_heat[: len(COLOURS)], self.cubes.peak, STRIDE):
-            era = era_of(x, y, self.cubes.masks)
+        for colour, x, y, score in self.find_cubes(frame, frame_from_board, cube_heat):
+            era = era_of(x, y, self.cube_cut.masks)
             if era is not None:
-                mine[era].append((COLOURS[colour], *in_frame(self.cubes, x, y), score))
+                mine[era].append((colour, *in_frame(self.cube_cut, x, y), score))
         eras = [
             EraCubes(era, {c: sum(1 for m in cubes if m[0] == c) for c in COLOURS}, tuple(cubes))
             for era, cubes in mine.items()

@@ -35,9 +35,15 @@ class CubeScene:
     eras: dict  # Era code -> {"in_frame": share, "counts": {colour: n}, "least_seen": min visible share}
     # (n, 4) float32: x, y on the cut, piece (index in PIECES), visible share: tokens, tiles and pawns
     pieces: np.ndarray = field(default_factory=lambda: np.zeros((0, 4), np.float32))
+    fine: bytes = b""  # the same cut at the cube checker's finer side (`--fine-px`), JPEG; empty when not asked for
 
     def cut(self) -> np.ndarray:
         return cv2.imdecode(np.frombuffer(self.jpeg, np.uint8), cv2.IMREAD_COLOR)
+
+    def fine_cut(self) -> np.ndarray:
+        if not self.fine:
+            raise ValueError(f"a scene of {self.design} has no fine cut (cube_data --fine-px)")
+        return cv2.imdecode(np.frombuffer(self.fine, np.uint8), cv2.IMREAD_COLOR)
 
 
 def erred(rng: np.random.Generator, h: np.ndarray, sd_px: float) -> np.ndarray:
@@ -47,9 +53,16 @@ def erred(rng: np.random.Generator, h: np.ndarray, sd_px: float) -> np.ndarray:
     return cv2.getPerspectiveTransform(corners.astype(np.float32), moved.astype(np.float32))
 
 
-def render_one(job: tuple[int, int, str, list[str], int]) -> CubeScene:
-    """Scene `index` of stream `seed` of one of `designs` under `root`, cut `size` pixels wide."""
-    *scene_job, size = job
+def jpeg_of(image: np.ndarray) -> bytes:
+    ok, jpeg = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 95])
+    assert ok, "JPEG encoding of a cut failed"
+    return jpeg.tobytes()
+
+
+def render_one(job: tuple[int, int, str, list[str], int, int]) -> CubeScene:
+    """Scene `index` of stream `seed` of one of `designs` under `root`, cut `size` pixels wide (and `fine` wide too,
+    when not 0)."""
+    *scene_job, size, fine = job
     rendered = render_board_scene(*scene_job)
     truth_h = rendered.frame_from_board
     used_h = erred(rendered.rng, truth_h, REGISTRATION_PX)
@@ -65,11 +78,16 @@ def render_one(job: tuple[int, int, str, list[str], int]) -> CubeScene:
         if o.kind == "cube"
     ]
     pieces = [(*on_cut(x, y), PIECES.index(label), seen) for label, x, y, seen in rendered.on_ring]
-    ok, jpeg = cv2.imencode(".jpg", rectify(rendered.scene.image, used_h, size), [cv2.IMWRITE_JPEG_QUALITY, 95])
-    assert ok, "JPEG encoding of a cut failed"
     cubes_array = np.array(cubes, np.float32).reshape(-1, 4)
     pieces_array = np.array(pieces, np.float32).reshape(-1, 4)
-    return CubeScene(jpeg.tobytes(), rendered.pieces.name, cubes_array, rendered.eras, pieces_array)
+    return CubeScene(
+        jpeg_of(rectify(rendered.scene.image, used_h, size)),
+        rendered.pieces.name,
+        cubes_array,
+        rendered.eras,
+        pieces_array,
+        jpeg_of(rectify(rendered.scene.image, used_h, fine)) if fine else b"",
+    )
 
 
 class BoardRefs:
@@ -122,6 +140,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--cut-px", type=int, default=CUT_PX, help=f"the cut's side (default {CUT_PX})")
+    parser.add_argument("--fine-px", type=int, default=0, help="also store the cut at this side (the cube checker's)")
     args = parser.parse_args(argv)
     designs = [p.name for p in design_folders(args.pieces, args.split, "the-loop")]
     if not designs:
@@ -129,7 +148,7 @@ def main(argv: list[str] | None = None) -> None:
     render_shards(
         args.out,
         args.n,
-        lambda i: (i, args.seed, str(args.pieces), designs, args.cut_px),
+        lambda i: (i, args.seed, str(args.pieces), designs, args.cut_px, args.fine_px),
         render_one,
         args.workers,
         "cube scenes",

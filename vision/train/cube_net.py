@@ -18,13 +18,13 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-import cv2
 import numpy as np
 import torch
 from torch import nn
 
 from vision.board.bench import FAMILIES, PieceTally, countable, exact
 from vision.board.cubes import CHANNELS, COLOURS, PIECES, STRIDE, count_cut, find_pieces, net_input
+from vision.train.augment import turned, vary_light
 from vision.train.budget import add_budget_args, export_onnx, resume, train_for_budget, train_or_export
 from vision.train.corner_net import conv_bn, focal_loss
 from vision.train.cube_data import BoardRefs, CubeScene, cut_side, load_scenes
@@ -120,14 +120,7 @@ class Batches:
             x0, y0 = (int(v) for v in self.rng.integers(0, self.cuts[i].shape[1] - PATCH + 1, 2))
             cut = self.cuts[i][y0 : y0 + PATCH, x0 : x0 + PATCH].astype(np.float32)
             ref = self.boards.reference(self.scenes[i].design)[y0 : y0 + PATCH, x0 : x0 + PATCH].astype(np.float32)
-            cut = cut * self.rng.uniform(0.8, 1.2, 3) + self.rng.normal(0, 8)
-            if self.rng.random() < 0.3:  # a camera less sharp than the renderer's
-                cut = cv2.GaussianBlur(cut, (0, 0), float(self.rng.uniform(0.6, 1.6)))
-            if self.rng.random() < 0.3:
-                cut = cut + self.rng.normal(0, float(self.rng.uniform(2, 8)), cut.shape)
-            ref = ref * self.rng.uniform(0.9, 1.1, 3)
-            if self.rng.random() < 0.3:
-                ref = cv2.GaussianBlur(ref, (0, 0), float(self.rng.uniform(0.5, 1.5)))
+            cut, ref = vary_light(self.rng, cut, ref)
             cubes, pieces = self.scenes[i].cubes.copy(), self.scenes[i].pieces.copy()
             for points in (cubes, pieces):
                 points[:, 0] -= x0
@@ -141,12 +134,6 @@ class Batches:
             hs.append(heat)
             ws.append(weight)
         return torch.from_numpy(np.stack(xs)), torch.from_numpy(np.stack(hs)), torch.from_numpy(np.stack(ws))
-
-
-def turned(a: np.ndarray, k: int, flip: bool) -> np.ndarray:
-    """A (channels, H, W) array turned by k quarter turns and mirrored: inputs and targets alike."""
-    a = np.rot90(a, k, axes=(1, 2))
-    return np.ascontiguousarray(a[:, :, ::-1] if flip else a)
 
 
 def evaluate(model: CubeNet, scenes: list[CubeScene], boards: BoardRefs) -> dict:

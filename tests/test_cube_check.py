@@ -1,0 +1,118 @@
+"""The cube checker (`vision.board.check`): candidates from the cube net's maps, windows of the fine cut, the second
+look's verdicts settled into cubes, and how its training windows are labelled and turned."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vision.board.check import (
+    APART_SIDES,
+    CLASSES,
+    CUBE_SIDES_PX,
+    MERGE_SIDES,
+    REACH_SIDES,
+    candidates,
+    patches,
+    settle,
+    windows,
+)
+from vision.board.cubes import COLOURS, STRIDE, counts_of
+from vision.train.augment import turned, turned_offset
+from vision.train.cube_check import label_candidates
+
+
+def _heat(points: list[tuple[int, int, int, float]], cells: int = 100) -> np.ndarray:
+    heat = np.zeros((len(COLOURS), cells, cells), np.float32)
+    for c, cx, cy, v in points:
+        heat[c, cy, cx] = v
+    return heat
+
+
+def test_candidates_are_peaks_on_the_fine_cut_one_per_spot_surest_first() -> None:
+    # a red and a blue peak in the same cell (one spot), a green one three cells off, a faint one below the floor
+    heat = _heat([(0, 10, 10, 0.9), (2, 10, 10, 0.4), (1, 13, 10, 0.6), (0, 50, 50, 0.04)])
+    found = candidates(heat, 0.05, 400, 600)
+    scale = 600 / 400
+    x0 = (10 * STRIDE + (STRIDE - 1) / 2 + 0.5) * scale - 0.5
+    x1 = (13 * STRIDE + (STRIDE - 1) / 2 + 0.5) * scale - 0.5
+    assert [(x, y) for x, y, _ in found] == [(round(x0), round(x0)), (round(x1), round(x0))]
+    assert [s for *_, s in found] == pytest.approx([0.9, 0.6])
+    assert all(float(v).is_integer() for x, y, _ in found for v in (x, y))  # whole pixels: a window's centre
+    assert (x1 - x0) > MERGE_SIDES * CUBE_SIDES_PX  # so the green one is a spot of its own
+    assert candidates(heat, 0.95, 400, 600) == []
+
+
+def test_windows_centre_the_point_and_are_black_beyond_the_cut() -> None:
+    cut = np.full((60, 60, 3), 200, np.uint8)
+    reference = np.full((60, 60, 3), 100, np.uint8)
+    cut[20, 30] = (0, 0, 255)
+    (p,) = patches(cut, reference, [(30.0, 20.0)], 9)
+    assert tuple(p[4, 4, :3]) == (0, 0, 255) and tuple(p[4, 4, 3:]) == (100, 100, 100)
+    (edge,) = patches(cut, reference, [(0.0, 0.0)], 9)
+    assert (edge[:4, :4] == 0).all() and (edge[4:, 4:, :3] == 200).all()
+    x = windows(cut, reference, [(30.0, 20.0), (0.0, 0.0)], 9)
+    assert x.shape == (2, 6, 9, 9) and x.dtype == np.float32 and x.min() >= -0.5 and x.max() <= 0.5
+    assert windows(cut, reference, [], 9).shape == (0, 6, 9, 9)
+
+
+def test_settle_moves_each_cube_to_its_centre_and_reads_one_cube_once() -> None:
+    side = CUBE_SIDES_PX
+    points = [(100.0, 100.0), (108.0, 100.0), (100.0 + 1.2 * side, 100.0), (300.0, 300.0)]
+    # the first two look at one red cube (at 104, 100), the third at a green one beside it, the last at nothing
+    probs = np.array([[0.1, 0.8, 0.05, 0.05], [0.3, 0.6, 0.05, 0.05], [0.2, 0.1, 0.7, 0.0], [0.9, 0.05, 0.05, 0.0]])
+    offsets = np.array([[4.0, 0.0], [-4.0, 0.0], [0.0, 1.0], [0.0, 0.0]])
+    cubes = settle(points, probs, offsets, 0.5)
+    assert [(c, round(x), round(y)) for c, x, y, _ in cubes] == [
+        ("red", 104, 100),
+        ("green", round(100 + 1.2 * side), 101),
+    ]
+    assert cubes[0][3] == pytest.approx(0.9)
+    assert len(settle(points, probs, offsets, 0.85)) == 1  # only the surest
+    assert APART_SIDES < 1.2  # two touching cubes (a side apart) stay two
+    masks = {"daw": np.zeros((400, 400), bool), "med": np.zeros((400, 400), bool)}
+    masks["daw"][:, :110] = True  # the red cube in it, the green one beyond
+    masks["med"][:, 110:] = True
+    assert counts_of(cubes, masks) == {
+        "daw": {"red": 1, "green": 0, "blue": 0},
+        "med": {"red": 0, "green": 1, "blue": 0},
+    }
+
+
+def test_candidates_are_taught_the_nearest_cube_in_reach_and_nothing_for_a_hidden_one() -> None:
+    reach = REACH_SIDES * CUBE_SIDES_PX
+    cubes = np.array([[100, 100, 0, 1.0], [130, 100, 2, 0.9], [300, 300, 1, 0.2]], np.float32)
+    points = np.array([[104, 100], [126, 103], [100, 100 + reach + 1], [301, 300]], np.float32)
+    classes, offsets = label_candidates(points, cubes, reach)
+    assert classes.tolist() == [1 + 0, 1 + 2, 0, -1]
+    assert offsets[0] * reach == pytest.approx([-4, 0]) and offsets[1] * reach == pytest.approx([4, -3])
+    assert offsets[2].tolist() == [0, 0]
+    assert ("none", *COLOURS) == CLASSES
+    none, _ = label_candidates(points, np.zeros((0, 4), np.float32), reach)
+    assert none.tolist() == [0, 0, 0, 0]
+
+
+@pytest.mark.parametrize("k", range(4))
+@pytest.mark.parametrize("flip", [False, True])
+def test_a_turned_window_turns_its_offset_alike(k: int, flip: bool) -> None:
+    side, centre = 63, 31
+    a = np.zeros((1, side, side), np.float32)
+    a[0, centre + 5, centre + 9] = 1.0  # dx 9, dy 5
+    y, x = np.unravel_index(int(turned(a, k, flip)[0].argmax()), (side, side))
+    assert turned_offset(np.array([9.0, 5.0]), k, flip).tolist() == [x - centre, y - centre]
+
+
+def test_a_checker_without_its_settings_is_refused_naming_the_file(tmp_path: Path) -> None:
+    from vision.board.check import CHECK_MODEL_FILE, CHECK_THRESHOLDS_FILE, CubeChecker
+    from vision.board.layout import load_board
+    from vision.recognise.models import ModelError, models_dir
+
+    if not (models_dir() / CHECK_MODEL_FILE).is_file():
+        pytest.skip("no cube checker shipped")
+    board = load_board(models_dir() / "the-loop-board")
+    (tmp_path / CHECK_THRESHOLDS_FILE).write_text(json.dumps({"fine_px": 600}))
+    with pytest.raises(ModelError, match=f"{CHECK_THRESHOLDS_FILE}: expected JSON"):
+        CubeChecker.load(models_dir() / CHECK_MODEL_FILE, tmp_path / CHECK_THRESHOLDS_FILE, board.picture, board.eras)

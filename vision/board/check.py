@@ -1,0 +1,144 @@
+"""A second look at every cube the cube net might have seen: a small classifier over a window of a finer cut around
+each candidate peak, which says whether a cube stands there, of which colour, and where its centre lies.
+
+Why: the cube net is cheap because it reads the whole ring at 1.6 px/mm; its misses and double counts are local (a
+red cube on a red Era in shadow, a tall cube in a near view marked twice, a cube in a touching row), and a frame
+holds up to 2.6 px/mm at the board. The checker spends its work only at the candidates (peaks of the cube net's maps
+above a low floor, so it sees the net's doubtful ones too) and at the finer cut's resolution. Candidates that the
+checker places on the same cube are read once.
+
+    candidates (cube net, low floor) -> window of the fine cut and the board's picture -> cube? colour, offset
+    -> the surest of any two closer than `APART_SIDES` of a cube's side -> counted in the Era the centre lies in
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from vision.board.cubes import COLOURS, STRIDE, net_input
+from vision.board.rectify import era_masks, rectify, reference_cut
+from vision.heatmap import peaks
+
+CHECK_MODEL_FILE = "the-loop-cube-check.onnx"
+CHECK_THRESHOLDS_FILE = "the-loop-cube-check.json"  # {"fine_px", "window", "floor", "accept"}
+FINE_PX = 600  # the fine cut's side: 2.4 px/mm on a 420 mm board, a 9 mm cube 21 px
+WINDOW = 63  # the window's side, fine-cut pixels (27 mm: a cube and half of each neighbour); odd, so a quarter turn
+# keeps its centre
+CUBE_SIDES_PX = 9.0 * FINE_PX / (0.6 * 420.0)  # a cube's side on the fine cut (`bench.px_per_mm`)
+MERGE_SIDES = 0.3  # candidates (any colour) closer than this many sides are one spot: the surest is kept
+REACH_SIDES = 0.75  # a candidate this near a cube's centre is that cube's (taught so, and the offset found)
+APART_SIDES = 0.6  # two cubes read closer than this are one
+CLASSES = ("none", *COLOURS)
+
+
+def candidates(heat: np.ndarray, floor: float, size: int, fine: int) -> list[tuple[float, float, float]]:
+    """(x, y on the fine cut, whole pixels, score) of every peak of the cube maps (on a cut `size` wide) at or above
+    `floor`, surest first, each keeping off any weaker one of any colour within `MERGE_SIDES`."""
+    scale = fine / size
+    found = sorted(peaks(heat[: len(COLOURS)], floor, STRIDE), key=lambda p: -p[3])
+    merge = (MERGE_SIDES * CUBE_SIDES_PX * fine / FINE_PX) ** 2
+    kept: list[tuple[float, float, float]] = []
+    for _, x, y, score in found:
+        fx, fy = float(round((x + 0.5) * scale - 0.5)), float(round((y + 0.5) * scale - 0.5))
+        if all((fx - kx) ** 2 + (fy - ky) ** 2 >= merge for kx, ky, _ in kept):
+            kept.append((fx, fy, score))
+    return kept
+
+
+def patches(cut: np.ndarray, reference: np.ndarray, points: list[tuple[float, float]], side: int) -> np.ndarray:
+    """(n, side, side, 6) uint8: the cut and the reference around each point (the nearest pixel at the window's
+    centre), black beyond the cut's edge as a cut is."""
+    pad = side // 2 + 1
+    both = np.pad(np.concatenate([cut, reference], axis=2), ((pad, pad), (pad, pad), (0, 0)))
+    out = np.empty((len(points), side, side, 6), np.uint8)
+    for k, (x, y) in enumerate(points):
+        x0, y0 = round(x) - side // 2 + pad, round(y) - side // 2 + pad
+        out[k] = both[y0 : y0 + side, x0 : x0 + side]
+    return out
+
+
+def windows(cut: np.ndarray, reference: np.ndarray, points: list[tuple[float, float]], side: int) -> np.ndarray:
+    """(n, 6, side, side) float32: `patches` scaled as `cubes.net_input` scales a cut."""
+    found = patches(cut, reference, points, side)
+    return (
+        np.stack([net_input(p[..., :3], p[..., 3:])[0] for p in found])
+        if len(found)
+        else np.zeros((0, 6, side, side), np.float32)
+    )
+
+
+def softmax(logits: np.ndarray) -> np.ndarray:
+    e = np.exp(logits - logits.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def read_windows(session: Any, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(class probabilities (n, 4): none, red, green, blue; offsets to the cube's centre (n, 2), fine-cut pixels)."""
+    if not len(crops):
+        return np.zeros((0, len(CLASSES)), np.float32), np.zeros((0, 2), np.float32)
+    logits, offsets = session.run(None, {"x": crops})
+    return softmax(logits), offsets * REACH_SIDES * CUBE_SIDES_PX
+
+
+def settle(
+    points: list[tuple[float, float]], probs: np.ndarray, offsets: np.ndarray, accept: float
+) -> list[tuple[str, float, float, float]]:
+    """(colour, x, y on the fine cut, probability) of every candidate the checker calls a cube at `accept` or more,
+    moved to the centre it finds; of any two closer than `APART_SIDES` the surer is kept."""
+    cube = 1.0 - probs[:, 0]
+    order = np.argsort(-cube)
+    apart = (APART_SIDES * CUBE_SIDES_PX) ** 2
+    kept: list[tuple[str, float, float, float]] = []
+    for k in order:
+        if cube[k] < accept:
+            break
+        x, y = points[k][0] + float(offsets[k, 0]), points[k][1] + float(offsets[k, 1])
+        if all((x - kx) ** 2 + (y - ky) ** 2 >= apart for _, kx, ky, _ in kept):
+            kept.append((COLOURS[int(np.argmax(probs[k, 1:]))], x, y, float(cube[k])))
+    return kept
+
+
+@dataclass(frozen=True)
+class CubeChecker:
+    """The checker's net with its board's fine cuts and tuned cut-offs."""
+
+    session: Any
+    size: int  # the fine cut's side
+    window: int
+    floor: float  # the cube net's heat at which a peak is a candidate
+    accept: float  # the checker's probability of a cube at which it is counted
+    reference: np.ndarray  # the board's picture cut at the fine side
+    masks: dict[str, np.ndarray]  # each Era's sector on the fine cut
+
+    @classmethod
+    def load(
+        cls, model: Path, thresholds: Path, board_picture: np.ndarray, eras: Mapping[str, np.ndarray]
+    ) -> CubeChecker:
+        from vision.recognise.models import ModelError, session
+
+        net = session(model)
+        try:
+            tuned = json.loads(thresholds.read_text())
+            fine, window = int(tuned["fine_px"]), int(tuned["window"])
+            floor, accept = float(tuned["floor"]), float(tuned["accept"])
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            raise ModelError(f"{thresholds}: expected JSON with fine_px, window, floor and accept ({e})") from e
+        if not 64 <= fine <= 2048 or not 16 <= window <= 256:
+            raise ModelError(f"{thresholds}: fine_px {fine} or window {window} out of range (64-2048, 16-256)")
+        return cls(net, fine, window, floor, accept, reference_cut(board_picture, fine), era_masks(eras, fine))
+
+    def check(self, heat: np.ndarray, size: int, fine_cut: np.ndarray) -> list[tuple[str, float, float, float]]:
+        """The cubes (colour, x, y on the fine cut, probability) among the candidates of the cube net's `heat` (over
+        a cut `size` wide), read on `fine_cut` (the same ring cut `self.size` wide)."""
+        points = [(x, y) for x, y, _ in candidates(heat, self.floor, size, self.size)]
+        probs, offsets = read_windows(self.session, windows(fine_cut, self.reference, points, self.window))
+        return settle(points, probs, offsets, self.accept)
+
+    def cut(self, frame: np.ndarray, frame_from_board: np.ndarray) -> np.ndarray:
+        return rectify(frame, frame_from_board, self.size)

@@ -1,0 +1,162 @@
+"""The cube checker's net (`vision.board.check`): a window of the fine cut and the board's picture around a
+candidate peak of the cube net in; whether a cube's centre lies within reach of it, of which colour, and the offset
+to that centre out.
+
+Candidates are the shipped cube net's own peaks on the stored scenes (`cube_data --fine-px`), taken at a low floor,
+so the checker learns the net's doubtful peaks: double marks of one tall cube, marks between touching cubes, print
+that looks like a cube. Each candidate is taught the nearest cube within `check.REACH_SIDES` of a cube's side (its
+colour and the offset to it), or "none"; a candidate whose nearest cube is too hidden to count is not taught.
+
+    PYTHONPATH=<torch> .venv/bin/python -m vision.train.cube_check train --data out/cubes/train --val out/cubes/val \
+        --pieces out/pieces/the-loop --out out/runs/cube-check --minutes 40
+    PYTHONPATH=<torch, onnx> .venv/bin/python -m vision.train.cube_check export --run out/runs/cube-check \
+        --onnx models/the-loop-cube-check.onnx
+    .venv/bin/python -m vision.train.cube_check tune --val out/cubes/val --models models
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from vision.board.bench import countable, exact
+from vision.board.check import (
+    CHECK_MODEL_FILE,
+    CHECK_THRESHOLDS_FILE,
+    FINE_PX,
+    WINDOW,
+    candidates,
+    read_windows,
+    settle,
+    windows,
+)
+from vision.board.cubes import MODEL_FILE, THRESHOLDS_FILE, count_cut, counts_of, heat_of
+from vision.train.cube_data import BoardRefs, CubeScene, cut_side, load_scenes
+
+SEEN = 0.4  # as the cube net: a cube less visible than this is neither taught nor punished
+TRAIN_FLOOR = 0.05  # candidates to learn from: the cube net's peaks down to this heat
+FLOORS = (0.05, 0.1, 0.15, 0.2, 0.3)
+ACCEPTS = tuple(round(float(v), 2) for v in np.arange(0.2, 0.95, 0.05))
+
+
+def label_candidates(points: np.ndarray, cubes: np.ndarray, reach: float) -> tuple[np.ndarray, np.ndarray]:
+    """Per candidate (n, 2), its class (0: none, 1 + colour; -1: not taught, its nearest cube too hidden) and the
+    offset to that cube's centre in units of `reach`; `cubes` (m, 4): x, y, colour, visible share, same pixels."""
+    classes = np.zeros(len(points), np.int64)
+    offsets = np.zeros((len(points), 2), np.float32)
+    if not len(cubes) or not len(points):
+        return classes, offsets
+    d = np.linalg.norm(points[:, None, :] - cubes[None, :, :2], axis=2)
+    nearest = d.argmin(axis=1)
+    for k, j in enumerate(nearest):
+        if d[k, j] > reach:
+            continue
+        classes[k] = -1 if cubes[j, 3] < SEEN else 1 + int(cubes[j, 2])
+        offsets[k] = (cubes[j, :2] - points[k]) / reach
+    return classes, offsets
+
+
+def fine_cubes(scene: CubeScene, size: int, fine: int) -> np.ndarray:
+    """The scene's cubes (x, y, colour, visible share) moved from its cut `size` wide to the fine cut."""
+    cubes = scene.cubes.copy()
+    cubes[:, :2] = (cubes[:, :2] + 0.5) * (fine / size) - 0.5
+    return cubes
+
+
+def scene_candidates(net: object, scene: CubeScene, boards: BoardRefs, fine: int, floor: float) -> np.ndarray:
+    """(n, 2) candidate points on the fine cut: the cube net's peaks on the scene's cut."""
+    heat = heat_of(net, scene.cut(), boards.reference(scene.design))
+    found = candidates(heat, floor, boards.size, fine)
+    return np.array([(x, y) for x, y, _ in found], np.float32).reshape(-1, 2)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    t = sub.add_parser("train")
+    t.add_argument("--data", type=Path, nargs="+", required=True, help="folders of cube_data scenes with fine cuts")
+    t.add_argument("--val", type=Path, required=True)
+    t.add_argument("--pieces", type=Path, default=Path("out/pieces/the-loop"))
+    t.add_argument("--models", type=Path, default=Path("models"), help="where the cube net is")
+    t.add_argument("--val-scenes", type=int, default=60)
+    t.add_argument("--every", type=float, default=300.0)
+    from vision.train.budget import add_budget_args, add_export_parser
+
+    add_budget_args(t, minutes=40.0, batch=96, lr=3e-3, threads=2)
+    add_export_parser(sub)
+    u = sub.add_parser("tune")
+    u.add_argument("--val", type=Path, required=True)
+    u.add_argument("--pieces", type=Path, default=Path("out/pieces/the-loop"))
+    u.add_argument("--models", type=Path, default=Path("models"))
+    args = parser.parse_args(argv)
+    if args.command == "tune":
+        tune(args.val, args.pieces, args.models)
+        return
+    from vision.train import cube_check_net
+
+    if args.command == "train":
+        cube_check_net.train(args)
+    else:
+        cube_check_net.export(args.run, args.onnx)
+
+
+def tune(val: Path, pieces: Path, models: Path) -> None:
+    """The candidates' floor and the checker's cut-off that count the most validation Eras exactly; the cube net
+    alone at its own cut-off beside it (the same scenes)."""
+    from vision.recognise.models import session
+
+    net, checker = session(models / MODEL_FILE), session(models / CHECK_MODEL_FILE)
+    peak = float(json.loads((models / THRESHOLDS_FILE).read_text()).get("peak", 0.3))
+    scenes = load_scenes(val)
+    boards = BoardRefs(pieces, cut_side(scenes))
+    fine_boards = BoardRefs(pieces, FINE_PX)
+    right = {(f, a): 0 for f in FLOORS for a in ACCEPTS}
+    alone = total = 0
+    for n, s in enumerate(scenes):
+        heat = heat_of(net, s.cut(), boards.reference(s.design))
+        total += sum(countable(info) for info in s.eras.values())
+        alone += exact(count_cut(heat, boards.masks(s.design), peak), s.eras)
+        fine_cut = s.fine_cut()
+        for floor in FLOORS:
+            points = [(x, y) for x, y, _ in candidates(heat, floor, boards.size, FINE_PX)]
+            probs, offsets = read_windows(checker, windows(fine_cut, fine_boards.reference(s.design), points, WINDOW))
+            for accept in ACCEPTS:
+                said = counts_of(settle(points, probs, offsets, accept), fine_boards.masks(s.design))
+                right[floor, accept] += exact(said, s.eras)
+        print(f"\r{n + 1}/{len(scenes)} scenes", end="", file=sys.stderr)
+    best = max(right, key=lambda k: (right[k], -abs(k[1] - 0.5)))
+    for floor in FLOORS:
+        print(f"floor {floor:.2f}: " + " ".join(f"{a:.2f}:{100 * right[floor, a] / total:.1f}" for a in ACCEPTS))
+    out = {
+        "fine_px": FINE_PX,
+        "window": WINDOW,
+        "floor": best[0],
+        "accept": best[1],
+        "val_eras": total,
+        "val_exact_pct": round(100 * right[best] / max(total, 1), 2),
+        "val_cube_net_alone_pct": round(100 * alone / max(total, 1), 2),
+    }
+    (models / CHECK_THRESHOLDS_FILE).write_text(json.dumps(out, indent=1) + "\n")
+    print(f"wrote {models / CHECK_THRESHOLDS_FILE}: {out}")
+
+
+def evaluate_scenes(
+    net: object, checker_read: object, scenes: list[CubeScene], boards: BoardRefs, fine_boards: BoardRefs
+) -> dict:
+    """Validation Eras exact at floor 0.1, cut-off 0.5 (`checker_read(crops)` -> probabilities, offsets)."""
+    right = total = 0
+    for s in scenes:
+        heat = heat_of(net, s.cut(), boards.reference(s.design))
+        points = [(x, y) for x, y, _ in candidates(heat, 0.1, boards.size, FINE_PX)]
+        probs, offsets = checker_read(windows(s.fine_cut(), fine_boards.reference(s.design), points, WINDOW))
+        right += exact(counts_of(settle(points, probs, offsets, 0.5), fine_boards.masks(s.design)), s.eras)
+        total += sum(countable(info) for info in s.eras.values())
+    return {"val_eras_exact": round(right / max(total, 1), 4), "val_eras": total}
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,152 @@
+"""The cube checker's torch side (`vision.train.cube_check` runs it): the net, its training batches and its export.
+
+The windows are drawn at the candidates the shipped cube net finds on the stored scenes, each moved a little (the
+net's peaks lie on a grid 6 fine pixels apart), turned and mirrored with its offset, the light varied as the cube
+net's patches are. One in ten windows is centred anywhere on the cut instead, so the checker also meets the print
+between candidates.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch import nn
+
+from vision.board.check import CLASSES, CUBE_SIDES_PX, FINE_PX, REACH_SIDES, WINDOW, patches
+from vision.board.cubes import net_input
+from vision.recognise.models import session
+from vision.train.augment import turned, turned_offset, vary_light
+from vision.train.budget import export_onnx, resume, train_for_budget
+from vision.train.corner_net import conv_bn
+from vision.train.cube_check import TRAIN_FLOOR, evaluate_scenes, fine_cubes, label_candidates, scene_candidates
+from vision.train.cube_data import BoardRefs, CubeScene, cut_side, load_scenes
+
+ANYWHERE = 0.1  # share of windows centred at random on the cut
+JITTER_PX = 3  # a candidate's window moved by up to this many fine pixels
+
+
+class CheckNet(nn.Module):
+    """6 x 63 x 63 (the fine cut and the board's picture) -> 4 class logits (none, red, green, blue) and the offset
+    to the cube's centre (x, y, in units of the reach). Strided down to 4 x 4 and flattened, not pooled: where the
+    cube lies in the window is the question."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.features = nn.Sequential(
+            conv_bn(6, 24, stride=2),
+            conv_bn(24, 32),
+            conv_bn(32, 48, stride=2),
+            conv_bn(48, 48),
+            conv_bn(48, 64, stride=2),
+            conv_bn(64, 64),
+            conv_bn(64, 96, stride=2),
+        )
+        self.head = nn.Sequential(nn.Flatten(), nn.Linear(96 * 16, 128), nn.ReLU(True), nn.Linear(128, 6))
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        out = self.head(self.features(x))
+        return out[:, : len(CLASSES)], out[:, len(CLASSES) :]
+
+
+class Windows:
+    """Training windows at the cube net's candidates on the stored scenes (with fine cuts)."""
+
+    def __init__(self, scenes: list[CubeScene], boards: BoardRefs, fine: BoardRefs, net: object, seed: int) -> None:
+        self.scenes = scenes
+        self.fine = fine
+        self.rng = np.random.default_rng(seed)
+        self.reach = REACH_SIDES * CUBE_SIDES_PX
+        self.cuts, self.cubes, rows = [], [], []
+        for i, s in enumerate(scenes):
+            self.cuts.append(s.fine_cut())
+            self.cubes.append(fine_cubes(s, boards.size, FINE_PX))
+            for x, y in scene_candidates(net, s, boards, FINE_PX, TRAIN_FLOOR):
+                rows.append((i, x, y))
+            print(f"\rcandidates: {i + 1}/{len(scenes)} scenes, {len(rows)}", end="", file=sys.stderr)
+        print(file=sys.stderr)
+        self.rows = np.array(rows, np.float32)
+
+    def sample(self, batch: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        xs, classes, offsets = [], [], []
+        while len(xs) < batch:
+            if self.rng.random() < ANYWHERE:
+                i = int(self.rng.integers(0, len(self.scenes)))
+                point = self.rng.uniform(0, FINE_PX - 1, 2)
+            else:
+                i, x, y = self.rows[int(self.rng.integers(0, len(self.rows)))]
+                i = int(i)
+                point = np.array([x, y]) + self.rng.integers(-JITTER_PX, JITTER_PX + 1, 2)
+            point = np.round(point).astype(np.float32)
+            label, offset = label_candidates(point[None], self.cubes[i], self.reach)
+            if label[0] < 0:
+                continue
+            raw = patches(self.cuts[i], self.fine.reference(self.scenes[i].design), [tuple(point)], WINDOW)[0]
+            cut, ref = vary_light(self.rng, raw[..., :3], raw[..., 3:])
+            x = net_input(np.clip(cut, 0, 255).astype(np.uint8), np.clip(ref, 0, 255).astype(np.uint8))[0]
+            k, flip = int(self.rng.integers(0, 4)), bool(self.rng.random() < 0.5)
+            xs.append(turned(x, k, flip))
+            classes.append(label[0])
+            offsets.append(turned_offset(offset[0], k, flip))
+        return torch.from_numpy(np.stack(xs)), torch.tensor(classes), torch.from_numpy(np.stack(offsets))
+
+
+class TorchReader:
+    """The net in eval mode behind ONNX Runtime's `run` call, so validation reads windows as the runtime does."""
+
+    def __init__(self, model: CheckNet) -> None:
+        self.model = model
+
+    def run(self, _outputs: object, feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
+        with torch.no_grad():
+            logits, offsets = self.model(torch.from_numpy(feeds["x"]))
+        return [logits.numpy(), offsets.numpy()]
+
+
+def train(args: argparse.Namespace) -> None:
+    from vision.board.check import read_windows
+    from vision.board.cubes import MODEL_FILE
+
+    torch.set_num_threads(args.threads)
+    net = session(args.models / MODEL_FILE)
+    scenes = [scene for folder in args.data for scene in load_scenes(folder)]
+    boards, fine = BoardRefs(args.pieces, cut_side(scenes)), BoardRefs(args.pieces, FINE_PX)
+    data = Windows(scenes, boards, fine, net, args.seed)
+    val = load_scenes(args.val)[: args.val_scenes]
+    model = CheckNet()
+    opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
+    state = resume(args.out, model, opt, args.minutes)
+    reader = TorchReader(model)
+
+    def next_loss() -> torch.Tensor:
+        x, classes, offsets = data.sample(args.batch)
+        logits, predicted = model(x)
+        loss = nn.functional.cross_entropy(logits, classes, label_smoothing=0.02)
+        cube = classes > 0
+        if cube.any():
+            loss = loss + nn.functional.smooth_l1_loss(predicted[cube], offsets[cube], beta=0.1)
+        return loss
+
+    def evaluate() -> dict:
+        model.eval()
+        try:
+            return evaluate_scenes(net, lambda crops: read_windows(reader, crops), val, boards, fine)
+        finally:
+            model.train()
+
+    train_for_budget(
+        model, opt, state, args.lr, next_loss, evaluate, args.out, ("windows", args.batch), every_s=args.every
+    )
+
+
+def export(run: Path, onnx_path: Path) -> None:
+    checkpoint = torch.load(run / "last.pt", weights_only=False)
+    model = CheckNet()
+    model.load_state_dict(checkpoint["model"])
+    dummy = torch.zeros(2, 6, WINDOW, WINDOW)
+    export_onnx(
+        model, dummy, onnx_path, ["x"], ["logits", "offset"], {"x": {0: "n"}, "logits": {0: "n"}, "offset": {0: "n"}}
+    )
