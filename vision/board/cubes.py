@@ -161,7 +161,8 @@ class BoardNet:
 class CubeCounter:
     """Counts cubes per Era on one registered board (its picture and its Era sectors, board fractions), and reads
     the pieces on the ring: with the cube net when it reads them, else with the pieces' own net when there is one
-    (`PIECES_MODEL_FILE`: each net at the cut's side it was trained at)."""
+    (`PIECES_MODEL_FILE`: each net at the cut's side it was trained at). With a cube checker (`check.CHECK_MODEL_FILE`)
+    the cube net's peaks are only candidates, and the checker's second look on a finer cut says which are cubes."""
 
     def __init__(self, board_picture: np.ndarray, eras: Mapping[str, np.ndarray], models: Path) -> None:
         from vision.board.check import CHECK_MODEL_FILE, CHECK_THRESHOLDS_FILE, CubeChecker

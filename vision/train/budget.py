@@ -9,9 +9,10 @@ import math
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
-import torch
+if TYPE_CHECKING:  # torch only where a net is trained: the command lines' options are read without it
+    import torch
 
 
 def cosine_lr(opt: torch.optim.Optimizer, lr: float, step: int, progress: float, warmup: int) -> None:
@@ -29,6 +30,8 @@ def log_row(log: IO[str], row: dict[str, Any]) -> None:
 
 def save_checkpoint(run: Path, checkpoint: dict[str, Any], name: str = "last.pt") -> None:
     """Whole or not at all: written beside, then renamed over the last one."""
+    import torch
+
     torch.save(checkpoint, run / "tmp.pt")
     (run / "tmp.pt").replace(run / name)
 
@@ -37,6 +40,8 @@ def export_onnx(
     model: torch.nn.Module, dummy: torch.Tensor, path: Path, inputs: list[str], outputs: list[str], dynamic: dict
 ) -> None:
     """The eval-mode model as an ONNX graph (opset 17, the TorchScript exporter) for ONNX Runtime."""
+    import torch
+
     path.parent.mkdir(parents=True, exist_ok=True)
     torch.onnx.export(
         model.eval(),
@@ -109,6 +114,8 @@ def resume(run: Path, model: torch.nn.Module, opt: torch.optim.Optimizer, minute
     state: dict[str, Any] = {"step": 0, "seconds": 0.0, "budget_s": minutes * 60.0}
     last = run / "last.pt"
     if last.is_file():
+        import torch
+
         saved = torch.load(last, weights_only=False)
         model.load_state_dict(saved["model"])
         opt.load_state_dict(saved["opt"])

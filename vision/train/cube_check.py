@@ -127,7 +127,8 @@ def tune(val: Path, pieces: Path, models: Path) -> None:
             for accept in ACCEPTS:
                 said = counts_of(settle(points, probs, offsets, accept), fine_boards.masks(s.design))
                 right[floor, accept] += exact(said, s.eras)
-        print(f"\r{n + 1}/{len(scenes)} scenes", end="", file=sys.stderr)
+        if (n + 1) % 50 == 0:
+            print(f"{n + 1}/{len(scenes)} scenes", file=sys.stderr)
     best = max(right, key=lambda k: (right[k], -abs(k[1] - 0.5)))
     for floor in FLOORS:
         print(f"floor {floor:.2f}: " + " ".join(f"{a:.2f}:{100 * right[floor, a] / total:.1f}" for a in ACCEPTS))

@@ -66,8 +66,8 @@ class Windows:
             self.cubes.append(fine_cubes(s, boards.size, FINE_PX))
             for x, y in scene_candidates(net, s, boards, FINE_PX, TRAIN_FLOOR):
                 rows.append((i, x, y))
-            print(f"\rcandidates: {i + 1}/{len(scenes)} scenes, {len(rows)}", end="", file=sys.stderr)
-        print(file=sys.stderr)
+            if (i + 1) % 500 == 0 or i + 1 == len(scenes):
+                print(f"candidates: {i + 1}/{len(scenes)} scenes, {len(rows)}", file=sys.stderr)
         self.rows = np.array(rows, np.float32)
 
     def sample(self, batch: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:

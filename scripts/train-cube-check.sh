@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Trains The LOOP's cube checker (issue 21, models/the-loop-cubes.md, "The cube checker"): the second look at every
+# peak of the shipped cube net (models/the-loop-cubes.onnx), on this 2-core CPU, resumably: run it again after an
+# interruption and every finished step is kept, the net resumes from its last checkpoint. Needs scripts/setup.sh and
+# scripts/setup-train.sh (or TRAIN_PYTHON: a Python with torch and onnx).
+#   1. procedural designs of The LOOP (tabletop synth pieces): by design number 14 of every 20 train, 3 validation,
+#      3 test (art.common.design_split; the test boards are never rendered into training data);
+#   2. board scenes of the training and validation boards, each cut at the cube net's side (400 px) and at the
+#      checker's (600 px) (vision.train.cube_data --fine-px);
+#   3. the checker: windows at the cube net's candidates, 40 minutes, its ONNX graph, and the candidates' floor and
+#      the checker's cut-off chosen on the validation boards.
+# About 1.5 hours here: designs 25 min, scenes 23, checker 40, cut-offs 5.
+source "$(dirname "$0")/train-env.sh"  # set -euo pipefail, the repository root, T, R, OUT, M
+P="$OUT/pieces/the-loop"
+RUN="$OUT/runs/cube-check"
+
+.venv/bin/tabletop synth pieces --game the-loop --designs 100 --out "$P" --workers 2
+$R -m vision.train.cube_data "$OUT/cubes/val" --pieces "$P" --split val --n 200 --seed 2 --cut-px 400 --fine-px 600
+$R -m vision.train.cube_data "$OUT/cubes/train" --pieces "$P" --split train --n 2000 --seed 1 --cut-px 400 \
+  --fine-px 600
+$T -m vision.train.cube_check train --data "$OUT/cubes/train" --val "$OUT/cubes/val" --pieces "$P" --models "$M" \
+  --out "$RUN" --minutes 40 --threads 2
+mkdir -p "$M/checkpoints"
+cp "$RUN/last.pt" "$M/checkpoints/the-loop-cube-check.last.pt"
+cp "$RUN/curve.jsonl" "$M/checkpoints/the-loop-cube-check.curve.jsonl"
+$T -m vision.train.cube_check export --run "$RUN" --onnx "$M/the-loop-cube-check.onnx"
+$R -m vision.train.cube_check tune --val "$OUT/cubes/val" --pieces "$P" --models "$M"
+echo "train-cube-check: done: $M/the-loop-cube-check.onnx, $M/the-loop-cube-check.json"
