@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from vision.board.cubes import COLOURS, STRIDE, net_input
+from vision.board.cubes import COLOURS, STRIDE
 from vision.board.rectify import era_masks, rectify, reference_cut
 from vision.heatmap import peaks
 
@@ -54,23 +54,21 @@ def candidates(heat: np.ndarray, floor: float, size: int, fine: int) -> list[tup
 def patches(cut: np.ndarray, reference: np.ndarray, points: list[tuple[float, float]], side: int) -> np.ndarray:
     """(n, side, side, 6) uint8: the cut and the reference around each point (the nearest pixel at the window's
     centre), black beyond the cut's edge as a cut is."""
-    pad = side // 2 + 1
-    both = np.pad(np.concatenate([cut, reference], axis=2), ((pad, pad), (pad, pad), (0, 0)))
-    out = np.empty((len(points), side, side, 6), np.uint8)
+    h, w = cut.shape[:2]
+    out = np.zeros((len(points), side, side, 6), np.uint8)
     for k, (x, y) in enumerate(points):
-        x0, y0 = round(x) - side // 2 + pad, round(y) - side // 2 + pad
-        out[k] = both[y0 : y0 + side, x0 : x0 + side]
+        x0, y0 = round(x) - side // 2, round(y) - side // 2
+        ax, ay, bx, by = max(x0, 0), max(y0, 0), min(x0 + side, w), min(y0 + side, h)
+        if ax < bx and ay < by:
+            out[k, ay - y0 : by - y0, ax - x0 : bx - x0, :3] = cut[ay:by, ax:bx]
+            out[k, ay - y0 : by - y0, ax - x0 : bx - x0, 3:] = reference[ay:by, ax:bx]
     return out
 
 
 def windows(cut: np.ndarray, reference: np.ndarray, points: list[tuple[float, float]], side: int) -> np.ndarray:
     """(n, 6, side, side) float32: `patches` scaled as `cubes.net_input` scales a cut."""
-    found = patches(cut, reference, points, side)
-    return (
-        np.stack([net_input(p[..., :3], p[..., 3:])[0] for p in found])
-        if len(found)
-        else np.zeros((0, 6, side, side), np.float32)
-    )
+    found = patches(cut, reference, points, side).astype(np.float32) / 255.0 - 0.5
+    return np.ascontiguousarray(found.transpose(0, 3, 1, 2))
 
 
 def softmax(logits: np.ndarray) -> np.ndarray:
