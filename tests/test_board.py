@@ -246,6 +246,9 @@ def test_cubes_on_a_held_out_board_are_counted_and_detect_reports_them(
     result = run_cube_bench(test_design.parent, 6, 3, models_dir(), split="test", workers=1)
     net = result["counters"]["net"]
     assert net["eras"] >= 20 and net["exact_pct"] >= 80.0, net
+    # the checker's second look is measured beside the cube net's own peaks, on the same frames
+    assert result["counters"]["net_unchecked"]["eras"] == net["eras"] and "checker" in result["nets"]
+    assert result["latency_ms"]["cubes"]["median"] > 0 and result["latency_ms"]["pieces"]["median"] > 0
     tiles = [result["pieces"]["net"][f] for f in ("VORTEX", "MISSION")]  # the tiles, read well (12 of 12 when written)
     assert sum(t["pieces"] for t in tiles) >= 8 and sum(t["right"] for t in tiles) >= 0.8 * sum(
         t["pieces"] for t in tiles
@@ -333,6 +336,7 @@ def test_the_shipped_counter_counts_cubes_and_reads_pieces_each_with_its_own_cut
     counter = CubeCounter(board.picture, board.eras, models_dir())
     assert counter.pieces is not None and counter.pieces.reads_pieces
     assert counter.cubes.size == 400 and counter.pieces.size == 576  # each net at the side it was trained at
+    assert counter.checker is not None and counter.cube_cut is counter.checker and counter.checker.size == 600
     placement = _placement(10.0, 800.0)
     cube_heat, piece_heat = counter.look(_board_in_frame(board.picture, placement, (50, 60, 70)), placement)
     assert cube_heat.shape == (len(COLOURS), 100, 100) and piece_heat is not None
