@@ -184,7 +184,8 @@ def test_pieces_are_taught_by_kind_and_code() -> None:
 
 
 def test_piece_scores_count_found_right_and_false() -> None:
-    from vision.board.bench import MATCH_MM, PieceTally, px_per_mm
+    from vision.board.bench import MATCH_MM, PieceTally
+    from vision.board.rectify import px_per_mm
 
     tally = PieceTally(CUT_PX)
     match_px = MATCH_MM * px_per_mm(CUT_PX)

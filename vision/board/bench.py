@@ -26,14 +26,13 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.board.cubes import COLOURS, CubeCounter, count_cut, counts_of, era_of, find_pieces
-from vision.board.rectify import CUT_PX, RING, RING_CORNERS, difference, to_cut
+from vision.board.cubes import COLOURS, CUBE_MM, CubeCounter, count_cut, counts_of, era_of, find_pieces
+from vision.board.rectify import CUT_PX, RING_CORNERS, difference, px_per_mm, to_cut
 from vision.board.register import BoardNotFound, BoardRegistrar
 
 VORTEX = 4  # a fourth rift cube in an Era is a vortex (seeds/the-loop)
 SEEN = 0.5  # every cube of a scored Era shows at least this share
 IN_FRAME = 0.98
-CUBE_MM = 9.0  # the colour counter's cube: 8-10 mm
 UNIT_GROWTH = 1.3  # ... whose blob is this much more than its top face (its sides show under tilt)
 MATCH_MM = 9.0  # a piece read this near a piece's centre (on the cut) is that piece's reading
 FAMILIES = ("CLONE", "VORTEX", "MISSION", "PAWN")
@@ -86,11 +85,6 @@ def colour_counts(cut: np.ndarray, reference: np.ndarray, masks: Mapping[str, np
             if era is not None:
                 counts[era][colour] += round(stats[k, cv2.CC_STAT_AREA] / unit)
     return counts
-
-
-def px_per_mm(size: int) -> float:
-    """A cut's pixels per millimetre on a 420 mm board (the stand-in's size; a guess for a real one)."""
-    return size / ((RING[1] - RING[0]) * 420.0)
 
 
 def countable(info: Mapping) -> bool:
@@ -285,11 +279,12 @@ def run_cube_bench(
             cube_heat = counter.cubes.heat(frame, placement)
             said = counts_of(counter.find_cubes(frame, placement, cube_heat), counter.cube_cut.masks)
             t1 = time.perf_counter()
-            if counter.pieces is None:
-                found_pieces = []
-            else:
-                piece_heat = cube_heat if counter.pieces is counter.cubes else counter.pieces.heat(frame, placement)
-                found_pieces = find_pieces(piece_heat, counter.pieces.piece_peak)
+            piece_heat = counter.piece_heat(frame, placement, cube_heat)
+            found_pieces = (
+                find_pieces(piece_heat, counter.pieces.piece_peak)
+                if counter.pieces is not None and piece_heat is not None
+                else []
+            )
             t2 = time.perf_counter()
             count_ms.append(1000 * (t2 - t0))
             cubes_ms.append(1000 * (t1 - t0))

@@ -21,8 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from vision.board.cubes import COLOURS, STRIDE
-from vision.board.rectify import era_masks, rectify, reference_cut
+from vision.board.cubes import COLOURS, CUBE_MM, STRIDE
+from vision.board.rectify import era_masks, px_per_mm, rectify, reference_cut, resized
 from vision.heatmap import peaks
 
 CHECK_MODEL_FILE = "the-loop-cube-check.onnx"
@@ -30,7 +30,7 @@ CHECK_THRESHOLDS_FILE = "the-loop-cube-check.json"  # {"fine_px", "window", "flo
 FINE_PX = 600  # the fine cut's side: 2.4 px/mm on a 420 mm board, a 9 mm cube 21 px
 WINDOW = 63  # the window's side, fine-cut pixels (27 mm: a cube and half of each neighbour); odd, so a quarter turn
 # keeps its centre
-CUBE_SIDES_PX = 9.0 * FINE_PX / (0.6 * 420.0)  # a cube's side on the fine cut (`bench.px_per_mm`)
+CUBE_SIDES_PX = CUBE_MM * px_per_mm(FINE_PX)  # a cube's side on the fine cut
 MERGE_SIDES = 0.3  # candidates (any colour) closer than this many sides are one spot: the surest is kept
 REACH_SIDES = 0.75  # a candidate this near a cube's centre is that cube's (taught so, and the offset found)
 APART_SIDES = 0.6  # two cubes read closer than this are one
@@ -40,12 +40,11 @@ CLASSES = ("none", *COLOURS)
 def candidates(heat: np.ndarray, floor: float, size: int, fine: int) -> list[tuple[float, float, float]]:
     """(x, y on the fine cut, whole pixels, score) of every peak of the cube maps (on a cut `size` wide) at or above
     `floor`, surest first, each keeping off any weaker one of any colour within `MERGE_SIDES`."""
-    scale = fine / size
     found = sorted(peaks(heat[: len(COLOURS)], floor, STRIDE), key=lambda p: -p[3])
     merge = (MERGE_SIDES * CUBE_SIDES_PX * fine / FINE_PX) ** 2
     kept: list[tuple[float, float, float]] = []
     for _, x, y, score in found:
-        fx, fy = float(round((x + 0.5) * scale - 0.5)), float(round((y + 0.5) * scale - 0.5))
+        fx, fy = (float(round(v)) for v in resized(np.array([x, y]), size, fine))
         if all((fx - kx) ** 2 + (fy - ky) ** 2 >= merge for kx, ky, _ in kept):
             kept.append((fx, fy, score))
     return kept

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from vision.board.check import CubeChecker
 
 STRIDE = 4  # cut pixels per heat-map cell
+CUBE_MM = 9.0  # a cube's side: 8-10 mm
 COLOURS = ("red", "green", "blue")  # the heat maps' order: rift, energy, and the blue cubes of the box
 # the flat pieces and pawns that stand on the ring, read by the heat maps after the cubes' (their labels in the JSON):
 # a clone token by the Paradox Era it shows, a vortex tile, a mission tile either side up, an agent pawn by its agent
@@ -184,9 +185,14 @@ class CubeCounter:
     def look(self, frame: np.ndarray, frame_from_board: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
         """(the cube net's heat maps, the pieces' net's: the same maps when one net reads both; None without one)."""
         cube_heat = self.cubes.heat(frame, frame_from_board)
+        return cube_heat, self.piece_heat(frame, frame_from_board, cube_heat)
+
+    def piece_heat(self, frame: np.ndarray, frame_from_board: np.ndarray, cube_heat: np.ndarray) -> np.ndarray | None:
+        """The pieces' heat maps beside the cube net's `cube_heat`: those very maps when one net reads both, the
+        pieces' net's own otherwise, None without a net that reads pieces."""
         if self.pieces is None or self.pieces is self.cubes:
-            return cube_heat, cube_heat if self.pieces is not None else None
-        return cube_heat, self.pieces.heat(frame, frame_from_board)
+            return cube_heat if self.pieces is not None else None
+        return self.pieces.heat(frame, frame_from_board)
 
     def find_cubes(
         self, frame: np.ndarray, frame_from_board: np.ndarray, cube_heat: np.ndarray

@@ -19,6 +19,16 @@ CUT_PX = 576  # the cut's side: about 2.3 px/mm on a 420 mm board (a frame holds
 RING_CORNERS = ((0.22, 0.22), (0.78, 0.22), (0.78, 0.78), (0.22, 0.78))
 
 
+def px_per_mm(size: int) -> float:
+    """A cut's pixels per millimetre on a 420 mm board (the stand-in's size; a guess for a real one)."""
+    return size / ((RING[1] - RING[0]) * 420.0)
+
+
+def resized(values: np.ndarray, size: int, side: int) -> np.ndarray:
+    """Pixel coordinates on a cut `size` wide moved to the same ring cut `side` wide (pixel centres kept)."""
+    return (values + 0.5) * (side / size) - 0.5
+
+
 def cut_from_fraction(size: int = CUT_PX) -> np.ndarray:
     """Homography from the pixels of a cut `size` pixels wide to board fractions (0-1 across the board picture)."""
     scale = (RING[1] - RING[0]) / size

@@ -35,6 +35,7 @@ from vision.board.check import (
     windows,
 )
 from vision.board.cubes import MODEL_FILE, THRESHOLDS_FILE, count_cut, counts_of, heat_of
+from vision.board.rectify import resized
 from vision.train.cube_data import BoardRefs, CubeScene, cut_side, load_scenes
 
 SEEN = 0.4  # as the cube net: a cube less visible than this is neither taught nor punished
@@ -63,7 +64,7 @@ def label_candidates(points: np.ndarray, cubes: np.ndarray, reach: float) -> tup
 def fine_cubes(scene: CubeScene, size: int, fine: int) -> np.ndarray:
     """The scene's cubes (x, y, colour, visible share) moved from its cut `size` wide to the fine cut."""
     cubes = scene.cubes.copy()
-    cubes[:, :2] = (cubes[:, :2] + 0.5) * (fine / size) - 0.5
+    cubes[:, :2] = resized(cubes[:, :2], size, fine)
     return cubes
 
 
