@@ -300,11 +300,13 @@ def test_the_companion_bench_times_each_move_from_the_table_to_its_sound():
     result = run_bench(hours=0, progress=False)
     live = result["live"]
     assert live["moves_true"] == 14 and live["moves_matched"] >= 5
-    for move in live["moves"]:
+    heard = [m for m in live["moves"] if m["latency_s"] is not None]  # a line dropped as stale is never heard
+    assert live["moves_told_unheard"] == len(live["moves"]) - len(heard) and len(heard) == live["moves_matched"]
+    for move in heard:
         assert 0 < move["tracker_s"] <= move["latency_s"] + 1e-3, move  # the sound comes after the handover
-    median = statistics.median(m["latency_s"] for m in live["moves"])
+    median = statistics.median(m["latency_s"] for m in heard)
     assert live["latency_median_s"] == pytest.approx(median, abs=2e-3)
-    assert live["moves_told_within_bar"] == sum(1 for m in live["moves"] if m["latency_s"] <= 0.5)
+    assert live["moves_told_within_bar"] == sum(1 for m in heard if m["latency_s"] <= 0.5)
     assert live["stale"] >= 0 and live["superseded"] >= 0
     assert "median" in format_summary(result) and result["memory"] == {}
 
