@@ -65,13 +65,14 @@ def test_settle_moves_each_cube_to_its_centre_and_reads_one_cube_once() -> None:
     # the first two look at one red cube (at 104, 100), the third at a green one beside it, the last at nothing
     probs = np.array([[0.1, 0.8, 0.05, 0.05], [0.3, 0.6, 0.05, 0.05], [0.2, 0.1, 0.7, 0.0], [0.9, 0.05, 0.05, 0.0]])
     offsets = np.array([[4.0, 0.0], [-4.0, 0.0], [0.0, 1.0], [0.0, 0.0]])
-    cubes = settle(points, probs, offsets, 0.5)
+    cubes = settle(points, probs, offsets, 0.5, APART_SIDES * side)
     assert [(c, round(x), round(y)) for c, x, y, _ in cubes] == [
         ("red", 104, 100),
         ("green", round(100 + 1.2 * side), 101),
     ]
     assert cubes[0][3] == pytest.approx(0.9)
-    assert len(settle(points, probs, offsets, 0.85)) == 1  # only the surest
+    assert len(settle(points, probs, offsets, 0.85, APART_SIDES * side)) == 1  # only the surest
+    assert len(settle(points, probs, offsets, 0.5, 1.3 * side)) == 1  # read as one where cubes a side apart are one
     assert APART_SIDES < 1.2  # two touching cubes (a side apart) stay two
     masks = {"daw": np.zeros((400, 400), bool), "med": np.zeros((400, 400), bool)}
     masks["daw"][:, :110] = True  # the red cube in it, the green one beyond
@@ -113,6 +114,20 @@ def test_a_checker_without_its_settings_is_refused_naming_the_file(tmp_path: Pat
     if not (models_dir() / CHECK_MODEL_FILE).is_file():
         pytest.skip("no cube checker shipped")
     board = load_board(models_dir() / "the-loop-board")
-    (tmp_path / CHECK_THRESHOLDS_FILE).write_text(json.dumps({"fine_px": 600}))
+    settings = tmp_path / CHECK_THRESHOLDS_FILE
+
+    def load(tuned: dict) -> CubeChecker:
+        settings.write_text(json.dumps(tuned))
+        return CubeChecker.load(models_dir() / CHECK_MODEL_FILE, settings, board.picture, board.eras)
+
     with pytest.raises(ModelError, match=f"{CHECK_THRESHOLDS_FILE}: expected JSON"):
-        CubeChecker.load(models_dir() / CHECK_MODEL_FILE, tmp_path / CHECK_THRESHOLDS_FILE, board.picture, board.eras)
+        load({"fine_px": 600})
+    shipped = json.loads((models_dir() / CHECK_THRESHOLDS_FILE).read_text())
+    with pytest.raises(ModelError, match=r"expected JSON with .*reach_sides"):  # an older file without the net's reach
+        load({k: v for k, v in shipped.items() if k != "reach_sides"})
+    with pytest.raises(ModelError, match=r"window 31, but .* reads windows of 63 px"):
+        load({**shipped, "window": 31})
+    with pytest.raises(ModelError, match=r"apart_sides -1\.0 out of range"):
+        load({**shipped, "apart_sides": -1})
+    checker = load({**shipped, "fine_px": 900})  # another fine side: the distances follow it
+    assert checker.side_px == pytest.approx(1.5 * CUBE_SIDES_PX) and checker.masks["daw"].shape == (900, 900)

@@ -335,7 +335,13 @@ def _nets(counter: CubeCounter) -> dict:
     out: dict = {"cubes": {"cut_px": counter.cubes.size, "peak": counter.cubes.peak}}
     if counter.checker is not None:
         checker = counter.checker
-        out["checker"] = {"cut_px": checker.size, "floor": checker.floor, "accept": checker.accept}
+        out["checker"] = {
+            "cut_px": checker.size,
+            "floor": checker.floor,
+            "accept": checker.accept,
+            "reach_sides": checker.reach_sides,
+            "apart_sides": checker.apart_sides,
+        }
     if counter.pieces is not None:
         out["pieces"] = {"cut_px": counter.pieces.size, "peak": counter.pieces.piece_peak}
     return out

@@ -26,14 +26,17 @@ from vision.board.rectify import era_masks, px_per_mm, rectify, reference_cut, r
 from vision.heatmap import peaks
 
 CHECK_MODEL_FILE = "the-loop-cube-check.onnx"
-CHECK_THRESHOLDS_FILE = "the-loop-cube-check.json"  # {"fine_px", "window", "floor", "accept"}
+# {"fine_px", "window", "floor", "accept", "reach_sides", "apart_sides"}: the net's geometry and its tuned cut-offs
+CHECK_THRESHOLDS_FILE = "the-loop-cube-check.json"
 FINE_PX = 600  # the fine cut's side: 2.4 px/mm on a 420 mm board, a 9 mm cube 21 px
 WINDOW = 63  # the window's side, fine-cut pixels (27 mm: a cube and half of each neighbour); odd, so a quarter turn
 # keeps its centre
 CUBE_SIDES_PX = CUBE_MM * px_per_mm(FINE_PX)  # a cube's side on the fine cut
 MERGE_SIDES = 0.3  # candidates (any colour) closer than this many sides are one spot: the surest is kept
-REACH_SIDES = 0.75  # a candidate this near a cube's centre is that cube's (taught so, and the offset found)
-APART_SIDES = 0.6  # two cubes read closer than this are one
+# A candidate this near a cube's centre is that cube's (taught so, and the offset found): a cube seen at a slant shows
+# its top face up to a side from its base's centre, and the cube net's peak may well lie there
+REACH_SIDES = 1.25
+APART_SIDES = 0.6  # two cubes read closer than this are one (the default; the shipped one is tuned)
 CLASSES = ("none", *COLOURS)
 
 
@@ -75,22 +78,23 @@ def softmax(logits: np.ndarray) -> np.ndarray:
     return e / e.sum(axis=1, keepdims=True)
 
 
-def read_windows(session: Any, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(class probabilities (n, 4): none, red, green, blue; offsets to the cube's centre (n, 2), fine-cut pixels)."""
+def read_windows(session: Any, crops: np.ndarray, reach_px: float) -> tuple[np.ndarray, np.ndarray]:
+    """(class probabilities (n, 4): none, red, green, blue; offsets to the cube's centre (n, 2), fine-cut pixels).
+    The net gives offsets in units of the reach it was taught with (`reach_px` on this cut)."""
     if not len(crops):
         return np.zeros((0, len(CLASSES)), np.float32), np.zeros((0, 2), np.float32)
     logits, offsets = session.run(None, {"x": crops})
-    return softmax(logits), offsets * REACH_SIDES * CUBE_SIDES_PX
+    return softmax(logits), offsets * reach_px
 
 
 def settle(
-    points: list[tuple[float, float]], probs: np.ndarray, offsets: np.ndarray, accept: float
+    points: list[tuple[float, float]], probs: np.ndarray, offsets: np.ndarray, accept: float, apart_px: float
 ) -> list[tuple[str, float, float, float]]:
     """(colour, x, y on the fine cut, probability) of every candidate the checker calls a cube at `accept` or more,
-    moved to the centre it finds; of any two closer than `APART_SIDES` the surer is kept."""
+    moved to the centre it finds; of any two closer than `apart_px` the surer is kept."""
     cube = 1.0 - probs[:, 0]
     order = np.argsort(-cube)
-    apart = (APART_SIDES * CUBE_SIDES_PX) ** 2
+    apart = apart_px**2
     kept: list[tuple[str, float, float, float]] = []
     for k in order:
         if cube[k] < accept:
@@ -103,13 +107,16 @@ def settle(
 
 @dataclass(frozen=True)
 class CubeChecker:
-    """The checker's net with its board's fine cuts and tuned cut-offs."""
+    """The checker's net with its board's fine cuts and tuned cut-offs. Its distances follow the fine cut's side, so
+    a checker trained at another side reads with its own geometry."""
 
     session: Any
     size: int  # the fine cut's side
     window: int
     floor: float  # the cube net's heat at which a peak is a candidate
     accept: float  # the checker's probability of a cube at which it is counted
+    reach_sides: float  # the reach the net was taught its offsets in, cube sides
+    apart_sides: float  # two cubes read closer than this many sides are one
     reference: np.ndarray  # the board's picture cut at the fine side
     masks: dict[str, np.ndarray]  # each Era's sector on the fine cut
 
@@ -120,22 +127,36 @@ class CubeChecker:
         from vision.recognise.models import ModelError, session
 
         net = session(model)
+        keys = "fine_px, window, floor, accept, reach_sides and apart_sides"
         try:
             tuned = json.loads(thresholds.read_text())
             fine, window = int(tuned["fine_px"]), int(tuned["window"])
             floor, accept = float(tuned["floor"]), float(tuned["accept"])
+            reach, apart = float(tuned["reach_sides"]), float(tuned["apart_sides"])
         except (OSError, ValueError, KeyError, TypeError) as e:
-            raise ModelError(f"{thresholds}: expected JSON with fine_px, window, floor and accept ({e})") from e
+            raise ModelError(f"{thresholds}: expected JSON with {keys} ({e})") from e
         if not 64 <= fine <= 2048 or not 16 <= window <= 256:
             raise ModelError(f"{thresholds}: fine_px {fine} or window {window} out of range (64-2048, 16-256)")
-        return cls(net, fine, window, floor, accept, reference_cut(board_picture, fine), era_masks(eras, fine))
+        if not 0 < reach <= 3 or not 0 < apart <= 3:
+            raise ModelError(f"{thresholds}: reach_sides {reach} or apart_sides {apart} out of range (0-3 sides)")
+        shape = net.get_inputs()[0].shape
+        if shape[-1] != window:
+            raise ModelError(f"{thresholds}: window {window}, but {model} reads windows of {shape[-1]} px")
+        masks = era_masks(eras, fine)
+        return cls(net, fine, window, floor, accept, reach, apart, reference_cut(board_picture, fine), masks)
+
+    @property
+    def side_px(self) -> float:
+        """A cube's side on the fine cut."""
+        return CUBE_MM * px_per_mm(self.size)
 
     def check(self, heat: np.ndarray, size: int, fine_cut: np.ndarray) -> list[tuple[str, float, float, float]]:
         """The cubes (colour, x, y on the fine cut, probability) among the candidates of the cube net's `heat` (over
         a cut `size` wide), read on `fine_cut` (the same ring cut `self.size` wide)."""
         points = [(x, y) for x, y, _ in candidates(heat, self.floor, size, self.size)]
-        probs, offsets = read_windows(self.session, windows(fine_cut, self.reference, points, self.window))
-        return settle(points, probs, offsets, self.accept)
+        crops = windows(fine_cut, self.reference, points, self.window)
+        probs, offsets = read_windows(self.session, crops, self.reach_sides * self.side_px)
+        return settle(points, probs, offsets, self.accept, self.apart_sides * self.side_px)
 
     def cut(self, frame: np.ndarray, frame_from_board: np.ndarray) -> np.ndarray:
         return rectify(frame, frame_from_board, self.size)

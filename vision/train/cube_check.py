@@ -25,9 +25,12 @@ import numpy as np
 
 from vision.board.bench import countable, exact
 from vision.board.check import (
+    APART_SIDES,
     CHECK_MODEL_FILE,
     CHECK_THRESHOLDS_FILE,
+    CUBE_SIDES_PX,
     FINE_PX,
+    REACH_SIDES,
     WINDOW,
     candidates,
     read_windows,
@@ -42,6 +45,7 @@ SEEN = 0.4  # as the cube net: a cube less visible than this is neither taught n
 TRAIN_FLOOR = 0.05  # candidates to learn from: the cube net's peaks down to this heat
 FLOORS = (0.05, 0.1, 0.15, 0.2, 0.3)
 ACCEPTS = tuple(round(float(v), 2) for v in np.arange(0.2, 0.95, 0.05))
+APARTS = (0.5, 0.6, 0.7, 0.8)  # sides: two cubes read closer are one (touching ones stand a side apart)
 
 
 def label_candidates(points: np.ndarray, cubes: np.ndarray, reach: float) -> tuple[np.ndarray, np.ndarray]:
@@ -106,8 +110,9 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def tune(val: Path, pieces: Path, models: Path) -> None:
-    """The candidates' floor and the checker's cut-off that count the most validation Eras exactly; the cube net
-    alone at its own cut-off beside it (the same scenes)."""
+    """The candidates' floor, the checker's cut-off and the distance under which two readings are one cube that
+    count the most validation Eras exactly; the cube net alone at its own cut-off beside it (the same scenes). The
+    net is taken as taught at `REACH_SIDES` (tune right after training)."""
     from vision.recognise.models import session
 
     net, checker = session(models / MODEL_FILE), session(models / CHECK_MODEL_FILE)
@@ -115,7 +120,7 @@ def tune(val: Path, pieces: Path, models: Path) -> None:
     scenes = load_scenes(val)
     boards = BoardRefs(pieces, cut_side(scenes))
     fine_boards = BoardRefs(pieces, FINE_PX)
-    right = {(f, a): 0 for f in FLOORS for a in ACCEPTS}
+    right = {(f, a, d): 0 for f in FLOORS for a in ACCEPTS for d in APARTS}
     alone = total = 0
     for n, s in enumerate(scenes):
         heat = heat_of(net, s.cut(), boards.reference(s.design))
@@ -124,20 +129,25 @@ def tune(val: Path, pieces: Path, models: Path) -> None:
         fine_cut = s.fine_cut()
         for floor in FLOORS:
             points = [(x, y) for x, y, _ in candidates(heat, floor, boards.size, FINE_PX)]
-            probs, offsets = read_windows(checker, windows(fine_cut, fine_boards.reference(s.design), points, WINDOW))
+            crops = windows(fine_cut, fine_boards.reference(s.design), points, WINDOW)
+            probs, offsets = read_windows(checker, crops, REACH_SIDES * CUBE_SIDES_PX)
             for accept in ACCEPTS:
-                said = counts_of(settle(points, probs, offsets, accept), fine_boards.masks(s.design))
-                right[floor, accept] += exact(said, s.eras)
+                for apart in APARTS:
+                    kept = settle(points, probs, offsets, accept, apart * CUBE_SIDES_PX)
+                    right[floor, accept, apart] += exact(counts_of(kept, fine_boards.masks(s.design)), s.eras)
         if (n + 1) % 50 == 0:
             print(f"{n + 1}/{len(scenes)} scenes", file=sys.stderr)
-    best = max(right, key=lambda k: (right[k], -abs(k[1] - 0.5)))
+    best = max(right, key=lambda k: (right[k], -abs(k[1] - 0.5), -abs(k[2] - APART_SIDES)))
     for floor in FLOORS:
-        print(f"floor {floor:.2f}: " + " ".join(f"{a:.2f}:{100 * right[floor, a] / total:.1f}" for a in ACCEPTS))
+        rows = (f"{a:.2f}:{100 * right[floor, a, best[2]] / total:.1f}" for a in ACCEPTS)
+        print(f"floor {floor:.2f}, apart {best[2]}: " + " ".join(rows))
     out = {
         "fine_px": FINE_PX,
         "window": WINDOW,
         "floor": best[0],
         "accept": best[1],
+        "reach_sides": REACH_SIDES,
+        "apart_sides": best[2],
         "val_eras": total,
         "val_exact_pct": round(100 * right[best] / max(total, 1), 2),
         "val_cube_net_alone_pct": round(100 * alone / max(total, 1), 2),
@@ -149,13 +159,14 @@ def tune(val: Path, pieces: Path, models: Path) -> None:
 def evaluate_scenes(
     net: object, checker_read: object, scenes: list[CubeScene], boards: BoardRefs, fine_boards: BoardRefs
 ) -> dict:
-    """Validation Eras exact at floor 0.1, cut-off 0.5 (`checker_read(crops)` -> probabilities, offsets)."""
+    """Validation Eras exact at floor 0.1, cut-off 0.5 (`checker_read(crops)` -> probabilities, offsets in pixels)."""
     right = total = 0
     for s in scenes:
         heat = heat_of(net, s.cut(), boards.reference(s.design))
         points = [(x, y) for x, y, _ in candidates(heat, 0.1, boards.size, FINE_PX)]
         probs, offsets = checker_read(windows(s.fine_cut(), fine_boards.reference(s.design), points, WINDOW))
-        right += exact(counts_of(settle(points, probs, offsets, 0.5), fine_boards.masks(s.design)), s.eras)
+        kept = settle(points, probs, offsets, 0.5, APART_SIDES * CUBE_SIDES_PX)
+        right += exact(counts_of(kept, fine_boards.masks(s.design)), s.eras)
         total += sum(countable(info) for info in s.eras.values())
     return {"val_eras_exact": round(right / max(total, 1), 4), "val_eras": total}
 

@@ -134,7 +134,8 @@ def train(args: argparse.Namespace) -> None:
     def evaluate() -> dict:
         model.eval()
         try:
-            return evaluate_scenes(net, lambda crops: read_windows(reader, crops), val, boards, fine)
+            reach = REACH_SIDES * CUBE_SIDES_PX
+            return evaluate_scenes(net, lambda crops: read_windows(reader, crops, reach), val, boards, fine)
         finally:
             model.train()
 
