@@ -250,6 +250,9 @@ def test_cubes_on_a_held_out_board_are_counted_and_detect_reports_them(
     # the checker's second look is measured beside the cube net's own peaks, on the same frames
     assert result["counters"]["net_unchecked"]["eras"] == net["eras"] and "checker" in result["nets"]
     assert result["latency_ms"]["cubes"]["median"] > 0 and result["latency_ms"]["pieces"]["median"] > 0
+    # the clones' Eras read by colour, beside the net's maps alone on the same frames
+    assert "clone_peak" in result["nets"]["paradox"]
+    assert result["pieces"]["net_maps_only"]["CLONE"]["pieces"] == result["pieces"]["net"]["CLONE"]["pieces"]
     tiles = [result["pieces"]["net"][f] for f in ("VORTEX", "MISSION")]  # the tiles, read well (12 of 12 when written)
     assert sum(t["pieces"] for t in tiles) >= 8 and sum(t["right"] for t in tiles) >= 0.8 * sum(
         t["pieces"] for t in tiles

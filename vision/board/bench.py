@@ -253,6 +253,8 @@ def run_cube_bench(
         if not piece_tallies:  # pieces are scored on the pieces' net's cut
             size = counter.pieces.size if counter.pieces is not None else CUT_PX
             piece_tallies = {"net": PieceTally(size), "net_true_placement": PieceTally(size)}
+            if counter.paradox is not None:  # the clones' Eras as the net's maps alone name them, beside it
+                piece_tallies["net_maps_only"] = PieceTally(size)
         frame = cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR)
         t0 = time.perf_counter()
         try:
@@ -266,12 +268,14 @@ def run_cube_bench(
         )
         truth_pieces = pieces_on_cut(scene, counter.pieces.size) if counter.pieces else []
         if counter.pieces is not None and piece_heat is not None:
-            piece_tallies["net_true_placement"].add(truth_pieces, find_pieces(piece_heat, counter.pieces.piece_peak))
+            piece_tallies["net_true_placement"].add(truth_pieces, counter.read_pieces(frame, scene.truth_h, piece_heat))
         if placement is None:
             tallies["net"].add(scene.eras, None)
             tallies["colour"].add(scene.eras, None)
             tallies["net_unchecked"].add(scene.eras, None)
             piece_tallies["net"].add(truth_pieces, [])
+            if "net_maps_only" in piece_tallies:
+                piece_tallies["net_maps_only"].add(truth_pieces, [])
         else:
             found += 1
             placement_px.append(float(np.abs(_apply(placement, ring) - _apply(scene.truth_h, ring)).max()))
@@ -280,11 +284,7 @@ def run_cube_bench(
             said = counts_of(counter.find_cubes(frame, placement, cube_heat), counter.cube_cut.masks)
             t1 = time.perf_counter()
             piece_heat = counter.piece_heat(frame, placement, cube_heat)
-            found_pieces = (
-                find_pieces(piece_heat, counter.pieces.piece_peak)
-                if counter.pieces is not None and piece_heat is not None
-                else []
-            )
+            found_pieces = counter.read_pieces(frame, placement, piece_heat)
             t2 = time.perf_counter()
             count_ms.append(1000 * (t2 - t0))
             cubes_ms.append(1000 * (t1 - t0))
@@ -294,6 +294,8 @@ def run_cube_bench(
                 tallies["net_unchecked"].add(scene.eras, count_cut(cube_heat, counter.cubes.masks, counter.cubes.peak))
             # the truth is placed on the true cut; a registered cut is off by the registration's error (a few px)
             piece_tallies["net"].add(truth_pieces, found_pieces)
+            if "net_maps_only" in piece_tallies and counter.pieces is not None and piece_heat is not None:
+                piece_tallies["net_maps_only"].add(truth_pieces, find_pieces(piece_heat, counter.pieces.piece_peak))
             cut = counter.cubes.cut(frame, placement)
             t0 = time.perf_counter()
             tallies["colour"].add(scene.eras, colour_counts(cut, counter.cubes.reference, counter.cubes.masks))
@@ -344,6 +346,8 @@ def _nets(counter: CubeCounter) -> dict:
         }
     if counter.pieces is not None:
         out["pieces"] = {"cut_px": counter.pieces.size, "peak": counter.pieces.piece_peak}
+    if counter.paradox is not None:
+        out["paradox"] = {"clone_peak": counter.paradox.clone_peak}
     return out
 
 
@@ -397,7 +401,10 @@ def format_cube_table(result: dict) -> str:
             "| reader | family | pieces | found | read right | false readings |",
             "|---|---|---:|---:|---:|---:|",
         ]
-        for reader, label in (("net", "net (registered)"), ("net_true_placement", "net, true placement")):
+        readers = [("net", "net (registered)"), ("net_true_placement", "net, true placement")]
+        if "net_maps_only" in result["pieces"]:
+            readers.append(("net_maps_only", "net's maps alone (registered; clones' Eras not read by colour)"))
+        for reader, label in readers:
             for family in FAMILIES:
                 row = result["pieces"][reader][family]
                 lines.append(

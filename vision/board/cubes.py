@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from vision.board.clones import MODEL_FILE as PARADOX_FILE
+from vision.board.clones import EraFills, ParadoxReader
 from vision.board.layout import ERA_CODES
 from vision.board.rectify import CUT_PX, cut_from_fraction, era_masks, rectify, reference_cut
 from vision.heatmap import peaks, sigmoid
@@ -37,6 +39,7 @@ PIECES = (
     *(f"PAWN:{agent}" for agent in ("chrono", "sweeper", "hunter", "archivist", "courier")),
 )
 CHANNELS = len(COLOURS) + len(PIECES)
+CLONE_MAPS = len(ERA_CODES)  # the pieces' maps begin with the clone tokens', one per Paradox Era
 PIECE_APART_PX = 28  # two pieces' centres are at least this far apart on the cut (a clone token is 28 mm, 64 px)
 MODEL_FILE = "the-loop-cubes.onnx"
 THRESHOLDS_FILE = "the-loop-cubes-thresholds.json"  # {"peak": cut-off, "cut_px": the cut's side, "piece_peak": ...}
@@ -89,12 +92,27 @@ def count_cut(
     return counts_of(cube_peaks(heat, threshold), masks)
 
 
-def find_pieces(heat: np.ndarray, threshold: float) -> list[tuple[str, float, float, float]]:
+def find_pieces(
+    heat: np.ndarray, threshold: float, clone_peak: float | None = None
+) -> list[tuple[str, float, float, float]]:
     """(label, x, y on the cut, score) of every piece the heat maps mark (none from a cubes-only net): peaks of the
-    pieces' maps, strongest first, each keeping off any weaker one within `PIECE_APART_PX`."""
-    found = sorted(peaks(heat[len(COLOURS) :], threshold, STRIDE), key=lambda p: -p[3])
+    pieces' maps, strongest first, each keeping off any weaker one within `PIECE_APART_PX`. With `clone_peak`, a
+    clone token is a peak of the strongest of its seven maps at that cut-off, labelled by that map (until its colour
+    is read, `clones`): the net is often unsure which Era a token shows and splits it among them, none of them
+    reaching the pieces' cut-off."""
+    maps = heat[len(COLOURS) :]
+    if clone_peak is None:
+        found = peaks(maps, threshold, STRIDE)
+    else:
+        clones = maps[:CLONE_MAPS]
+        strongest = clones.argmax(axis=0)
+        found = [
+            (int(strongest[int(y) // STRIDE, int(x) // STRIDE]), x, y, score)
+            for _, x, y, score in peaks(clones.max(axis=0)[None], clone_peak, STRIDE)
+        ]
+        found += [(CLONE_MAPS + c, x, y, score) for c, x, y, score in peaks(maps[CLONE_MAPS:], threshold, STRIDE)]
     kept: list[tuple[str, float, float, float]] = []
-    for channel, x, y, score in found:
+    for channel, x, y, score in sorted(found, key=lambda p: -p[3]):
         if all((x - kx) ** 2 + (y - ky) ** 2 >= PIECE_APART_PX**2 for _, kx, ky, _ in kept):
             kept.append((PIECES[channel], x, y, score))
     return kept
@@ -181,6 +199,12 @@ class CubeCounter:
             self.pieces = BoardNet.load(
                 models / PIECES_MODEL_FILE, models / PIECES_THRESHOLDS_FILE, board_picture, eras
             )
+        # a clone token's Paradox Era read from its colour against the board's Eras, on the pieces' cut
+        self.paradox: ParadoxReader | None = None
+        self.fills: EraFills | None = None  # the Eras' fills on the pieces' cut, for the reader
+        if self.pieces is not None and (models / PARADOX_FILE).is_file():
+            self.paradox = ParadoxReader.load(models / PARADOX_FILE)
+            self.fills = EraFills.of(self.pieces.reference, self.pieces.masks)
 
     def look(self, frame: np.ndarray, frame_from_board: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
         """(the cube net's heat maps, the pieces' net's: the same maps when one net reads both; None without one)."""
@@ -202,6 +226,23 @@ class CubeCounter:
         if self.checker is None:
             return cube_peaks(cube_heat, self.cubes.peak)
         return self.checker.check(cube_heat, self.cubes.size, self.checker.cut(frame, frame_from_board))
+
+    def read_pieces(
+        self, frame: np.ndarray, frame_from_board: np.ndarray, piece_heat: np.ndarray | None
+    ) -> list[tuple[str, float, float, float]]:
+        """The pieces (label, x, y on the pieces' cut, score) that `piece_heat` marks in this frame; with the Paradox
+        Era reader, clone tokens are found on their strongest map and their Era is read from their colour."""
+        net = self.pieces
+        if net is None or piece_heat is None:
+            return []
+        if self.paradox is None or self.fills is None:
+            return find_pieces(piece_heat, net.piece_peak)
+        found = find_pieces(piece_heat, net.piece_peak, self.paradox.clone_peak)
+        tokens = [(x, y) for label, x, y, _ in found if label.startswith("CLONE:")]
+        if not tokens:
+            return found
+        eras = iter(self.paradox.read(net.cut(frame, frame_from_board), self.fills, tokens))
+        return [(f"CLONE:{next(eras)[0]}" if label.startswith("CLONE:") else label, *rest) for label, *rest in found]
 
     def count(self, frame: np.ndarray, frame_from_board: np.ndarray) -> tuple[list[EraCubes], list[BoardPiece]]:
         """Every Era's cubes, and the pieces on the ring; `frame_from_board` maps board fractions to frame pixels
@@ -225,9 +266,9 @@ class CubeCounter:
         pieces = (
             [
                 BoardPiece(label, era_of(x, y, net.masks), *in_frame(net, x, y), score)
-                for label, x, y, score in find_pieces(piece_heat, net.piece_peak)
+                for label, x, y, score in self.read_pieces(frame, frame_from_board, piece_heat)
             ]
-            if net is not None and piece_heat is not None
+            if net is not None
             else []
         )
         return eras, pieces
