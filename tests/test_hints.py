@@ -148,6 +148,7 @@ def test_the_terminal_hint_works_in_every_game():
     assert "Hint: " in done.stdout and "simulated games" in done.stdout, done.stdout[-800:]
 
 
+@pytest.mark.slow  # the hints bench, twice
 def test_the_hints_bench_plays_the_same_deals_in_parallel_and_resumes(tmp_path: Path):
     from games import bench_hints
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import random
 from collections import deque
 
+import pytest
+
 from games.loot_the_loop.engine import LootTheLoop
 from games.loot_the_loop.planner import LOOK, PLANNER, UNTIMED, Planner, hint, plan, planner_policy, sure_escape
 from games.loot_the_loop.solver import DOWN, EXIT, TRAP, WIN, Pos, is_lost, moves, position, step
@@ -154,6 +156,7 @@ def test_a_sure_escape_is_played_out_for_its_trinkets():
     assert sure_escape(Pos((TRAP, 2, TRAP, EXIT, TRAP), (), 4, 20, (0,) * 13)) is None  # the 2 lands on a trap
 
 
+@pytest.mark.slow  # about a minute of planning
 def test_the_hint_on_a_sure_way_out_says_the_escape_is_certain_and_its_score():
     state, sure = reach_a_sure_escape()
     PLANNER.ahead.clear()

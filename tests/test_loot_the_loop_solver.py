@@ -112,7 +112,7 @@ def test_solver_picks_a_legal_pile_order_and_moves():
     assert info("loot-the-loop").policy("solver") is solver.solver_policy
 
 
-@pytest.mark.long
+@pytest.mark.slow  # about a minute of games
 def test_solver_beats_random_on_seeded_games():
     smart = play_many(solver.solver_policy, 150, seed=500)
     rand = play_many(random_policy, 150, seed=500)
@@ -120,6 +120,7 @@ def test_solver_beats_random_on_seeded_games():
     assert smart["avg_score"] > 2 * rand["avg_score"]
 
 
+@pytest.mark.slow  # about a minute: the bench's games
 def test_bench_table():
     result = run_bench(games=4, seed=3, progress=False)
     assert list(result["policies"]) == ["planner", "solver", "random"]

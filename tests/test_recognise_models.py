@@ -493,7 +493,7 @@ FRESH_SCENES = 48
 MIN_GAIN = 0.01
 
 
-@pytest.mark.long
+@pytest.mark.slow  # about 2 minutes: an end-to-end enrolment
 def test_a_rectified_enrolment_writes_a_head_that_detect_reads_and_that_reads_the_deck_better(deck, tmp_path, capsys):
     from vision.recognise.enrol import enrolment_scenes
     from vision.recognise.enrol_rectified import (
