@@ -7,6 +7,7 @@ import json
 import os
 import signal
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -52,8 +53,8 @@ def test_a_burst_of_spoilt_frames_and_a_stalled_camera_do_not_end_the_session() 
     statuses: set[str] = set()
     live.start()
     try:
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline and live.processed < 300:
+        deadline = time.monotonic() + 60  # on a loaded machine the tracker reads fewer of the frames: give it time
+        while time.monotonic() < deadline and (live.processed < 300 or not session.decoder_state().get("actions")):
             statuses.add(session.status)
             time.sleep(0.02)
     finally:
@@ -108,26 +109,30 @@ def test_a_speech_engine_gone_for_good_mid_game_leaves_the_game_in_text(tmp_path
 
 
 class UnpluggedCamera(FrameSource):
-    """Camera 0 as OpenCV shows it: the demo recording's frames until `unplug_at`, then reads fail and the device
-    cannot be opened `absent_opens` times (the cable is out), then it opens again where the table now is."""
+    """Camera 0 as OpenCV shows it: the demo recording's frames until `unplug_at` and `ready()` (the test's moment:
+    a loaded machine reads fewer frames, so a frame count alone may come before any move is read), then reads fail
+    and the device cannot be opened `absent_opens` times (the cable is out), then it opens again where the table now
+    is."""
 
-    def __init__(self, unplug_at: int, absent_opens: int) -> None:
+    def __init__(self, unplug_at: int, absent_opens: int, ready: Callable[[], bool] = lambda: True) -> None:
         super().__init__(camera=0)
-        self.unplug_at, self.absent_opens = unplug_at, absent_opens
+        self.unplug_at, self.absent_opens, self.ready = unplug_at, absent_opens, ready
         self.opens = 0
         self.clip = cv2.VideoCapture(str(demo_clip()))
 
     def _capture(self) -> Any:
         self.opens += 1
         plugged = not 1 < self.opens <= 1 + self.absent_opens
-        return ClipCamera(self.clip, self.unplug_at if self.opens == 1 else None, plugged)
+        unplug = (lambda n: n >= self.unplug_at and self.ready()) if self.opens == 1 else None
+        return ClipCamera(self.clip, unplug, plugged)
 
 
 class ClipCamera:
     """What cv2.VideoCapture gives for a camera: frames in real time, and read() failing once it is unplugged."""
 
-    def __init__(self, clip: Any, unplug_at: int | None, plugged: bool) -> None:
-        self.clip, self.unplug_at, self.plugged, self.read_count = clip, unplug_at, plugged, 0
+    def __init__(self, clip: Any, unplug: Callable[[int], bool] | None, plugged: bool) -> None:
+        self.clip, self.unplug, self.plugged, self.read_count = clip, unplug, plugged, 0
+        self.unplugged = False
 
     def isOpened(self) -> bool:  # OpenCV's name
         return self.plugged
@@ -136,7 +141,8 @@ class ClipCamera:
         return 30.0 if prop == cv2.CAP_PROP_FPS else 0.0
 
     def read(self) -> tuple[bool, np.ndarray | None]:
-        if self.unplug_at is not None and self.read_count >= self.unplug_at:
+        self.unplugged = self.unplugged or (self.unplug is not None and self.unplug(self.read_count))
+        if self.unplugged:
             return False, None
         time.sleep(1 / 30)
         ok, image = self.clip.read()
@@ -149,12 +155,12 @@ class ClipCamera:
 
 def test_a_camera_unplugged_mid_game_and_plugged_back_carries_on_with_the_same_game() -> None:
     session = TrackedSession()
-    source = UnpluggedCamera(unplug_at=100, absent_opens=1)
+    source = UnpluggedCamera(unplug_at=100, absent_opens=1, ready=lambda: bool(session.decoder_state().get("actions")))
     live = LiveLoop(source, session)
     statuses: list[str] = []
     live.start()
     try:
-        deadline = time.monotonic() + 40
+        deadline = time.monotonic() + 60
         moves_before = 0
         while time.monotonic() < deadline and (source.opens < 3 or live.processed < 200):
             if session.status and (not statuses or statuses[-1] != session.status):
