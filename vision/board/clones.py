@@ -190,6 +190,15 @@ class ParadoxReader:
             raise ModelError(f"{path}: clone_peak {clone_peak} is not a probability")
         return cls(weights, clone_peak)
 
+    def relabel(
+        self, found: list[tuple[str, float, float, float]], cut: np.ndarray, fills: EraFills
+    ) -> list[tuple[str, float, float, float]]:
+        """`found` pieces (label, x, y on `cut`, score) with each clone token's label given the Era its colour
+        names; the rest as they are."""
+        tokens = [(x, y) for label, x, y, _ in found if label.startswith("CLONE:")]
+        eras = iter(self.read(cut, fills, tokens))
+        return [(f"CLONE:{next(eras)[0]}" if label.startswith("CLONE:") else label, *rest) for label, *rest in found]
+
     def read(self, cut: np.ndarray, fills: EraFills, tokens: list[tuple[float, float]]) -> list[tuple[str, float]]:
         """(Paradox Era, probability) of each token at (x, y) on `cut` (BGR, the ring cut the fills were made on)."""
         if not tokens:

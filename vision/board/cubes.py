@@ -238,11 +238,9 @@ class CubeCounter:
         if self.paradox is None or self.fills is None:
             return find_pieces(piece_heat, net.piece_peak)
         found = find_pieces(piece_heat, net.piece_peak, self.paradox.clone_peak)
-        tokens = [(x, y) for label, x, y, _ in found if label.startswith("CLONE:")]
-        if not tokens:
-            return found
-        eras = iter(self.paradox.read(net.cut(frame, frame_from_board), self.fills, tokens))
-        return [(f"CLONE:{next(eras)[0]}" if label.startswith("CLONE:") else label, *rest) for label, *rest in found]
+        if not any(label.startswith("CLONE:") for label, *_ in found):
+            return found  # the pieces' cut is made only for a frame with a token
+        return self.paradox.relabel(found, net.cut(frame, frame_from_board), self.fills)
 
     def count(self, frame: np.ndarray, frame_from_board: np.ndarray) -> tuple[list[EraCubes], list[BoardPiece]]:
         """Every Era's cubes, and the pieces on the ring; `frame_from_board` maps board fractions to frame pixels

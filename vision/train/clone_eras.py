@@ -97,13 +97,12 @@ def tune_clone_peak(val: Path, pieces: Path, models: Path, reader: ParadoxReader
     boards = BoardRefs(pieces, cut_side(scenes))
     tallies = {peak: PieceTally(boards.size) for peak in CLONE_PEAKS}
     for scene in scenes:
-        heat = heat_of(net, scene.cut(), boards.reference(scene.design))
+        cut = scene.cut()
+        heat = heat_of(net, cut, boards.reference(scene.design))
         truth = [(PIECES[int(p)], float(x), float(y), float(seen)) for x, y, p, seen in scene.pieces]
         fills = EraFills.of(boards.reference(scene.design), boards.masks(scene.design))
         for peak, tally in tallies.items():
-            found = find_pieces(heat, piece_peak, peak)
-            eras = iter(reader.read(scene.cut(), fills, [(x, y) for label, x, y, _ in found if label[:6] == "CLONE:"]))
-            tally.add(truth, [(f"CLONE:{next(eras)[0]}" if lb[:6] == "CLONE:" else lb, *rest) for lb, *rest in found])
+            tally.add(truth, reader.relabel(find_pieces(heat, piece_peak, peak), cut, fills))
     rows = {peak: tally.summary()["CLONE"] for peak, tally in tallies.items()}
     best = max(CLONE_PEAKS, key=lambda peak: rows[peak]["right"] - rows[peak]["false"])
     return best, rows
