@@ -11,9 +11,9 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.board.cubes import CHANNELS, COLOURS, PIECE_APART_PX, PIECES, STRIDE, count_cut, find_pieces
+from vision.board.cubes import CHANNELS, COLOURS, PIECES, STRIDE, count_cut, find_pieces, piece_apart_px
 from vision.board.layout import ERA_CODES, BoardLayoutError, load_board, save_board
-from vision.board.rectify import CUT_PX, cut_from_fraction, era_masks, rectify, reference_cut
+from vision.board.rectify import CUT_PX, cut_from_fraction, era_masks, px_per_mm, rectify, reference_cut
 from vision.board.register import BoardNotFound, BoardRegistrar
 from vision.heatmap import peaks
 from vision.recognise.models import models_dir
@@ -161,7 +161,7 @@ def test_pieces_are_read_once_each_from_their_maps_and_cubes_apart() -> None:
     vortex, pawn = len(COLOURS) + PIECES.index("VORTEX"), len(COLOURS) + PIECES.index("PAWN:hunter")
     heat[clone_daw, 40, 40] = 0.9  # one token, its Era in doubt: read once, as the surer Era
     heat[clone_med, 41, 42] = 0.6
-    heat[vortex, 40, 40 + PIECE_APART_PX // STRIDE + 2] = 0.8  # a tile beside it: a piece of its own
+    heat[vortex, 40, 40 + int(piece_apart_px(CUT_PX)) // STRIDE + 2] = 0.8  # a tile beside it: a piece of its own
     heat[pawn, 100, 100] = 0.2  # under the cut-off
     heat[0, 10, 10] = 0.95  # a cube is no piece
     found = find_pieces(heat, 0.3)
@@ -170,6 +170,19 @@ def test_pieces_are_read_once_each_from_their_maps_and_cubes_apart() -> None:
     masks = era_masks(load_board(STAND_IN).eras)
     assert sum(sum(c.values()) for c in count_cut(heat, masks, 0.3).values()) <= 1  # pieces are no cubes
     assert find_pieces(heat[: len(COLOURS)], 0.3) == []  # a cubes-only net reads no pieces
+
+
+def test_pieces_keep_apart_by_millimetres_whatever_the_cut() -> None:
+    """A net reading a smaller cut sees the same two pieces fewer pixels apart: they must stay two."""
+    assert piece_apart_px(576) == pytest.approx(28.0, abs=0.1)
+    for side in (400, 576):
+        n = side // STRIDE
+        heat = np.zeros((CHANNELS, n, n), np.float32)
+        vortex, pawn = len(COLOURS) + PIECES.index("VORTEX"), len(COLOURS) + PIECES.index("PAWN:hunter")
+        cells = round(px_per_mm(side) * 15.0 / STRIDE)  # a pawn standing 15 mm from a tile's centre
+        heat[vortex, 30, 30] = 0.9
+        heat[pawn, 30, 30 + cells] = 0.8
+        assert [label for label, *_ in find_pieces(heat, 0.3)] == ["VORTEX", "PAWN:hunter"], side
 
 
 def test_pieces_are_taught_by_kind_and_code() -> None:

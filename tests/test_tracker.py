@@ -152,7 +152,7 @@ def _matched(truth: list[str], decoded: list[str]) -> int:
     return len(matched_actions(truth, decoded))
 
 
-@pytest.mark.long
+@pytest.mark.slow  # 53 s: the default suite ran 10 minutes; CI runs the slow suite too
 def test_clean_tables_decode_to_the_true_actions():
     """Perfectly placed tables still hide things: an explore that lands face down looks the same by either top
     card's value until the moved cards come round, and the two piles under the top one are not seen; a game that

@@ -21,7 +21,7 @@ import numpy as np
 from vision.board.clones import MODEL_FILE as PARADOX_FILE
 from vision.board.clones import EraFills, ParadoxReader
 from vision.board.layout import ERA_CODES
-from vision.board.rectify import CUT_PX, cut_from_fraction, era_masks, rectify, reference_cut
+from vision.board.rectify import CUT_PX, cut_from_fraction, era_masks, px_per_mm, rectify, reference_cut
 from vision.heatmap import peaks, sigmoid
 
 if TYPE_CHECKING:
@@ -40,7 +40,7 @@ PIECES = (
 )
 CHANNELS = len(COLOURS) + len(PIECES)
 CLONE_MAPS = len(ERA_CODES)  # the pieces' maps begin with the clone tokens', one per Paradox Era
-PIECE_APART_PX = 28  # two pieces' centres are at least this far apart on the cut (a clone token is 28 mm, 64 px)
+PIECE_APART_MM = 12.25  # two pieces' centres are at least this far apart (a clone token is 28 mm across)
 MODEL_FILE = "the-loop-cubes.onnx"
 THRESHOLDS_FILE = "the-loop-cubes-thresholds.json"  # {"peak": cut-off, "cut_px": the cut's side, "piece_peak": ...}
 PIECES_MODEL_FILE = "the-loop-pieces.onnx"  # a second net for the pieces, when the cube net does not read them
@@ -92,14 +92,19 @@ def count_cut(
     return counts_of(cube_peaks(heat, threshold), masks)
 
 
+def piece_apart_px(size: int) -> float:
+    """`PIECE_APART_MM` on a cut `size` pixels wide: nets read cuts of different sides (28 px at 576)."""
+    return PIECE_APART_MM * px_per_mm(size)
+
+
 def find_pieces(
     heat: np.ndarray, threshold: float, clone_peak: float | None = None
 ) -> list[tuple[str, float, float, float]]:
     """(label, x, y on the cut, score) of every piece the heat maps mark (none from a cubes-only net): peaks of the
-    pieces' maps, strongest first, each keeping off any weaker one within `PIECE_APART_PX`. With `clone_peak`, a
-    clone token is a peak of the strongest of its seven maps at that cut-off, labelled by that map (until its colour
-    is read, `clones`): the net is often unsure which Era a token shows and splits it among them, none of them
-    reaching the pieces' cut-off."""
+    pieces' maps, strongest first, each keeping off any weaker one within `piece_apart_px` of the cut the maps read.
+    With `clone_peak`, a clone token is a peak of the strongest of its seven maps at that cut-off, labelled by that
+    map (until its colour is read, `clones`): the net is often unsure which Era a token shows and splits it among
+    them, none of them reaching the pieces' cut-off."""
     maps = heat[len(COLOURS) :]
     if clone_peak is None:
         found = peaks(maps, threshold, STRIDE)
@@ -111,9 +116,10 @@ def find_pieces(
             for _, x, y, score in peaks(clones.max(axis=0)[None], clone_peak, STRIDE)
         ]
         found += [(CLONE_MAPS + c, x, y, score) for c, x, y, score in peaks(maps[CLONE_MAPS:], threshold, STRIDE)]
+    apart = piece_apart_px(heat.shape[-1] * STRIDE)
     kept: list[tuple[str, float, float, float]] = []
     for channel, x, y, score in sorted(found, key=lambda p: -p[3]):
-        if all((x - kx) ** 2 + (y - ky) ** 2 >= PIECE_APART_PX**2 for _, kx, ky, _ in kept):
+        if all((x - kx) ** 2 + (y - ky) ** 2 >= apart**2 for _, kx, ky, _ in kept):
             kept.append((PIECES[channel], x, y, score))
     return kept
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from vision.board.clones import FEATURES, MODEL_FILE, EraFills, LitEras, ParadoxReader, era_features
-from vision.board.cubes import PIECES
+from vision.board.cubes import PIECES, PIECES_MODEL_FILE, PIECES_THRESHOLDS_FILE
 from vision.train.cube_data import BoardRefs, CubeScene, cut_side, load_scenes
 
 SEEN = 0.5  # a token less seen than this is not asked for (as the bench)
@@ -84,15 +84,18 @@ def accuracy(rows: list[tuple[np.ndarray, int]], w: np.ndarray) -> float:
     return float(np.mean([int(np.argmax(f @ w)) == t for f, t in rows]))
 
 
-def tune_clone_peak(val: Path, pieces: Path, models: Path, reader: ParadoxReader) -> tuple[float, dict]:
+def tune_clone_peak(
+    val: Path, pieces: Path, model: Path, thresholds: Path, reader: ParadoxReader
+) -> tuple[float, dict]:
     """The cut-off on the strongest clone map that finds the most tokens read right less false ones, on the
-    validation scenes with the shipped pieces net (its own cut-offs as tuned), each found token's Era read."""
+    validation scenes with the net that reads the pieces (`model`, at its own cut-offs as tuned in `thresholds`),
+    each found token's Era read."""
     from vision.board.bench import PieceTally
-    from vision.board.cubes import PIECES_MODEL_FILE, PIECES_THRESHOLDS_FILE, find_pieces, heat_of
+    from vision.board.cubes import find_pieces, heat_of
     from vision.recognise.models import session
 
-    net = session(models / PIECES_MODEL_FILE)
-    piece_peak = float(json.loads((models / PIECES_THRESHOLDS_FILE).read_text())["piece_peak"])
+    net = session(model)
+    piece_peak = float(json.loads(thresholds.read_text())["piece_peak"])
     scenes = load_scenes(val)
     boards = BoardRefs(pieces, cut_side(scenes))
     tallies = {peak: PieceTally(boards.size) for peak in CLONE_PEAKS}
@@ -115,13 +118,19 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--pieces", type=Path, default=Path("out/pieces/the-loop"))
     parser.add_argument("--models", type=Path, default=Path("models"))
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--model", default=PIECES_MODEL_FILE, help="the net in --models that reads the pieces (its clone maps)"
+    )
+    parser.add_argument("--thresholds", default=PIECES_THRESHOLDS_FILE, help="that net's cut-offs in --models")
     args = parser.parse_args(argv)
     train = tokens_of(args.data, args.pieces, args.seed)
     val = tokens_of([args.val], args.pieces, args.seed + 1)
     if not train:
         raise SystemExit(f"no clone token at least {SEEN} seen in {args.data}")
     w = fit(train)
-    peak, rows = tune_clone_peak(args.val, args.pieces, args.models, ParadoxReader(w, 0.5))
+    peak, rows = tune_clone_peak(
+        args.val, args.pieces, args.models / args.model, args.models / args.thresholds, ParadoxReader(w, 0.5)
+    )
     alone = {name: accuracy(val, np.eye(len(FEATURES))[k]) for k, name in enumerate(FEATURES)}
     out = {
         "features": list(FEATURES),
