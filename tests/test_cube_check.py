@@ -15,9 +15,12 @@ from vision.board.check import (
     CUBE_SIDES_PX,
     MERGE_SIDES,
     REACH_SIDES,
+    VIEWS,
     candidates,
+    offsets_back,
     patches,
     settle,
+    viewed,
     windows,
 )
 from vision.board.cubes import COLOURS, STRIDE, counts_of
@@ -106,6 +109,17 @@ def test_a_turned_window_turns_its_offset_alike(k: int, flip: bool) -> None:
     assert turned_offset(np.array([9.0, 5.0]), k, flip).tolist() == [x - centre, y - centre]
 
 
+@pytest.mark.parametrize(("k", "flip"), VIEWS)
+def test_an_offset_read_on_a_viewed_window_comes_back_to_the_window_as_it_came(k: int, flip: bool) -> None:
+    side, centre = 63, 31
+    crops = np.zeros((1, 6, side, side), np.float32)
+    crops[0, :, centre + 5, centre - 9] = 1.0  # dx -9, dy 5
+    # what the net would read on the viewed window: where the cube lies there; training turned its windows alike
+    y, x = np.unravel_index(int(viewed(crops, k, flip)[0, 0].argmax()), (side, side))
+    assert turned_offset(np.array([-9.0, 5.0]), k, flip).tolist() == [x - centre, y - centre]
+    assert offsets_back(np.array([[x - centre, y - centre]], np.float32), k, flip).tolist() == [[-9.0, 5.0]]
+
+
 def test_a_checker_without_its_settings_is_refused_naming_the_file(tmp_path: Path) -> None:
     from vision.board.check import CHECK_MODEL_FILE, CHECK_THRESHOLDS_FILE, CubeChecker
     from vision.board.layout import load_board
@@ -129,5 +143,7 @@ def test_a_checker_without_its_settings_is_refused_naming_the_file(tmp_path: Pat
         load({**shipped, "window": 31})
     with pytest.raises(ModelError, match=r"apart_sides -1\.0 out of range"):
         load({**shipped, "apart_sides": -1})
+    with pytest.raises(ModelError, match=r"views 9 out of range \(1-8\)"):
+        load({**shipped, "views": 9})
     checker = load({**shipped, "fine_px": 900})  # another fine side: the distances follow it
     assert checker.side_px == pytest.approx(1.5 * CUBE_SIDES_PX) and checker.masks["daw"].shape == (900, 900)

@@ -343,6 +343,7 @@ def _nets(counter: CubeCounter) -> dict:
             "accept": checker.accept,
             "reach_sides": checker.reach_sides,
             "apart_sides": checker.apart_sides,
+            "views": checker.views,
         }
     if counter.pieces is not None:
         out["pieces"] = {"cut_px": counter.pieces.size, "peak": counter.pieces.piece_peak}

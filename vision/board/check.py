@@ -26,7 +26,8 @@ from vision.board.rectify import era_masks, px_per_mm, rectify, reference_cut, r
 from vision.heatmap import peaks
 
 CHECK_MODEL_FILE = "the-loop-cube-check.onnx"
-# {"fine_px", "window", "floor", "accept", "reach_sides", "apart_sides"}: the net's geometry and its tuned cut-offs
+# {"fine_px", "window", "floor", "accept", "reach_sides", "apart_sides", "views" (optional, 1)}: the net's geometry,
+# its tuned cut-offs, and how many views of each window it reads
 CHECK_THRESHOLDS_FILE = "the-loop-cube-check.json"
 FINE_PX = 600  # the fine cut's side: 2.4 px/mm on a 420 mm board, a 9 mm cube 21 px
 WINDOW = 63  # the window's side, fine-cut pixels (27 mm: a cube and half of each neighbour); odd, so a quarter turn
@@ -79,13 +80,40 @@ def softmax(logits: np.ndarray) -> np.ndarray:
     return e / e.sum(axis=1, keepdims=True)
 
 
-def read_windows(session: Any, crops: np.ndarray, reach_px: float) -> tuple[np.ndarray, np.ndarray]:
+# the window's views averaged over (`views` first ones): quarter turns and mirrors, as the checker was taught; each
+# prefix mixes turns and mirrors
+VIEWS = ((0, False), (2, True), (1, False), (3, True), (2, False), (0, True), (3, False), (1, True))
+
+
+def viewed(crops: np.ndarray, k: int, flip: bool) -> np.ndarray:
+    """(n, 6, side, side) windows turned by k quarter turns and then mirrored, as training turned them."""
+    turned = np.rot90(crops, k, axes=(2, 3))
+    return turned[..., ::-1] if flip else turned
+
+
+def offsets_back(offsets: np.ndarray, k: int, flip: bool) -> np.ndarray:
+    """Offsets (n, 2) read on windows `viewed` (k, flip), in the window as it came: a quarter turn moves a pixel at
+    (x, y) to (y, side - 1 - x), so (dx, dy) became (dy, -dx); undone in reverse order."""
+    dx, dy = offsets[:, 0], offsets[:, 1]
+    if flip:
+        dx = -dx
+    for _ in range(k):
+        dx, dy = -dy, dx
+    return np.stack([dx, dy], axis=1)
+
+
+def read_windows(session: Any, crops: np.ndarray, reach_px: float, views: int = 1) -> tuple[np.ndarray, np.ndarray]:
     """(class probabilities (n, 4): none, red, green, blue; offsets to the cube's centre (n, 2), fine-cut pixels).
-    The net gives offsets in units of the reach it was taught with (`reach_px` on this cut)."""
+    The net gives offsets in units of the reach it was taught with (`reach_px` on this cut). With `views` above 1
+    each window is also read turned and mirrored (`VIEWS`), and the readings are averaged."""
     if not len(crops):
         return np.zeros((0, len(CLASSES)), np.float32), np.zeros((0, 2), np.float32)
-    logits, offsets = session.run(None, {"x": crops})
-    return softmax(logits), offsets * reach_px
+    n, chosen = len(crops), VIEWS[:views]
+    batch = np.ascontiguousarray(np.concatenate([viewed(crops, k, flip) for k, flip in chosen]))
+    logits, offsets = session.run(None, {"x": batch})
+    probs = softmax(logits).reshape(len(chosen), n, -1).mean(axis=0)
+    back = [offsets_back(offsets[v * n : (v + 1) * n], k, flip) for v, (k, flip) in enumerate(chosen)]
+    return probs, np.mean(back, axis=0) * reach_px
 
 
 def settle(
@@ -118,6 +146,7 @@ class CubeChecker:
     accept: float  # the checker's probability of a cube at which it is counted
     reach_sides: float  # the reach the net was taught its offsets in, cube sides
     apart_sides: float  # two cubes read closer than this many sides are one
+    views: int  # views of each window read and averaged (`VIEWS`)
     reference: np.ndarray  # the board's picture cut at the fine side
     masks: dict[str, np.ndarray]  # each Era's sector on the fine cut
 
@@ -134,17 +163,20 @@ class CubeChecker:
             fine, window = int(tuned["fine_px"]), int(tuned["window"])
             floor, accept = float(tuned["floor"]), float(tuned["accept"])
             reach, apart = float(tuned["reach_sides"]), float(tuned["apart_sides"])
+            views = int(tuned.get("views", 1))
         except (OSError, ValueError, KeyError, TypeError) as e:
             raise ModelError(f"{thresholds}: expected JSON with {keys} ({e})") from e
         if not 64 <= fine <= 2048 or not 16 <= window <= 256:
             raise ModelError(f"{thresholds}: fine_px {fine} or window {window} out of range (64-2048, 16-256)")
         if not 0 < reach <= 3 or not 0 < apart <= 3:
             raise ModelError(f"{thresholds}: reach_sides {reach} or apart_sides {apart} out of range (0-3 sides)")
+        if not 1 <= views <= len(VIEWS):
+            raise ModelError(f"{thresholds}: views {views} out of range (1-{len(VIEWS)})")
         shape = net.get_inputs()[0].shape
         if shape[-1] != window:
             raise ModelError(f"{thresholds}: window {window}, but {model} reads windows of {shape[-1]} px")
         masks = era_masks(eras, fine)
-        return cls(net, fine, window, floor, accept, reach, apart, reference_cut(board_picture, fine), masks)
+        return cls(net, fine, window, floor, accept, reach, apart, views, reference_cut(board_picture, fine), masks)
 
     @property
     def side_px(self) -> float:
@@ -156,7 +188,7 @@ class CubeChecker:
         a cut `size` wide), read on `fine_cut` (the same ring cut `self.size` wide)."""
         points = [(x, y) for x, y, _ in candidates(heat, self.floor, size, self.size)]
         crops = windows(fine_cut, self.reference, points, self.window)
-        probs, offsets = read_windows(self.session, crops, self.reach_sides * self.side_px)
+        probs, offsets = read_windows(self.session, crops, self.reach_sides * self.side_px, self.views)
         return settle(points, probs, offsets, self.accept, self.apart_sides * self.side_px)
 
     def cut(self, frame: np.ndarray, frame_from_board: np.ndarray) -> np.ndarray:

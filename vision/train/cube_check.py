@@ -31,6 +31,7 @@ from vision.board.check import (
     CUBE_SIDES_PX,
     FINE_PX,
     REACH_SIDES,
+    VIEWS,
     WINDOW,
     candidates,
     read_windows,
@@ -97,9 +98,10 @@ def main(argv: list[str] | None = None) -> None:
     u.add_argument("--val", type=Path, required=True)
     u.add_argument("--pieces", type=Path, default=Path("out/pieces/the-loop"))
     u.add_argument("--models", type=Path, default=Path("models"))
+    u.add_argument("--views", type=int, default=1, choices=range(1, len(VIEWS) + 1), help="views read per window")
     args = parser.parse_args(argv)
     if args.command == "tune":
-        tune(args.val, args.pieces, args.models)
+        tune(args.val, args.pieces, args.models, args.views)
         return
     from vision.train import cube_check_net
 
@@ -109,10 +111,11 @@ def main(argv: list[str] | None = None) -> None:
         cube_check_net.export(args.run, args.onnx)
 
 
-def tune(val: Path, pieces: Path, models: Path) -> None:
+def tune(val: Path, pieces: Path, models: Path, views: int = 1) -> None:
     """The candidates' floor, the checker's cut-off and the distance under which two readings are one cube that
-    count the most validation Eras exactly; the cube net alone at its own cut-off beside it (the same scenes). The
-    net is taken as taught at `REACH_SIDES` (tune right after training)."""
+    count the most validation Eras exactly, each window read in `views` views (`check.VIEWS`); the cube net alone at
+    its own cut-off beside it (the same scenes). The net is taken as taught at `REACH_SIDES` (tune right after
+    training)."""
     from vision.recognise.models import session
 
     net, checker = session(models / MODEL_FILE), session(models / CHECK_MODEL_FILE)
@@ -130,7 +133,7 @@ def tune(val: Path, pieces: Path, models: Path) -> None:
         for floor in FLOORS:
             points = [(x, y) for x, y, _ in candidates(heat, floor, boards.size, FINE_PX)]
             crops = windows(fine_cut, fine_boards.reference(s.design), points, WINDOW)
-            probs, offsets = read_windows(checker, crops, REACH_SIDES * CUBE_SIDES_PX)
+            probs, offsets = read_windows(checker, crops, REACH_SIDES * CUBE_SIDES_PX, views)
             for accept in ACCEPTS:
                 for apart in APARTS:
                     kept = settle(points, probs, offsets, accept, apart * CUBE_SIDES_PX)
@@ -148,6 +151,7 @@ def tune(val: Path, pieces: Path, models: Path) -> None:
         "accept": best[1],
         "reach_sides": REACH_SIDES,
         "apart_sides": best[2],
+        "views": views,
         "val_eras": total,
         "val_exact_pct": round(100 * right[best] / max(total, 1), 2),
         "val_cube_net_alone_pct": round(100 * alone / max(total, 1), 2),
