@@ -346,15 +346,14 @@ def test_a_board_net_says_which_cut_it_reads_and_a_bad_thresholds_file_is_named(
         BoardNet.load(tmp_path / MODEL_FILE, tmp_path / THRESHOLDS_FILE, board.picture, board.eras)
 
 
-def test_the_shipped_counter_counts_cubes_and_reads_pieces_each_with_its_own_cut() -> None:
+def test_the_shipped_counter_reads_cubes_and_pieces_with_one_net_and_checks_cubes_on_a_finer_cut() -> None:
     from vision.board.cubes import CubeCounter
 
     board = load_board(STAND_IN)
     counter = CubeCounter(board.picture, board.eras, models_dir())
-    assert counter.pieces is not None and counter.pieces.reads_pieces
-    assert counter.cubes.size == 400 and counter.pieces.size == 576  # each net at the side it was trained at
+    assert counter.pieces is counter.cubes and counter.cubes.reads_pieces
+    assert counter.cubes.size == 400  # the side it was trained at
     assert counter.checker is not None and counter.cube_cut is counter.checker and counter.checker.size == 600
     placement = _placement(10.0, 800.0)
-    cube_heat, piece_heat = counter.look(_board_in_frame(board.picture, placement, (50, 60, 70)), placement)
-    assert cube_heat.shape == (len(COLOURS), 100, 100) and piece_heat is not None
-    assert piece_heat.shape == (CHANNELS, 144, 144)
+    cut, heat = counter.look(_board_in_frame(board.picture, placement, (50, 60, 70)), placement)
+    assert cut.shape == (400, 400, 3) and heat.shape == (CHANNELS, 100, 100)

@@ -69,7 +69,9 @@ def test_a_sectors_fill_is_its_most_common_colour_not_its_hatching() -> None:
         expected = cv2.cvtColor(np.uint8([[bgr]]), cv2.COLOR_BGR2LAB)[0, 0].astype(float)
         assert np.abs(fills.printed[era] - expected).max() < 2, era
         hatched = (np.arange(SIDE * SIDE) % SIDE + np.arange(SIDE * SIDE) // SIDE) % 9 == 0
-        assert not hatched[fills.fill[era]].any() and hatched[fills.sector[era]].any()  # the hatching is not fill
+        assert (
+            not hatched[fills.sector[era][fills.fill[era]]].any() and hatched[fills.sector[era]].any()
+        )  # the hatching is not fill
     with pytest.raises(ValueError, match="'daw' has no pixels"):
         EraFills.of(reference, {"daw": np.zeros((SIDE, SIDE), bool)})
 

@@ -23,7 +23,7 @@ from vision.board.check import (
     viewed,
     windows,
 )
-from vision.board.cubes import COLOURS, STRIDE, counts_of
+from vision.board.cubes import COLOURS, STRIDE, counts_of, planes
 from vision.train.augment import turned, turned_offset
 from vision.train.cube_check import label_candidates
 
@@ -57,9 +57,12 @@ def test_windows_centre_the_point_and_are_black_beyond_the_cut() -> None:
     assert tuple(p[4, 4, :3]) == (0, 0, 255) and tuple(p[4, 4, 3:]) == (100, 100, 100)
     (edge,) = patches(cut, reference, [(0.0, 0.0)], 9)
     assert (edge[:4, :4] == 0).all() and (edge[4:, 4:, :3] == 200).all()
-    x = windows(cut, reference, [(30.0, 20.0), (0.0, 0.0)], 9)
+    x = windows(cut, planes(reference), [(30.0, 20.0), (0.0, 0.0)], 9)
     assert x.shape == (2, 6, 9, 9) and x.dtype == np.float32 and x.min() >= -0.5 and x.max() <= 0.5
-    assert windows(cut, reference, [], 9).shape == (0, 6, 9, 9)
+    # read as the checker was taught: its training patches scaled as the cube net's input
+    taught = patches(cut, reference, [(30.0, 20.0), (0.0, 0.0)], 9).astype(np.float32) / 255.0 - 0.5
+    assert np.allclose(x, taught.transpose(0, 3, 1, 2), atol=1e-6)
+    assert windows(cut, planes(reference), [], 9).shape == (0, 6, 9, 9)
 
 
 def test_settle_moves_each_cube_to_its_centre_and_reads_one_cube_once() -> None:

@@ -3,7 +3,10 @@ a peak in a map a cell every `stride` input pixels, and an object is a local max
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
+
+_NEIGHBOURHOOD = np.ones((3, 3), np.uint8)
 
 
 def sigmoid(logits: np.ndarray) -> np.ndarray:
@@ -18,19 +21,15 @@ def cell_of(x: float, y: float, stride: int) -> tuple[float, float]:
 
 def peaks(heat: np.ndarray, threshold: float, stride: int) -> list[tuple[int, float, float, float]]:
     """(channel, x, y in input pixels, score) of every 3x3 local maximum of a channel's map at or above
-    `threshold` (a cell's centre is its input pixels' middle)."""
+    `threshold` (a cell's centre is its input pixels' middle). A map with nothing at the cut-off is skipped, and the
+    neighbourhood's maximum is a dilation (beyond the edge counts as lower): most maps of a frame are empty, and this
+    runs on every map of every frame."""
     out = []
     for c in range(heat.shape[0]):
-        h = heat[c]
-        padded = np.pad(h, 1, constant_values=-1.0)
-        neighbours = np.stack(
-            [
-                padded[1 + dy : 1 + dy + h.shape[0], 1 + dx : 1 + dx + h.shape[1]]
-                for dy in (-1, 0, 1)
-                for dx in (-1, 0, 1)
-            ]
-        )
-        top = (h >= neighbours.max(axis=0)) & (h >= threshold)
+        h = np.ascontiguousarray(heat[c], dtype=np.float32)
+        if not h.size or h.max() < threshold:
+            continue
+        top = (h >= cv2.dilate(h, _NEIGHBOURHOOD)) & (h >= threshold)
         for y, x in zip(*np.nonzero(top), strict=True):
             out.append((c, x * stride + (stride - 1) / 2, y * stride + (stride - 1) / 2, float(h[y, x])))
     return out

@@ -238,7 +238,7 @@ def run_cube_bench(
     tallies = {"net": Tally(), "colour": Tally(), "net_true_placement": Tally(), "net_unchecked": Tally()}
     piece_tallies: dict[str, PieceTally] = {}
     register_ms, count_ms, colour_ms, placement_px = [], [], [], []
-    cubes_ms: list[float] = []  # the cubes' part of count_ms (net, checker, counts) and the pieces' part
+    cubes_ms: list[float] = []  # count_ms's parts: the cut, the net, the checker and the counts; the pieces' reading
     pieces_ms: list[float] = []
     found = 0
     ring = np.array([*RING_CORNERS, (0.5, 0.5)])
@@ -250,8 +250,8 @@ def run_cube_bench(
             counters[scene.design] = CubeCounter(picture, era_regions(number), models)
             registrars[scene.design] = BoardRegistrar(picture)
         counter = counters[scene.design]
-        if not piece_tallies:  # pieces are scored on the pieces' net's cut
-            size = counter.pieces.size if counter.pieces is not None else CUT_PX
+        if not piece_tallies:  # pieces are scored on the net's cut
+            size = counter.cubes.size
             piece_tallies = {"net": PieceTally(size), "net_true_placement": PieceTally(size)}
             if counter.paradox is not None:  # the clones' Eras as the net's maps alone name them, beside it
                 piece_tallies["net_maps_only"] = PieceTally(size)
@@ -262,13 +262,13 @@ def run_cube_bench(
         except BoardNotFound:
             placement = None
         register_ms.append(1000 * (time.perf_counter() - t0))
-        cube_heat, piece_heat = counter.look(frame, scene.truth_h)
+        cut, heat = counter.look(frame, scene.truth_h)
         tallies["net_true_placement"].add(
-            scene.eras, counts_of(counter.find_cubes(frame, scene.truth_h, cube_heat), counter.cube_cut.masks)
+            scene.eras, counts_of(counter.find_cubes(frame, scene.truth_h, heat), counter.cube_cut.masks)
         )
-        truth_pieces = pieces_on_cut(scene, counter.pieces.size) if counter.pieces else []
-        if counter.pieces is not None and piece_heat is not None:
-            piece_tallies["net_true_placement"].add(truth_pieces, counter.read_pieces(frame, scene.truth_h, piece_heat))
+        truth_pieces = pieces_on_cut(scene, counter.cubes.size) if counter.pieces else []
+        if counter.pieces is not None:
+            piece_tallies["net_true_placement"].add(truth_pieces, counter.read_pieces(cut, heat))
         if placement is None:
             tallies["net"].add(scene.eras, None)
             tallies["colour"].add(scene.eras, None)
@@ -280,23 +280,21 @@ def run_cube_bench(
             found += 1
             placement_px.append(float(np.abs(_apply(placement, ring) - _apply(scene.truth_h, ring)).max()))
             t0 = time.perf_counter()
-            cube_heat = counter.cubes.heat(frame, placement)
-            said = counts_of(counter.find_cubes(frame, placement, cube_heat), counter.cube_cut.masks)
+            cut, heat = counter.look(frame, placement)
+            said = counts_of(counter.find_cubes(frame, placement, heat), counter.cube_cut.masks)
             t1 = time.perf_counter()
-            piece_heat = counter.piece_heat(frame, placement, cube_heat)
-            found_pieces = counter.read_pieces(frame, placement, piece_heat)
+            found_pieces = counter.read_pieces(cut, heat)
             t2 = time.perf_counter()
             count_ms.append(1000 * (t2 - t0))
             cubes_ms.append(1000 * (t1 - t0))
             pieces_ms.append(1000 * (t2 - t1))
             tallies["net"].add(scene.eras, said)
             if counter.checker is not None:  # the cube net's own peaks, the checker's candidates, beside it
-                tallies["net_unchecked"].add(scene.eras, count_cut(cube_heat, counter.cubes.masks, counter.cubes.peak))
+                tallies["net_unchecked"].add(scene.eras, count_cut(heat, counter.cubes.masks, counter.cubes.peak))
             # the truth is placed on the true cut; a registered cut is off by the registration's error (a few px)
             piece_tallies["net"].add(truth_pieces, found_pieces)
-            if "net_maps_only" in piece_tallies and counter.pieces is not None and piece_heat is not None:
-                piece_tallies["net_maps_only"].add(truth_pieces, find_pieces(piece_heat, counter.pieces.piece_peak))
-            cut = counter.cubes.cut(frame, placement)
+            if "net_maps_only" in piece_tallies and counter.pieces is not None:
+                piece_tallies["net_maps_only"].add(truth_pieces, find_pieces(heat, counter.pieces.piece_peak))
             t0 = time.perf_counter()
             tallies["colour"].add(scene.eras, colour_counts(cut, counter.cubes.reference, counter.cubes.masks))
             colour_ms.append(1000 * (time.perf_counter() - t0))

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from vision.board.cubes import COLOURS, CUBE_MM, STRIDE
+from vision.board.cubes import COLOURS, CUBE_MM, STRIDE, planes
 from vision.board.rectify import era_masks, px_per_mm, rectify, reference_cut, resized
 from vision.heatmap import peaks
 
@@ -69,10 +69,18 @@ def patches(cut: np.ndarray, reference: np.ndarray, points: list[tuple[float, fl
     return out
 
 
-def windows(cut: np.ndarray, reference: np.ndarray, points: list[tuple[float, float]], side: int) -> np.ndarray:
-    """(n, 6, side, side) float32: `patches` scaled as `cubes.net_input` scales a cut."""
-    found = patches(cut, reference, points, side).astype(np.float32) / 255.0 - 0.5
-    return np.ascontiguousarray(found.transpose(0, 3, 1, 2))
+def windows(cut: np.ndarray, reference_planes: np.ndarray, points: list[tuple[float, float]], side: int) -> np.ndarray:
+    """(n, 6, side, side) float32: `patches` as the checker reads them (`cubes.planes`: the cut's window converted
+    alone, the board's picture's `reference_planes` made once), -0.5 (black) beyond the cut's edge."""
+    h, w = cut.shape[:2]
+    out = np.full((len(points), 6, side, side), -0.5, np.float32)
+    for k, (x, y) in enumerate(points):
+        x0, y0 = round(x) - side // 2, round(y) - side // 2
+        ax, ay, bx, by = max(x0, 0), max(y0, 0), min(x0 + side, w), min(y0 + side, h)
+        if ax < bx and ay < by:
+            out[k, :3, ay - y0 : by - y0, ax - x0 : bx - x0] = planes(cut[ay:by, ax:bx])
+            out[k, 3:, ay - y0 : by - y0, ax - x0 : bx - x0] = reference_planes[:, ay:by, ax:bx]
+    return out
 
 
 def softmax(logits: np.ndarray) -> np.ndarray:
@@ -148,6 +156,7 @@ class CubeChecker:
     apart_sides: float  # two cubes read closer than this many sides are one
     views: int  # views of each window read and averaged (`VIEWS`)
     reference: np.ndarray  # the board's picture cut at the fine side
+    reference_planes: np.ndarray  # its `cubes.planes`, as the checker reads it (made once)
     masks: dict[str, np.ndarray]  # each Era's sector on the fine cut
 
     @classmethod
@@ -176,7 +185,8 @@ class CubeChecker:
         if shape[-1] != window:
             raise ModelError(f"{thresholds}: window {window}, but {model} reads windows of {shape[-1]} px")
         masks = era_masks(eras, fine)
-        return cls(net, fine, window, floor, accept, reach, apart, views, reference_cut(board_picture, fine), masks)
+        reference = reference_cut(board_picture, fine)
+        return cls(net, fine, window, floor, accept, reach, apart, views, reference, planes(reference), masks)
 
     @property
     def side_px(self) -> float:
@@ -187,7 +197,7 @@ class CubeChecker:
         """The cubes (colour, x, y on the fine cut, probability) among the candidates of the cube net's `heat` (over
         a cut `size` wide), read on `fine_cut` (the same ring cut `self.size` wide)."""
         points = [(x, y) for x, y, _ in candidates(heat, self.floor, size, self.size)]
-        crops = windows(fine_cut, self.reference, points, self.window)
+        crops = windows(fine_cut, self.reference_planes, points, self.window)
         probs, offsets = read_windows(self.session, crops, self.reach_sides * self.side_px, self.views)
         return settle(points, probs, offsets, self.accept, self.apart_sides * self.side_px)
 

@@ -78,7 +78,7 @@ class EraFills:
     printed, and the sector's chroma histogram as printed."""
 
     sector: dict[str, np.ndarray]  # Era -> flat indices of a sample of its sector's pixels
-    fill: dict[str, np.ndarray]  # Era -> flat indices of a sample of its fill's pixels
+    fill: dict[str, np.ndarray]  # Era -> which of those sampled pixels are its fill (bool)
     printed: dict[str, np.ndarray]  # Era -> Lab colour of the fill in the board's picture
     histogram: dict[str, np.ndarray]  # Era -> the sector's chroma histogram in the board's picture
 
@@ -96,7 +96,7 @@ class EraFills:
             keys = q[:, 0] * 1024 + q[:, 1] * 32 + q[:, 2]
             common = pixels[keys == np.bincount(keys).argmax()].mean(axis=0)
             near = np.abs(pixels - common).max(axis=1) < FILL_SPREAD
-            sector[era], fill[era] = where, where[near]
+            sector[era], fill[era] = where, near
             printed[era], histogram[era] = pixels[near].mean(axis=0), chroma_histogram(pixels)
         return cls(sector, fill, printed, histogram)
 
@@ -117,10 +117,16 @@ class LitEras:
 
     @classmethod
     def of(cls, cut: np.ndarray, fills: EraFills) -> LitEras:
+        # every sector's sampled pixels converted at once (a fill's pixels are some of its sector's)
+        eras = list(fills.sector)
+        ends = np.cumsum([len(fills.sector[era]) for era in eras])
+        pixels = lab_at(cut, np.concatenate([fills.sector[era] for era in eras]))
+        sectors = dict(zip(eras, np.split(pixels, ends[:-1]), strict=True))
         colour, histogram = {}, {}
-        for era, where in fills.fill.items():
-            colour[era] = np.median(lab_at(cut, where), axis=0) if len(where) else fills.printed[era]
-            histogram[era] = chroma_histogram(lab_at(cut, fills.sector[era]))
+        for era in eras:
+            fill = sectors[era][fills.fill[era]]
+            colour[era] = np.median(fill, axis=0) if len(fill) else fills.printed[era]
+            histogram[era] = chroma_histogram(sectors[era])
         return cls(colour, histogram)
 
 

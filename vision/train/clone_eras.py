@@ -2,10 +2,10 @@
 maximum likelihood of each training token's true Era among the seven (a conditional logit; numpy, seconds).
 
 Tokens are the clone tokens at least half seen in stored board scenes (`vision.train.cube_data`), each looked at a
-few pixels off its true centre, as the pieces net places it. Then the cut-off at which the strongest of the pieces
-net's clone maps is a token is chosen on the validation scenes, each token found there read by the fitted weights.
+few pixels off its true centre, as the net places it. Then the cut-off at which the strongest of the net's
+clone maps is a token is chosen on the validation scenes, each token found there read by the fitted weights.
 
-    .venv/bin/python -m vision.train.clone_eras --data out/pieces-net/train --val out/pieces-net/val \\
+    .venv/bin/python -m vision.train.clone_eras --data out/cube-check/train --val out/cube-check/val \\
         --pieces out/pieces/the-loop --models models
 """
 
@@ -19,7 +19,9 @@ from pathlib import Path
 import numpy as np
 
 from vision.board.clones import FEATURES, MODEL_FILE, EraFills, LitEras, ParadoxReader, era_features
-from vision.board.cubes import PIECES, PIECES_MODEL_FILE, PIECES_THRESHOLDS_FILE
+from vision.board.cubes import MODEL_FILE as NET_FILE
+from vision.board.cubes import PIECES
+from vision.board.cubes import THRESHOLDS_FILE as NET_THRESHOLDS_FILE
 from vision.train.cube_data import BoardRefs, CubeScene, cut_side, load_scenes
 
 SEEN = 0.5  # a token less seen than this is not asked for (as the bench)
@@ -118,10 +120,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--pieces", type=Path, default=Path("out/pieces/the-loop"))
     parser.add_argument("--models", type=Path, default=Path("models"))
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument(
-        "--model", default=PIECES_MODEL_FILE, help="the net in --models that reads the pieces (its clone maps)"
-    )
-    parser.add_argument("--thresholds", default=PIECES_THRESHOLDS_FILE, help="that net's cut-offs in --models")
+    parser.add_argument("--model", default=NET_FILE, help="the net in --models that reads the pieces (its clone maps)")
+    parser.add_argument("--thresholds", default=NET_THRESHOLDS_FILE, help="that net's cut-offs in --models")
     args = parser.parse_args(argv)
     train = tokens_of(args.data, args.pieces, args.seed)
     val = tokens_of([args.val], args.pieces, args.seed + 1)

@@ -38,7 +38,7 @@ from vision.board.check import (
     settle,
     windows,
 )
-from vision.board.cubes import MODEL_FILE, THRESHOLDS_FILE, count_cut, counts_of, heat_of
+from vision.board.cubes import MODEL_FILE, THRESHOLDS_FILE, count_cut, counts_of, heat_of, planes
 from vision.board.rectify import resized
 from vision.train.cube_data import BoardRefs, CubeScene, cut_side, load_scenes
 
@@ -129,10 +129,10 @@ def tune(val: Path, pieces: Path, models: Path, views: int = 1) -> None:
         heat = heat_of(net, s.cut(), boards.reference(s.design))
         total += sum(countable(info) for info in s.eras.values())
         alone += exact(count_cut(heat, boards.masks(s.design), peak), s.eras)
-        fine_cut = s.fine_cut()
+        fine_cut, reference = s.fine_cut(), planes(fine_boards.reference(s.design))
         for floor in FLOORS:
             points = [(x, y) for x, y, _ in candidates(heat, floor, boards.size, FINE_PX)]
-            crops = windows(fine_cut, fine_boards.reference(s.design), points, WINDOW)
+            crops = windows(fine_cut, reference, points, WINDOW)
             probs, offsets = read_windows(checker, crops, REACH_SIDES * CUBE_SIDES_PX, views)
             for accept in ACCEPTS:
                 for apart in APARTS:
@@ -168,7 +168,8 @@ def evaluate_scenes(
     for s in scenes:
         heat = heat_of(net, s.cut(), boards.reference(s.design))
         points = [(x, y) for x, y, _ in candidates(heat, 0.1, boards.size, FINE_PX)]
-        probs, offsets = checker_read(windows(s.fine_cut(), fine_boards.reference(s.design), points, WINDOW))
+        crops = windows(s.fine_cut(), planes(fine_boards.reference(s.design)), points, WINDOW)
+        probs, offsets = checker_read(crops)
         kept = settle(points, probs, offsets, 0.5, APART_SIDES * CUBE_SIDES_PX)
         right += exact(counts_of(kept, fine_boards.masks(s.design)), s.eras)
         total += sum(countable(info) for info in s.eras.values())
