@@ -5,7 +5,7 @@ Tokens are the clone tokens at least half seen in stored board scenes (`vision.t
 few pixels off its true centre, as the net places it. Then the cut-off at which the strongest of the net's
 clone maps is a token is chosen on the validation scenes, each token found there read by the fitted weights.
 
-    .venv/bin/python -m vision.train.clone_eras --data out/cube-check/train --val out/cube-check/val \\
+    .venv/bin/python -m vision.train.clone_eras --data out/cubes/train --val out/cubes/val \\
         --pieces out/pieces/the-loop --models models
 """
 

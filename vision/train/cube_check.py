@@ -7,11 +7,11 @@ so the checker learns the net's doubtful peaks: double marks of one tall cube, m
 that looks like a cube. Each candidate is taught the nearest cube within `check.REACH_SIDES` of a cube's side (its
 colour and the offset to it), or "none"; a candidate whose nearest cube is too hidden to count is not taught.
 
-    PYTHONPATH=<torch> .venv/bin/python -m vision.train.cube_check train --data out/cube-check/train \
-        --val out/cube-check/val --pieces out/pieces/the-loop --out out/runs/cube-check --minutes 40
+    PYTHONPATH=<torch> .venv/bin/python -m vision.train.cube_check train --data out/cubes/train \
+        --val out/cubes/val --pieces out/pieces/the-loop --out out/runs/cube-check --minutes 40
     PYTHONPATH=<torch, onnx> .venv/bin/python -m vision.train.cube_check export --run out/runs/cube-check \
         --onnx models/the-loop-cube-check.onnx
-    .venv/bin/python -m vision.train.cube_check tune --val out/cube-check/val --models models
+    .venv/bin/python -m vision.train.cube_check tune --val out/cubes/val --models models
 """
 
 from __future__ import annotations
