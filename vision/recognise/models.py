@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import gc
 import json
 import os
 from pathlib import Path
@@ -15,6 +16,18 @@ MODELS_DIR = Path(__file__).resolve().parents[2] / "models"
 FINDER_FILE = "cards-finder.onnx"
 READER_FILE = "cards-reader.onnx"
 READER_HEAD_FILE = "cards-reader-head.npz"  # the reader's last layer, the start of every enrolment
+
+
+def _before_fork() -> None:
+    """A forked child must never free an ONNX Runtime session it inherited: the session's thread pool and its locks
+    belong to the parent, and the child hangs in the destructor (a fork pool of the video renderer hung so, its
+    worker's collector freeing a session an earlier test had dropped). So garbage is collected before every fork
+    and what remains is frozen: the child's collector never visits an object it inherited."""
+    gc.collect()
+    gc.freeze()
+
+
+os.register_at_fork(before=_before_fork, after_in_parent=gc.unfreeze)
 
 
 class ModelError(RuntimeError):
