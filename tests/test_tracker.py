@@ -191,6 +191,7 @@ def test_a_look_that_turns_up_two_traps_ends_the_game_only_by_what_is_read():
         assert decoder.state()["actions"][:4] == actions[:4]
 
 
+@pytest.mark.slow  # 49 s: the default suite ran 10.2 minutes; CI runs the slow suite too
 def test_one_confident_misread_does_not_change_the_actions():
     cores, actions = _play(3, 20)
     clean, _ = _decode(cores)
