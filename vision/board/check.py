@@ -14,7 +14,7 @@ checker places on the same cube are read once.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -55,31 +55,35 @@ def candidates(heat: np.ndarray, floor: float, size: int, fine: int) -> list[tup
     return kept
 
 
-def patches(cut: np.ndarray, reference: np.ndarray, points: list[tuple[float, float]], side: int) -> np.ndarray:
-    """(n, side, side, 6) uint8: the cut and the reference around each point (the nearest pixel at the window's
-    centre), black beyond the cut's edge as a cut is."""
-    h, w = cut.shape[:2]
-    out = np.zeros((len(points), side, side, 6), np.uint8)
+def _spans(
+    points: list[tuple[float, float]], side: int, h: int, w: int
+) -> Iterator[tuple[int, tuple[slice, slice], tuple[slice, slice]]]:
+    """(k, the window's rows and columns, the cut's) for each point's window (the nearest pixel at its centre) that
+    overlaps a cut h x w; what lies beyond the cut's edge is left out."""
     for k, (x, y) in enumerate(points):
         x0, y0 = round(x) - side // 2, round(y) - side // 2
         ax, ay, bx, by = max(x0, 0), max(y0, 0), min(x0 + side, w), min(y0 + side, h)
         if ax < bx and ay < by:
-            out[k, ay - y0 : by - y0, ax - x0 : bx - x0, :3] = cut[ay:by, ax:bx]
-            out[k, ay - y0 : by - y0, ax - x0 : bx - x0, 3:] = reference[ay:by, ax:bx]
+            yield k, (slice(ay - y0, by - y0), slice(ax - x0, bx - x0)), (slice(ay, by), slice(ax, bx))
+
+
+def patches(cut: np.ndarray, reference: np.ndarray, points: list[tuple[float, float]], side: int) -> np.ndarray:
+    """(n, side, side, 6) uint8: the cut and the reference around each point (the nearest pixel at the window's
+    centre), black beyond the cut's edge as a cut is."""
+    out = np.zeros((len(points), side, side, 6), np.uint8)
+    for k, (wy, wx), (cy, cx) in _spans(points, side, *cut.shape[:2]):
+        out[k, wy, wx, :3] = cut[cy, cx]
+        out[k, wy, wx, 3:] = reference[cy, cx]
     return out
 
 
 def windows(cut: np.ndarray, reference_planes: np.ndarray, points: list[tuple[float, float]], side: int) -> np.ndarray:
     """(n, 6, side, side) float32: `patches` as the checker reads them (`cubes.planes`: the cut's window converted
     alone, the board's picture's `reference_planes` made once), -0.5 (black) beyond the cut's edge."""
-    h, w = cut.shape[:2]
     out = np.full((len(points), 6, side, side), -0.5, np.float32)
-    for k, (x, y) in enumerate(points):
-        x0, y0 = round(x) - side // 2, round(y) - side // 2
-        ax, ay, bx, by = max(x0, 0), max(y0, 0), min(x0 + side, w), min(y0 + side, h)
-        if ax < bx and ay < by:
-            out[k, :3, ay - y0 : by - y0, ax - x0 : bx - x0] = planes(cut[ay:by, ax:bx])
-            out[k, 3:, ay - y0 : by - y0, ax - x0 : bx - x0] = reference_planes[:, ay:by, ax:bx]
+    for k, (wy, wx), (cy, cx) in _spans(points, side, *cut.shape[:2]):
+        out[k, :3, wy, wx] = planes(cut[cy, cx])
+        out[k, 3:, wy, wx] = reference_planes[:, cy, cx]
     return out
 
 

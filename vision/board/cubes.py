@@ -214,13 +214,17 @@ class CubeCounter:
         )
         # the cut the cubes are placed on (its side and Era masks): the checker's fine cut, else the net's
         self.cube_cut: BoardNet | CubeChecker = self.checker or self.cubes
-        self.pieces: BoardNet | None = self.cubes if self.cubes.reads_pieces else None
         # a clone token's Paradox Era read from its colour against the board's Eras, on the net's cut
         self.paradox: ParadoxReader | None = None
         self.fills: EraFills | None = None  # the Eras' fills on the net's cut, for the reader
         if self.pieces is not None and (models / PARADOX_FILE).is_file():
             self.paradox = ParadoxReader.load(models / PARADOX_FILE)
             self.fills = EraFills.of(self.pieces.reference, self.pieces.masks)
+
+    @property
+    def pieces(self) -> BoardNet | None:
+        """The net when it has the pieces' maps, else None (a cubes-only net reads no pieces)."""
+        return self.cubes if self.cubes.reads_pieces else None
 
     def look(self, frame: np.ndarray, frame_from_board: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(the ring cut out of `frame` at the net's side, the net's heat maps over it)."""
@@ -245,10 +249,7 @@ class CubeCounter:
             return []
         if self.paradox is None or self.fills is None:
             return find_pieces(heat, net.piece_peak)
-        found = find_pieces(heat, net.piece_peak, self.paradox.clone_peak)
-        if not any(label.startswith("CLONE:") for label, *_ in found):
-            return found
-        return self.paradox.relabel(found, cut, self.fills)
+        return self.paradox.relabel(find_pieces(heat, net.piece_peak, self.paradox.clone_peak), cut, self.fills)
 
     def count(self, frame: np.ndarray, frame_from_board: np.ndarray) -> tuple[list[EraCubes], list[BoardPiece]]:
         """Every Era's cubes, and the pieces on the ring; `frame_from_board` maps board fractions to frame pixels
