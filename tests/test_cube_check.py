@@ -20,11 +20,11 @@ from vision.board.check import (
     offsets_back,
     patches,
     settle,
-    viewed,
+    turned_offset,
     windows,
 )
 from vision.board.cubes import COLOURS, STRIDE, counts_of, planes
-from vision.train.augment import turned, turned_offset
+from vision.heatmap import turned
 from vision.train.cube_check import label_candidates
 
 
@@ -113,12 +113,12 @@ def test_a_turned_window_turns_its_offset_alike(k: int, flip: bool) -> None:
 
 
 @pytest.mark.parametrize(("k", "flip"), VIEWS)
-def test_an_offset_read_on_a_viewed_window_comes_back_to_the_window_as_it_came(k: int, flip: bool) -> None:
+def test_an_offset_read_on_a_turned_window_read_comes_back_to_the_window_as_it_came(k: int, flip: bool) -> None:
     side, centre = 63, 31
     crops = np.zeros((1, 6, side, side), np.float32)
     crops[0, :, centre + 5, centre - 9] = 1.0  # dx -9, dy 5
-    # what the net would read on the viewed window: where the cube lies there; training turned its windows alike
-    y, x = np.unravel_index(int(viewed(crops, k, flip)[0, 0].argmax()), (side, side))
+    # what the net would read on the turned window: where the cube lies there; training turned its windows alike
+    y, x = np.unravel_index(int(turned(crops, k, flip)[0, 0].argmax()), (side, side))
     assert turned_offset(np.array([-9.0, 5.0]), k, flip).tolist() == [x - centre, y - centre]
     assert offsets_back(np.array([[x - centre, y - centre]], np.float32), k, flip).tolist() == [[-9.0, 5.0]]
 

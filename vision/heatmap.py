@@ -13,6 +13,14 @@ def sigmoid(logits: np.ndarray) -> np.ndarray:
     return 1.0 / (1.0 + np.exp(-logits))
 
 
+def turned(a: np.ndarray, k: int, flip: bool) -> np.ndarray:
+    """`a` turned by k quarter turns over its last two axes (rows, columns), then mirrored: an input and its maps
+    alike, one (channels, H, W) or a batch (n, channels, H, W). A pixel at (x, y) of a square side s goes to
+    (y, s - 1 - x) per turn, then to (s - 1 - x, y) when mirrored."""
+    a = np.rot90(a, k, axes=(-2, -1))
+    return np.ascontiguousarray(a[..., ::-1] if flip else a)
+
+
 def cell_of(x: float, y: float, stride: int) -> tuple[float, float]:
     """Input pixels to map cells (fractional: the nearest cell is the rounded value), a cell's centre being its input
     pixels' middle, as `peaks` places it."""

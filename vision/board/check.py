@@ -23,7 +23,7 @@ import numpy as np
 
 from vision.board.cubes import COLOURS, CUBE_MM, STRIDE, planes
 from vision.board.rectify import era_masks, px_per_mm, rectify, reference_cut, resized
-from vision.heatmap import peaks
+from vision.heatmap import peaks, turned
 
 CHECK_MODEL_FILE = "the-loop-cube-check.onnx"
 # {"fine_px", "window", "floor", "accept", "reach_sides", "apart_sides", "views" (optional, 1)}: the net's geometry,
@@ -97,15 +97,17 @@ def softmax(logits: np.ndarray) -> np.ndarray:
 VIEWS = ((0, False), (2, True), (1, False), (3, True), (2, False), (0, True), (3, False), (1, True))
 
 
-def viewed(crops: np.ndarray, k: int, flip: bool) -> np.ndarray:
-    """(n, 6, side, side) windows turned by k quarter turns and then mirrored, as training turned them."""
-    turned = np.rot90(crops, k, axes=(2, 3))
-    return turned[..., ::-1] if flip else turned
+def turned_offset(offset: np.ndarray, k: int, flip: bool) -> np.ndarray:
+    """An offset (dx, dy) in a window `turned` (k quarter turns, then mirrored), as training turns its windows."""
+    dx, dy = float(offset[0]), float(offset[1])
+    for _ in range(k):  # a pixel at (x, y) goes to (y, side - 1 - x)
+        dx, dy = dy, -dx
+    return np.array([-dx if flip else dx, dy], np.float32)
 
 
 def offsets_back(offsets: np.ndarray, k: int, flip: bool) -> np.ndarray:
-    """Offsets (n, 2) read on windows `viewed` (k, flip), in the window as it came: a quarter turn moves a pixel at
-    (x, y) to (y, side - 1 - x), so (dx, dy) became (dy, -dx); undone in reverse order."""
+    """Offsets (n, 2) read on windows `turned` (k, flip), in the window as it came: `turned_offset` undone, in
+    reverse order."""
     dx, dy = offsets[:, 0], offsets[:, 1]
     if flip:
         dx = -dx
@@ -121,7 +123,7 @@ def read_windows(session: Any, crops: np.ndarray, reach_px: float, views: int = 
     if not len(crops):
         return np.zeros((0, len(CLASSES)), np.float32), np.zeros((0, 2), np.float32)
     n, chosen = len(crops), VIEWS[:views]
-    batch = np.ascontiguousarray(np.concatenate([viewed(crops, k, flip) for k, flip in chosen]))
+    batch = np.ascontiguousarray(np.concatenate([turned(crops, k, flip) for k, flip in chosen]))
     logits, offsets = session.run(None, {"x": batch})
     probs = softmax(logits).reshape(len(chosen), n, -1).mean(axis=0)
     back = [offsets_back(offsets[v * n : (v + 1) * n], k, flip) for v, (k, flip) in enumerate(chosen)]

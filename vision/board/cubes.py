@@ -57,18 +57,15 @@ def planes(image: np.ndarray) -> np.ndarray:
     return out
 
 
-def net_input(cut: np.ndarray, reference: np.ndarray, reference_planes: np.ndarray | None = None) -> np.ndarray:
-    """(1, 6, H, W) float32: the cut and the board's reference cut, BGR, centred on 0 (`reference_planes`: the
-    reference's `planes`, made once for a board)."""
-    ref = planes(reference) if reference_planes is None else reference_planes
-    return np.concatenate([planes(cut), ref])[None]
+def net_input(cut: np.ndarray, reference_planes: np.ndarray) -> np.ndarray:
+    """(1, 6, H, W) float32: the cut and the board's reference cut (its `planes`, made once for a board), BGR,
+    centred on 0."""
+    return np.concatenate([planes(cut), reference_planes])[None]
 
 
-def heat_of(
-    session: Any, cut: np.ndarray, reference: np.ndarray, reference_planes: np.ndarray | None = None
-) -> np.ndarray:
-    """The net's heat maps (probabilities, colour x cell) for one cut beside its board's reference cut."""
-    return sigmoid(session.run(None, {"x": net_input(cut, reference, reference_planes)})[0][0])
+def heat_of(session: Any, cut: np.ndarray, reference_planes: np.ndarray) -> np.ndarray:
+    """The net's heat maps (probabilities, colour x cell) for one cut beside its board's reference cut (`planes`)."""
+    return sigmoid(session.run(None, {"x": net_input(cut, reference_planes)})[0][0])
 
 
 def era_of(x: float, y: float, masks: Mapping[str, np.ndarray]) -> str | None:
@@ -230,7 +227,7 @@ class CubeCounter:
         """(the ring cut out of `frame` at the net's side, the net's heat maps over it)."""
         net = self.cubes
         cut = net.cut(frame, frame_from_board)
-        return cut, heat_of(net.session, cut, net.reference, net.reference_planes)
+        return cut, heat_of(net.session, cut, net.reference_planes)
 
     def find_cubes(
         self, frame: np.ndarray, frame_from_board: np.ndarray, heat: np.ndarray

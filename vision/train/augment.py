@@ -1,5 +1,5 @@
-"""Training augmentations the board and dice nets share: quarter turns and mirrors applied alike to inputs, targets
-and offsets, and the light of another camera and another print."""
+"""Training augmentations the board and dice nets share: the light of another camera and another print (quarter turns
+and mirrors: `vision.heatmap.turned`, which the runtime's checker reads its views with too)."""
 
 from __future__ import annotations
 
@@ -20,17 +20,3 @@ def vary_light(rng: np.random.Generator, cut: np.ndarray, ref: np.ndarray) -> tu
     if rng.random() < 0.3:
         ref = cv2.GaussianBlur(ref, (0, 0), float(rng.uniform(0.5, 1.5)))
     return cut, ref
-
-
-def turned(a: np.ndarray, k: int, flip: bool) -> np.ndarray:
-    """A (channels, H, W) array turned by k quarter turns and mirrored: inputs and targets alike."""
-    a = np.rot90(a, k, axes=(1, 2))
-    return np.ascontiguousarray(a[:, :, ::-1] if flip else a)
-
-
-def turned_offset(offset: np.ndarray, k: int, flip: bool) -> np.ndarray:
-    """An offset (dx, dy) in a window turned as `turned` turns it (k quarter turns, then mirrored)."""
-    dx, dy = float(offset[0]), float(offset[1])
-    for _ in range(k):  # np.rot90 over (y, x): a pixel at (x, y) goes to (y, side - 1 - x)
-        dx, dy = dy, -dx
-    return np.array([-dx if flip else dx, dy], np.float32)

@@ -103,7 +103,7 @@ def tune_clone_peak(
     tallies = {peak: PieceTally(boards.size) for peak in CLONE_PEAKS}
     for scene in scenes:
         cut = scene.cut()
-        heat = heat_of(net, cut, boards.reference(scene.design))
+        heat = heat_of(net, cut, boards.planes(scene.design))
         truth = [(PIECES[int(p)], float(x), float(y), float(seen)) for x, y, p, seen in scene.pieces]
         fills = EraFills.of(boards.reference(scene.design), boards.masks(scene.design))
         for peak, tally in tallies.items():

@@ -38,7 +38,7 @@ from vision.board.check import (
     settle,
     windows,
 )
-from vision.board.cubes import MODEL_FILE, THRESHOLDS_FILE, count_cut, counts_of, heat_of, planes
+from vision.board.cubes import MODEL_FILE, THRESHOLDS_FILE, count_cut, counts_of, heat_of
 from vision.board.rectify import resized
 from vision.train.cube_data import BoardRefs, CubeScene, cut_side, load_scenes
 
@@ -75,7 +75,7 @@ def fine_cubes(scene: CubeScene, size: int, fine: int) -> np.ndarray:
 
 def scene_candidates(net: object, scene: CubeScene, boards: BoardRefs, fine: int, floor: float) -> np.ndarray:
     """(n, 2) candidate points on the fine cut: the cube net's peaks on the scene's cut."""
-    heat = heat_of(net, scene.cut(), boards.reference(scene.design))
+    heat = heat_of(net, scene.cut(), boards.planes(scene.design))
     found = candidates(heat, floor, boards.size, fine)
     return np.array([(x, y) for x, y, _ in found], np.float32).reshape(-1, 2)
 
@@ -126,10 +126,10 @@ def tune(val: Path, pieces: Path, models: Path, views: int = 1) -> None:
     right = {(f, a, d): 0 for f in FLOORS for a in ACCEPTS for d in APARTS}
     alone = total = 0
     for n, s in enumerate(scenes):
-        heat = heat_of(net, s.cut(), boards.reference(s.design))
+        heat = heat_of(net, s.cut(), boards.planes(s.design))
         total += sum(countable(info) for info in s.eras.values())
         alone += exact(count_cut(heat, boards.masks(s.design), peak), s.eras)
-        fine_cut, reference = s.fine_cut(), planes(fine_boards.reference(s.design))
+        fine_cut, reference = s.fine_cut(), fine_boards.planes(s.design)
         for floor in FLOORS:
             points = [(x, y) for x, y, _ in candidates(heat, floor, boards.size, FINE_PX)]
             crops = windows(fine_cut, reference, points, WINDOW)
@@ -166,9 +166,9 @@ def evaluate_scenes(
     """Validation Eras exact at floor 0.1, cut-off 0.5 (`checker_read(crops)` -> probabilities, offsets in pixels)."""
     right = total = 0
     for s in scenes:
-        heat = heat_of(net, s.cut(), boards.reference(s.design))
+        heat = heat_of(net, s.cut(), boards.planes(s.design))
         points = [(x, y) for x, y, _ in candidates(heat, 0.1, boards.size, FINE_PX)]
-        crops = windows(s.fine_cut(), planes(fine_boards.reference(s.design)), points, WINDOW)
+        crops = windows(s.fine_cut(), fine_boards.planes(s.design), points, WINDOW)
         probs, offsets = checker_read(crops)
         kept = settle(points, probs, offsets, 0.5, APART_SIDES * CUBE_SIDES_PX)
         right += exact(counts_of(kept, fine_boards.masks(s.design)), s.eras)

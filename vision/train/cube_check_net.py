@@ -16,10 +16,11 @@ import numpy as np
 import torch
 from torch import nn
 
-from vision.board.check import CLASSES, CUBE_SIDES_PX, FINE_PX, REACH_SIDES, WINDOW, patches
-from vision.board.cubes import net_input
+from vision.board.check import CLASSES, CUBE_SIDES_PX, FINE_PX, REACH_SIDES, WINDOW, patches, turned_offset
+from vision.board.cubes import net_input, planes
+from vision.heatmap import turned
 from vision.recognise.models import session
-from vision.train.augment import turned, turned_offset, vary_light
+from vision.train.augment import vary_light
 from vision.train.budget import export_onnx, resume, train_for_budget
 from vision.train.corner_net import conv_bn
 from vision.train.cube_check import TRAIN_FLOOR, evaluate_scenes, fine_cubes, label_candidates, scene_candidates
@@ -87,7 +88,7 @@ class Windows:
                 continue
             raw = patches(self.cuts[i], self.fine.reference(self.scenes[i].design), [tuple(point)], WINDOW)[0]
             cut, ref = vary_light(self.rng, raw[..., :3], raw[..., 3:])
-            x = net_input(np.clip(cut, 0, 255).astype(np.uint8), np.clip(ref, 0, 255).astype(np.uint8))[0]
+            x = net_input(np.clip(cut, 0, 255).astype(np.uint8), planes(np.clip(ref, 0, 255).astype(np.uint8)))[0]
             k, flip = int(self.rng.integers(0, 4)), bool(self.rng.random() < 0.5)
             xs.append(turned(x, k, flip))
             classes.append(label[0])

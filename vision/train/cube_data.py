@@ -98,6 +98,7 @@ class BoardRefs:
         self.root = pieces_root
         self.size = size
         self._refs: dict[str, np.ndarray] = {}
+        self._planes: dict[str, np.ndarray] = {}
         self._masks: dict[str, dict[str, np.ndarray]] = {}
 
     @staticmethod
@@ -111,6 +112,14 @@ class BoardRefs:
             folder = self.root / f"the-loop-design-{self.number(design):03d}"
             self._refs[design] = reference_cut(load_component(folder).image("BOARD"), self.size)
         return self._refs[design]
+
+    def planes(self, design: str) -> np.ndarray:
+        """The reference cut as the nets read it (`cubes.planes`)."""
+        if design not in self._planes:
+            from vision.board.cubes import planes
+
+            self._planes[design] = planes(self.reference(design))
+        return self._planes[design]
 
     def masks(self, design: str) -> dict[str, np.ndarray]:
         if design not in self._masks:

@@ -23,8 +23,9 @@ import torch
 from torch import nn
 
 from vision.board.bench import FAMILIES, PieceTally, countable, exact
-from vision.board.cubes import CHANNELS, COLOURS, PIECES, STRIDE, count_cut, find_pieces, net_input
-from vision.train.augment import turned, vary_light
+from vision.board.cubes import CHANNELS, COLOURS, PIECES, STRIDE, count_cut, find_pieces, net_input, planes
+from vision.heatmap import turned
+from vision.train.augment import vary_light
 from vision.train.budget import add_budget_args, export_onnx, resume, train_for_budget, train_or_export
 from vision.train.corner_net import conv_bn, focal_loss
 from vision.train.cube_data import BoardRefs, CubeScene, cut_side, load_scenes
@@ -126,7 +127,7 @@ class Batches:
                 points[:, 0] -= x0
                 points[:, 1] -= y0
             heat, weight = targets(cubes, pieces, PATCH, self.channels)
-            x = net_input(np.clip(cut, 0, 255).astype(np.uint8), np.clip(ref, 0, 255).astype(np.uint8))[0]
+            x = net_input(np.clip(cut, 0, 255).astype(np.uint8), planes(np.clip(ref, 0, 255).astype(np.uint8)))[0]
             k = int(self.rng.integers(0, 4))
             flip = bool(self.rng.random() < 0.5)
             x, heat, weight = (turned(a, k, flip) for a in (x, heat, weight))
@@ -144,7 +145,7 @@ def evaluate(model: CubeNet, scenes: list[CubeScene], boards: BoardRefs) -> dict
     pieces = PieceTally()
     with torch.no_grad():
         for s in scenes:
-            x = torch.from_numpy(net_input(s.cut(), boards.reference(s.design)))
+            x = torch.from_numpy(net_input(s.cut(), boards.planes(s.design)))
             heat = torch.sigmoid(model(x))[0].numpy()
             right += exact(count_cut(heat, boards.masks(s.design)), s.eras)
             total += sum(countable(info) for info in s.eras.values())

@@ -43,9 +43,8 @@ from vision.dice.crops import (
 )
 from vision.dice.find import SIZE_UNIT, finder_input, found_dice
 from vision.dice.read import CELL, corners_from_heat, reader_input
-from vision.heatmap import cell_of
+from vision.heatmap import cell_of, turned
 from vision.synth.legibility import LEGIBLE
-from vision.train.augment import turned
 from vision.train.budget import add_budget_args, export_onnx, resume, train_for_budget, train_or_export
 from vision.train.corner_net import conv_bn, focal_loss
 from vision.train.cube_net import dilated

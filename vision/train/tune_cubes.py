@@ -37,7 +37,7 @@ def main(argv: list[str] | None = None) -> None:
     pieces = {c: PieceTally(size) for c in CUTOFFS}
     total = 0
     for s in scenes:
-        heat = heat_of(net, s.cut(), boards.reference(s.design))
+        heat = heat_of(net, s.cut(), boards.planes(s.design))
         total += sum(countable(info) for info in s.eras.values())
         truth = [(PIECES[int(k)], float(x), float(y), float(seen)) for x, y, k, seen in s.pieces]
         for cutoff in CUTOFFS:
