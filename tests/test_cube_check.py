@@ -113,7 +113,7 @@ def test_a_turned_window_turns_its_offset_alike(k: int, flip: bool) -> None:
 
 
 @pytest.mark.parametrize(("k", "flip"), VIEWS)
-def test_an_offset_read_on_a_turned_window_read_comes_back_to_the_window_as_it_came(k: int, flip: bool) -> None:
+def test_an_offset_read_on_a_turned_window_comes_back_to_the_window_as_it_came(k: int, flip: bool) -> None:
     side, centre = 63, 31
     crops = np.zeros((1, 6, side, side), np.float32)
     crops[0, :, centre + 5, centre - 9] = 1.0  # dx -9, dy 5

@@ -98,22 +98,19 @@ VIEWS = ((0, False), (2, True), (1, False), (3, True), (2, False), (0, True), (3
 
 
 def turned_offset(offset: np.ndarray, k: int, flip: bool) -> np.ndarray:
-    """An offset (dx, dy) in a window `turned` (k quarter turns, then mirrored), as training turns its windows."""
-    dx, dy = float(offset[0]), float(offset[1])
+    """Offsets (dx, dy), one or (n, 2), in a window `turned` (k quarter turns, then mirrored), as training turns its
+    windows."""
+    offset = np.asarray(offset, np.float32)
+    dx, dy = offset[..., 0], offset[..., 1]
     for _ in range(k):  # a pixel at (x, y) goes to (y, side - 1 - x)
         dx, dy = dy, -dx
-    return np.array([-dx if flip else dx, dy], np.float32)
+    return np.stack([-dx if flip else dx, dy], axis=-1)
 
 
 def offsets_back(offsets: np.ndarray, k: int, flip: bool) -> np.ndarray:
-    """Offsets (n, 2) read on windows `turned` (k, flip), in the window as it came: `turned_offset` undone, in
-    reverse order."""
-    dx, dy = offsets[:, 0], offsets[:, 1]
-    if flip:
-        dx = -dx
-    for _ in range(k):
-        dx, dy = -dy, dx
-    return np.stack([dx, dy], axis=1)
+    """Offsets (n, 2) read on windows `turned` (k, flip), in the window as it came: `turned_offset` undone. A turn
+    and a mirror is a reflection, its own inverse; k turns alone are undone by 4 - k more."""
+    return turned_offset(offsets, k if flip else (4 - k) % 4, flip)
 
 
 def read_windows(session: Any, crops: np.ndarray, reach_px: float, views: int = 1) -> tuple[np.ndarray, np.ndarray]:
