@@ -12,11 +12,14 @@ import pytest
 from vision.board.check import (
     APART_SIDES,
     CLASSES,
+    CONTEXT,
     CUBE_SIDES_PX,
     MERGE_SIDES,
     REACH_SIDES,
     VIEWS,
     candidates,
+    context_of,
+    context_windows,
     offsets_back,
     patches,
     settle,
@@ -63,6 +66,22 @@ def test_windows_centre_the_point_and_are_black_beyond_the_cut() -> None:
     taught = patches(cut, reference, [(30.0, 20.0), (0.0, 0.0)], 9).astype(np.float32) / 255.0 - 0.5
     assert np.allclose(x, taught.transpose(0, 3, 1, 2), atol=1e-6)
     assert windows(cut, planes(reference), [], 9).shape == (0, 6, 9, 9)
+
+
+def test_context_windows_put_the_cube_nets_marks_where_its_candidates_are() -> None:
+    """The cube net's maps, cut around a candidate as the checker's window is: its peak at the window's centre for
+    the candidate it made, moved with the window, -0.5 (no mark) beyond the maps."""
+    heat = _heat([(1, 21, 37, 1.0)])
+    ((x, y, _),) = candidates(heat, 0.5, 400, 600)
+    (w,) = context_windows(context_of(heat), 400, 600, [(x, y)], 63)
+    assert w.shape == (CONTEXT, 63, 63) and w.dtype == np.float32
+    assert np.unravel_index(int(w[1].argmax()), w[1].shape) == (31, 31) and w[1].max() > 0
+    assert w[0].max() == w[2].max() == pytest.approx(-0.5)
+    (moved,) = context_windows(context_of(heat), 400, 600, [(x + 12, y - 6)], 63)
+    row, col = np.unravel_index(int(moved[1].argmax()), moved[1].shape)
+    assert abs(row - 37) <= 1 and abs(col - 19) <= 1
+    (beyond,) = context_windows(context_of(heat), 400, 600, [(0.0, 0.0)], 63)
+    assert beyond[:, :20, :20].max() == pytest.approx(-0.5)
 
 
 def test_settle_moves_each_cube_to_its_centre_and_reads_one_cube_once() -> None:

@@ -286,6 +286,25 @@ def test_lettering_is_for_training_dice_only_and_moves_no_other_draw() -> None:
     assert S.design_of("d20", 0).lettering is None
     with pytest.raises(S.SolidError, match="lettered share"):
         S.set_lettered(1.5)
+    with pytest.raises(S.SolidError, match="lettering: expected one of reshaped, marked"):
+        S.set_lettered(0.5, "squiggly")
+
+
+def test_marked_lettering_keeps_the_numerals_size_and_shape() -> None:
+    """The "marked" lettering varies only what real dice vary without changing the numeral: the mark on 6 and 9
+    (none only where the numeral points at a corner, so a 6 turned half round is never an unmarked 9), a d20's
+    numerals pointing at an edge, a little weight; never a stroke font, a slant, a width or a size."""
+    try:
+        S.set_lettered(1.0, "marked")
+        letterings = [S.design_of(k, v).lettering for v in range(S.DIE_DESIGNS) for k in ("d6", "d20")]
+        given = [x for x in letterings if x is not None]
+        assert len(given) > 50
+        assert all(x.stroke_font == -1 and x.slant == 0 and x.width == 1 and x.size == 1 for x in given)
+        assert all(abs(x.weight) <= 0.04 for x in given)
+        assert not any(x.turned and x.mark == "none" for x in given)
+        assert {x.mark for x in given} == {"bar", "dot", "none"} and any(x.turned for x in given)
+    finally:
+        S.set_lettered(0.0)
 
 
 def _numeral_ink(lettering: S.Lettering | None, value: int) -> np.ndarray:

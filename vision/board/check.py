@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import cv2
 import numpy as np
 
 from vision.board.cubes import COLOURS, CUBE_MM, STRIDE, planes
@@ -85,6 +86,33 @@ def windows(cut: np.ndarray, reference_planes: np.ndarray, points: list[tuple[fl
         out[k, :3, wy, wx] = planes(cut[cy, cx])
         out[k, 3:, wy, wx] = reference_planes[:, cy, cx]
     return out
+
+
+CONTEXT = len(COLOURS)  # a checker with context also reads the cube net's colour maps around its candidate
+
+
+def context_of(heat: np.ndarray) -> np.ndarray:
+    """(h, w, CONTEXT) float32: the cube net's colour maps as `context_windows` cuts them (channels last)."""
+    return np.ascontiguousarray(np.moveaxis(heat[:CONTEXT], 0, -1), np.float32)
+
+
+def context_windows(
+    context: np.ndarray, size: int, fine: int, points: list[tuple[float, float]], side: int
+) -> np.ndarray:
+    """(n, CONTEXT, side, side) float32: the cube net's maps (`context_of`, over a cut `size` wide) resampled onto
+    each point's window of the fine cut (`fine` wide), centred on 0 as the cut's planes are (-0.5 beyond the maps).
+    Why: the checker's window is a cube and half its neighbours; the net saw the whole ring, and where it marks the
+    next cube says whether two candidates are one cube or two."""
+    rate = size / fine / STRIDE  # heat cells per fine pixel
+    shift = 0.5 * size / fine - 0.5 - (STRIDE - 1) / 2  # a fine pixel's place on the cut, less a cell's centre
+    out = np.empty((len(points), CONTEXT, side, side), np.float32)
+    for k, (x, y) in enumerate(points):
+        x0, y0 = round(x) - side // 2, round(y) - side // 2
+        x_at, y_at = ((v * size / fine + shift) / STRIDE for v in (x0, y0))
+        matrix = np.array([[rate, 0.0, x_at], [0.0, rate, y_at]])
+        cut = cv2.warpAffine(context, matrix, (side, side), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP)
+        out[k] = np.moveaxis(cut.reshape(side, side, CONTEXT), -1, 0)
+    return out - np.float32(0.5)
 
 
 def softmax(logits: np.ndarray) -> np.ndarray:
@@ -158,6 +186,7 @@ class CubeChecker:
     reach_sides: float  # the reach the net was taught its offsets in, cube sides
     apart_sides: float  # two cubes read closer than this many sides are one
     views: int  # views of each window read and averaged (`VIEWS`)
+    context: bool  # whether the net also reads the cube net's maps around each window (`context_windows`)
     reference: np.ndarray  # the board's picture cut at the fine side
     reference_planes: np.ndarray  # its `cubes.planes`, as the checker reads it (made once)
     masks: dict[str, np.ndarray]  # each Era's sector on the fine cut
@@ -185,11 +214,14 @@ class CubeChecker:
         if not 1 <= views <= len(VIEWS):
             raise ModelError(f"{thresholds}: views {views} out of range (1-{len(VIEWS)})")
         shape = net.get_inputs()[0].shape
+        if shape[1] not in (6, 6 + CONTEXT):
+            raise ModelError(f"{model}: reads {shape[1]} planes a window, expected 6 or {6 + CONTEXT}")
         if shape[-1] != window:
             raise ModelError(f"{thresholds}: window {window}, but {model} reads windows of {shape[-1]} px")
         masks = era_masks(eras, fine)
         reference = reference_cut(board_picture, fine)
-        return cls(net, fine, window, floor, accept, reach, apart, views, reference, planes(reference), masks)
+        context = shape[1] == 6 + CONTEXT
+        return cls(net, fine, window, floor, accept, reach, apart, views, context, reference, planes(reference), masks)
 
     @property
     def side_px(self) -> float:
@@ -201,6 +233,8 @@ class CubeChecker:
         a cut `size` wide), read on `fine_cut` (the same ring cut `self.size` wide)."""
         points = [(x, y) for x, y, _ in candidates(heat, self.floor, size, self.size)]
         crops = windows(fine_cut, self.reference_planes, points, self.window)
+        if self.context:
+            crops = np.concatenate([crops, context_windows(context_of(heat), size, self.size, points, self.window)], 1)
         probs, offsets = read_windows(self.session, crops, self.reach_sides * self.side_px, self.views)
         return settle(points, probs, offsets, self.accept, self.apart_sides * self.side_px)
 

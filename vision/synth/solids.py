@@ -534,16 +534,23 @@ def _design(kind: str, index: int) -> Design:
 # The share of training dice with numerals whose lettering is varied (`set_lettered`). None by default: the face
 # reader trained on lettered dice (session 36, 3 in 4 lettered) read held-out dice worse than the shipped one, which
 # was trained without (models/dice.md), so the shipped recipe renders dice as before.
-_LETTERED = [0.0]
+_LETTERED: list = [0.0, "reshaped"]
 STROKE_FONTS = (0, 1, 2, 3, 4, 5, 6, 7)  # OpenCV's Hershey fonts: simplex, plain, duplex, complex, triplex, ...
+# How lettered designs depart from their fonts: "reshaped" (session 36: stroke fonts, weight, slant, width, size,
+# turns, marks) or "marked" (session 43: only what real dice vary while keeping the numeral's size and shape: the
+# mark that tells 6 from 9, numerals pointing at an edge of a d20's face, a little weight)
+LETTERINGS = ("reshaped", "marked")
 
 
-def set_lettered(share: float) -> None:
-    """Letter this share of training dice designs from now on, in this process (`dice_data --lettered`)."""
+def set_lettered(share: float, how: str = "reshaped") -> None:
+    """Letter this share of training dice designs from now on, in this process (`dice_data --lettered`), `how`
+    one of LETTERINGS."""
     if not 0.0 <= share <= 1.0:
         raise SolidError(f"lettered share: expected 0-1, got {share}")
-    if share != _LETTERED[0]:
-        _LETTERED[0] = share
+    if how not in LETTERINGS:
+        raise SolidError(f"lettering: expected one of {', '.join(LETTERINGS)}, got {how!r}")
+    if [share, how] != _LETTERED:
+        _LETTERED[:] = [share, how]
         _design.cache_clear()
         skin.cache_clear()
 
@@ -554,6 +561,10 @@ def lettering_of(kind: str, index: int) -> Lettering | None:
     rng = np.random.default_rng([index, SOLID_KINDS.index(kind), 13])
     if rng.random() >= _LETTERED[0]:
         return None
+    if _LETTERED[1] == "marked":
+        turned = kind == "d20" and rng.random() < 0.4
+        marks, odds = (["bar", "dot"], [0.6, 0.4]) if turned else (["bar", "dot", "none"], [0.45, 0.25, 0.3])
+        return Lettering(-1, float(rng.uniform(-0.03, 0.04)), 0.0, 1.0, 1.0, turned, str(rng.choice(marks, p=odds)))
     stroke_font = int(rng.choice(STROKE_FONTS)) if rng.random() < 0.35 else -1
     return Lettering(
         stroke_font=stroke_font,

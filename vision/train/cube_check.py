@@ -34,6 +34,8 @@ from vision.board.check import (
     VIEWS,
     WINDOW,
     candidates,
+    context_of,
+    context_windows,
     read_windows,
     settle,
     windows,
@@ -73,11 +75,30 @@ def fine_cubes(scene: CubeScene, size: int, fine: int) -> np.ndarray:
     return cubes
 
 
-def scene_candidates(net: object, scene: CubeScene, boards: BoardRefs, fine: int, floor: float) -> np.ndarray:
-    """(n, 2) candidate points on the fine cut: the cube net's peaks on the scene's cut."""
+def scene_candidates(
+    net: object, scene: CubeScene, boards: BoardRefs, fine: int, floor: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """((n, 2) candidate points on the fine cut: the cube net's peaks on the scene's cut, the net's heat there)."""
     heat = heat_of(net, scene.cut(), boards.planes(scene.design))
     found = candidates(heat, floor, boards.size, fine)
-    return np.array([(x, y) for x, y, _ in found], np.float32).reshape(-1, 2)
+    return np.array([(x, y) for x, y, _ in found], np.float32).reshape(-1, 2), heat
+
+
+def checker_windows(
+    checker: object, fine_cut: np.ndarray, reference: np.ndarray, heat: np.ndarray, size: int, points: list
+) -> np.ndarray:
+    """The windows a checker (an ONNX session, or a torch model behind one) reads at `points`: with the cube net's
+    maps (`check.context_windows`) when its input has room for them."""
+    crops = windows(fine_cut, reference, points, WINDOW)
+    if checker_planes(checker) == 6:
+        return crops
+    return np.concatenate([crops, context_windows(context_of(heat), size, FINE_PX, points, WINDOW)], 1)
+
+
+def checker_planes(checker: object) -> int:
+    """How many planes a window the checker reads has (6: the cut and the board's picture; more: with context)."""
+    inputs = getattr(checker, "get_inputs", None)
+    return int(inputs()[0].shape[1]) if inputs is not None else int(getattr(checker, "planes", 6))
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -90,6 +111,9 @@ def main(argv: list[str] | None = None) -> None:
     t.add_argument("--models", type=Path, default=Path("models"), help="where the cube net is")
     t.add_argument("--val-scenes", type=int, default=60)
     t.add_argument("--every", type=float, default=300.0)
+    t.add_argument(
+        "--context", action="store_true", help="the checker also reads the cube net's maps around each window"
+    )
     from vision.train.budget import add_budget_args, add_export_parser
 
     add_budget_args(t, minutes=40.0, batch=96, lr=3e-3, threads=2)
@@ -132,7 +156,7 @@ def tune(val: Path, pieces: Path, models: Path, views: int = 1) -> None:
         fine_cut, reference = s.fine_cut(), fine_boards.planes(s.design)
         for floor in FLOORS:
             points = [(x, y) for x, y, _ in candidates(heat, floor, boards.size, FINE_PX)]
-            crops = windows(fine_cut, reference, points, WINDOW)
+            crops = checker_windows(checker, fine_cut, reference, heat, boards.size, points)
             probs, offsets = read_windows(checker, crops, REACH_SIDES * CUBE_SIDES_PX, views)
             for accept in ACCEPTS:
                 for apart in APARTS:
@@ -161,15 +185,15 @@ def tune(val: Path, pieces: Path, models: Path, views: int = 1) -> None:
 
 
 def evaluate_scenes(
-    net: object, checker_read: object, scenes: list[CubeScene], boards: BoardRefs, fine_boards: BoardRefs
+    net: object, checker: object, reach_px: float, scenes: list[CubeScene], boards: BoardRefs, fine_boards: BoardRefs
 ) -> dict:
-    """Validation Eras exact at floor 0.1, cut-off 0.5 (`checker_read(crops)` -> probabilities, offsets in pixels)."""
+    """Validation Eras exact at floor 0.1, cut-off 0.5, read by `checker` (an ONNX session or one's stand-in)."""
     right = total = 0
     for s in scenes:
         heat = heat_of(net, s.cut(), boards.planes(s.design))
         points = [(x, y) for x, y, _ in candidates(heat, 0.1, boards.size, FINE_PX)]
-        crops = windows(s.fine_cut(), fine_boards.planes(s.design), points, WINDOW)
-        probs, offsets = checker_read(crops)
+        crops = checker_windows(checker, s.fine_cut(), fine_boards.planes(s.design), heat, boards.size, points)
+        probs, offsets = read_windows(checker, crops, reach_px)
         kept = settle(points, probs, offsets, 0.5, APART_SIDES * CUBE_SIDES_PX)
         right += exact(counts_of(kept, fine_boards.masks(s.design)), s.eras)
         total += sum(countable(info) for info in s.eras.values())

@@ -16,7 +16,18 @@ import numpy as np
 import torch
 from torch import nn
 
-from vision.board.check import CLASSES, CUBE_SIDES_PX, FINE_PX, REACH_SIDES, WINDOW, patches, turned_offset
+from vision.board.check import (
+    CLASSES,
+    CONTEXT,
+    CUBE_SIDES_PX,
+    FINE_PX,
+    REACH_SIDES,
+    WINDOW,
+    context_of,
+    context_windows,
+    patches,
+    turned_offset,
+)
 from vision.board.cubes import net_input, planes
 from vision.heatmap import turned
 from vision.recognise.models import session
@@ -36,10 +47,11 @@ class CheckNet(nn.Module):
     cube lies in the window is the question. About 11 million multiply-adds a window (one of 24 channels after the
     first layer took twice that: 1.5 times the cube net's time a frame at 36 windows)."""
 
-    def __init__(self) -> None:
+    def __init__(self, planes: int = 6) -> None:
         super().__init__()
+        self.planes = planes  # 6, or 6 + CONTEXT: the cube net's colour maps around the window too
         self.features = nn.Sequential(
-            conv_bn(6, 16, stride=2),
+            conv_bn(planes, 16, stride=2),
             conv_bn(16, 24),
             conv_bn(24, 32, stride=2),
             conv_bn(32, 32),
@@ -57,17 +69,23 @@ class CheckNet(nn.Module):
 class Windows:
     """Training windows at the cube net's candidates on the stored scenes (with fine cuts)."""
 
-    def __init__(self, scenes: list[CubeScene], boards: BoardRefs, fine: BoardRefs, net: object, seed: int) -> None:
+    def __init__(
+        self, scenes: list[CubeScene], boards: BoardRefs, fine: BoardRefs, net: object, seed: int, context: bool
+    ) -> None:
         self.scenes = scenes
         self.fine = fine
+        self.size = boards.size
+        self.contexts: list[np.ndarray] = []  # per scene, the cube net's maps (`check.context_of`), when read
         self.rng = np.random.default_rng(seed)
         self.reach = REACH_SIDES * CUBE_SIDES_PX
         self.cuts, self.cubes, rows = [], [], []
         for i, s in enumerate(scenes):
             self.cuts.append(s.fine_cut())
             self.cubes.append(fine_cubes(s, boards.size, FINE_PX))
-            for x, y in scene_candidates(net, s, boards, FINE_PX, TRAIN_FLOOR):
-                rows.append((i, x, y))
+            points, heat = scene_candidates(net, s, boards, FINE_PX, TRAIN_FLOOR)
+            rows.extend((i, x, y) for x, y in points)
+            if context:
+                self.contexts.append(context_of(heat).astype(np.float16))
             if (i + 1) % 500 == 0 or i + 1 == len(scenes):
                 print(f"candidates: {i + 1}/{len(scenes)} scenes, {len(rows)}", file=sys.stderr)
         self.rows = np.array(rows, np.float32)
@@ -89,6 +107,9 @@ class Windows:
             raw = patches(self.cuts[i], self.fine.reference(self.scenes[i].design), [tuple(point)], WINDOW)[0]
             cut, ref = vary_light(self.rng, raw[..., :3], raw[..., 3:])
             x = net_input(np.clip(cut, 0, 255).astype(np.uint8), planes(np.clip(ref, 0, 255).astype(np.uint8)))[0]
+            if self.contexts:
+                near = context_windows(self.contexts[i].astype(np.float32), self.size, FINE_PX, [tuple(point)], WINDOW)
+                x = np.concatenate([x, near[0]])
             k, flip = int(self.rng.integers(0, 4)), bool(self.rng.random() < 0.5)
             xs.append(turned(x, k, flip))
             classes.append(label[0])
@@ -101,6 +122,7 @@ class TorchReader:
 
     def __init__(self, model: CheckNet) -> None:
         self.model = model
+        self.planes = model.planes
 
     def run(self, _outputs: object, feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
         with torch.no_grad():
@@ -109,16 +131,15 @@ class TorchReader:
 
 
 def train(args: argparse.Namespace) -> None:
-    from vision.board.check import read_windows
     from vision.board.cubes import MODEL_FILE
 
     torch.set_num_threads(args.threads)
     net = session(args.models / MODEL_FILE)
     scenes = [scene for folder in args.data for scene in load_scenes(folder)]
     boards, fine = BoardRefs(args.pieces, cut_side(scenes)), BoardRefs(args.pieces, FINE_PX)
-    data = Windows(scenes, boards, fine, net, args.seed)
+    data = Windows(scenes, boards, fine, net, args.seed, args.context)
     val = load_scenes(args.val)[: args.val_scenes]
-    model = CheckNet()
+    model = CheckNet(6 + CONTEXT if args.context else 6)
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     state = resume(args.out, model, opt, args.minutes)
     reader = TorchReader(model)
@@ -135,8 +156,7 @@ def train(args: argparse.Namespace) -> None:
     def evaluate() -> dict:
         model.eval()
         try:
-            reach = REACH_SIDES * CUBE_SIDES_PX
-            return evaluate_scenes(net, lambda crops: read_windows(reader, crops, reach), val, boards, fine)
+            return evaluate_scenes(net, reader, REACH_SIDES * CUBE_SIDES_PX, val, boards, fine)
         finally:
             model.train()
 
@@ -147,9 +167,10 @@ def train(args: argparse.Namespace) -> None:
 
 def export(run: Path, onnx_path: Path) -> None:
     checkpoint = torch.load(run / "last.pt", weights_only=False)
-    model = CheckNet()
+    planes = int(checkpoint["model"]["features.0.0.weight"].shape[1])
+    model = CheckNet(planes)
     model.load_state_dict(checkpoint["model"])
-    dummy = torch.zeros(2, 6, WINDOW, WINDOW)
+    dummy = torch.zeros(2, planes, WINDOW, WINDOW)
     export_onnx(
         model, dummy, onnx_path, ["x"], ["logits", "offset"], {"x": {0: "n"}, "logits": {0: "n"}, "offset": {0: "n"}}
     )

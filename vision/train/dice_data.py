@@ -25,7 +25,7 @@ import numpy as np
 from vision.dice.crops import CLASSES, DIE_SPAN, KINDS, READ_PX, class_of, finder_frame, square, square_matrix
 from vision.dice.find import FoundDie
 from vision.synth.dice_scenes import DieTruth, RenderedDice, render_dice_scene, render_dice_tray
-from vision.synth.solids import set_lettered
+from vision.synth.solids import LETTERINGS, set_lettered
 from vision.train.shards import load_shards, render_shards
 
 WINDOW_SPAN = 2.8  # a stored window spans this many die sizes: room for the face finder's square to move and turn
@@ -100,13 +100,13 @@ def to_window(points: np.ndarray, row: np.ndarray) -> np.ndarray:
     return (points - row[:2]) * (WINDOW_PX / (WINDOW_SPAN * row[2])) + WINDOW_PX / 2
 
 
-def render_one(job: tuple[int, int, str, list[str], str, float]) -> DiceScene:
-    set_lettered(job[-1])  # each worker process letters training dice as the command asked
+def render_one(job: tuple[int, int, str, list[str], str, tuple[float, str]]) -> DiceScene:
+    set_lettered(*job[-1])  # each worker process letters training dice as the command asked
     return stored(render_dice_scene(*job[:-1]))
 
 
-def render_tray(job: tuple[int, int, str, str, float]) -> DiceScene:
-    set_lettered(job[-1])
+def render_tray(job: tuple[int, int, str, str, tuple[float, str]]) -> DiceScene:
+    set_lettered(*job[-1])
     return stored(render_dice_tray(*job[:-1]))
 
 
@@ -174,6 +174,9 @@ def main(argv: list[str] | None = None) -> None:
         default=0.0,
         help="share of training dice designs whose numerals are lettered beyond their fonts (solids.Lettering; 0-1)",
     )
+    parser.add_argument(
+        "--lettering", choices=LETTERINGS, default="reshaped", help="how lettered numerals depart from their fonts"
+    )
     args = parser.parse_args(argv)
     designs = [p.name for p in design_folders(args.pieces, args.split, "loot-roll")]
     if not designs:
@@ -183,7 +186,7 @@ def main(argv: list[str] | None = None) -> None:
         render_shards(
             args.out,
             args.n,
-            lambda i: (i, args.seed, table, args.split, args.lettered),
+            lambda i: (i, args.seed, table, args.split, (args.lettered, args.lettering)),
             render_tray,
             args.workers,
             "dice trays",
@@ -192,7 +195,7 @@ def main(argv: list[str] | None = None) -> None:
     render_shards(
         args.out,
         args.n,
-        lambda i: (i, args.seed, str(args.pieces), designs, args.split, args.lettered),
+        lambda i: (i, args.seed, str(args.pieces), designs, args.split, (args.lettered, args.lettering)),
         render_one,
         args.workers,
         "dice scenes",
