@@ -424,3 +424,18 @@ def test_enrolment_shows_how_each_picture_was_seen_and_names_a_swapped_one(
     said = capsys.readouterr().out
     assert (tmp_path / "mine.dice.npz").is_file() and cv2.imread(str(tmp_path / "mine.dice.png")).shape == sheet.shape
     assert "check these" in said and "2.png: face 2 of the d6, but the reader sees 3" in said
+
+
+def test_letterings_diagnostic_finds_each_rendered_dies_design(loot_roll_test: Path) -> None:
+    """`dice_letterings` draws a stored scene's dice again from its seed: every die the renderer placed in the frame
+    is found at its centre, of its kind, with its design's style (the stored rows keep no design)."""
+    from vision.synth.dice_scenes import render_dice_scene
+    from vision.train.dice_letterings import scene_designs
+
+    rendered = render_dice_scene(3, 5, loot_roll_test, ["loot-roll-design-017"], "test")
+    drawn = scene_designs(5, 3, loot_roll_test, "test")
+    assert rendered.dice and len(drawn) >= len(rendered.dice)
+    for die in rendered.dice:
+        centre, kind, style = min(drawn, key=lambda d: np.hypot(*np.subtract(d[0], die.centre_px)))
+        assert np.allclose(centre, die.centre_px) and kind == die.kind
+        assert style in ("pips", "dice-box") or style.startswith("font:")
