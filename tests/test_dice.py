@@ -433,7 +433,7 @@ def test_letterings_diagnostic_finds_each_rendered_dies_design(loot_roll_test: P
     from vision.train.dice_letterings import scene_designs
 
     rendered = render_dice_scene(3, 5, loot_roll_test, ["loot-roll-design-017"], "test")
-    drawn = scene_designs(5, 3, loot_roll_test, "test")
+    drawn = scene_designs(5, 3, loot_roll_test, ["loot-roll-design-017"], "test")
     assert rendered.dice and len(drawn) >= len(rendered.dice)
     for die in rendered.dice:
         centre, kind, style = min(drawn, key=lambda d: np.hypot(*np.subtract(d[0], die.centre_px)))

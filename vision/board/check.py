@@ -88,6 +88,7 @@ def windows(cut: np.ndarray, reference_planes: np.ndarray, points: list[tuple[fl
     return out
 
 
+IMAGE_PLANES = 6  # a window's planes: the fine cut's and the board's picture's
 CONTEXT = len(COLOURS)  # a checker with context also reads the cube net's colour maps around its candidate
 
 
@@ -113,6 +114,23 @@ def context_windows(
         cut = cv2.warpAffine(context, matrix, (side, side), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP)
         out[k] = np.moveaxis(cut.reshape(side, side, CONTEXT), -1, 0)
     return out - np.float32(0.5)
+
+
+def checker_windows(
+    fine_cut: np.ndarray,
+    reference_planes: np.ndarray,
+    points: list[tuple[float, float]],
+    side: int,
+    heat: np.ndarray | None,
+    size: int,
+) -> np.ndarray:
+    """`windows`, followed by the cube net's maps around each (`context_windows`; its `heat` over a cut `size`
+    wide) for a checker that reads them; `heat` None for one that does not."""
+    crops = windows(fine_cut, reference_planes, points, side)
+    if heat is None:
+        return crops
+    near = context_windows(context_of(heat), size, fine_cut.shape[1], points, side)
+    return np.concatenate([crops, near], 1)
 
 
 def softmax(logits: np.ndarray) -> np.ndarray:
@@ -214,13 +232,14 @@ class CubeChecker:
         if not 1 <= views <= len(VIEWS):
             raise ModelError(f"{thresholds}: views {views} out of range (1-{len(VIEWS)})")
         shape = net.get_inputs()[0].shape
-        if shape[1] not in (6, 6 + CONTEXT):
-            raise ModelError(f"{model}: reads {shape[1]} planes a window, expected 6 or {6 + CONTEXT}")
+        if shape[1] not in (IMAGE_PLANES, IMAGE_PLANES + CONTEXT):
+            expected = f"{IMAGE_PLANES} or {IMAGE_PLANES + CONTEXT}"
+            raise ModelError(f"{model}: reads {shape[1]} planes a window, expected {expected}")
         if shape[-1] != window:
             raise ModelError(f"{thresholds}: window {window}, but {model} reads windows of {shape[-1]} px")
         masks = era_masks(eras, fine)
         reference = reference_cut(board_picture, fine)
-        context = shape[1] == 6 + CONTEXT
+        context = shape[1] == IMAGE_PLANES + CONTEXT
         return cls(net, fine, window, floor, accept, reach, apart, views, context, reference, planes(reference), masks)
 
     @property
@@ -232,9 +251,9 @@ class CubeChecker:
         """The cubes (colour, x, y on the fine cut, probability) among the candidates of the cube net's `heat` (over
         a cut `size` wide), read on `fine_cut` (the same ring cut `self.size` wide)."""
         points = [(x, y) for x, y, _ in candidates(heat, self.floor, size, self.size)]
-        crops = windows(fine_cut, self.reference_planes, points, self.window)
-        if self.context:
-            crops = np.concatenate([crops, context_windows(context_of(heat), size, self.size, points, self.window)], 1)
+        crops = checker_windows(
+            fine_cut, self.reference_planes, points, self.window, heat if self.context else None, size
+        )
         probs, offsets = read_windows(self.session, crops, self.reach_sides * self.side_px, self.views)
         return settle(points, probs, offsets, self.accept, self.apart_sides * self.side_px)
 

@@ -30,15 +30,14 @@ from vision.board.check import (
     CHECK_THRESHOLDS_FILE,
     CUBE_SIDES_PX,
     FINE_PX,
+    IMAGE_PLANES,
     REACH_SIDES,
     VIEWS,
     WINDOW,
     candidates,
-    context_of,
-    context_windows,
+    checker_windows,
     read_windows,
     settle,
-    windows,
 )
 from vision.board.cubes import MODEL_FILE, THRESHOLDS_FILE, count_cut, counts_of, heat_of
 from vision.board.rectify import resized
@@ -84,21 +83,20 @@ def scene_candidates(
     return np.array([(x, y) for x, y, _ in found], np.float32).reshape(-1, 2), heat
 
 
-def checker_windows(
+def scene_windows(
     checker: object, fine_cut: np.ndarray, reference: np.ndarray, heat: np.ndarray, size: int, points: list
 ) -> np.ndarray:
-    """The windows a checker (an ONNX session, or a torch model behind one) reads at `points`: with the cube net's
-    maps (`check.context_windows`) when its input has room for them."""
-    crops = windows(fine_cut, reference, points, WINDOW)
-    if checker_planes(checker) == 6:
-        return crops
-    return np.concatenate([crops, context_windows(context_of(heat), size, FINE_PX, points, WINDOW)], 1)
+    """The windows `checker` (an ONNX session, or a torch model behind one) reads at `points`: with the cube net's
+    maps when its input has room for them (`check.checker_windows`)."""
+    context = heat if checker_planes(checker) > IMAGE_PLANES else None
+    return checker_windows(fine_cut, reference, points, WINDOW, context, size)
 
 
 def checker_planes(checker: object) -> int:
-    """How many planes a window the checker reads has (6: the cut and the board's picture; more: with context)."""
+    """How many planes a window the checker reads has (IMAGE_PLANES: the cut and the board's picture; more: with
+    the cube net's maps)."""
     inputs = getattr(checker, "get_inputs", None)
-    return int(inputs()[0].shape[1]) if inputs is not None else int(getattr(checker, "planes", 6))
+    return int(inputs()[0].shape[1]) if inputs is not None else int(getattr(checker, "planes", IMAGE_PLANES))
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -156,7 +154,7 @@ def tune(val: Path, pieces: Path, models: Path, views: int = 1) -> None:
         fine_cut, reference = s.fine_cut(), fine_boards.planes(s.design)
         for floor in FLOORS:
             points = [(x, y) for x, y, _ in candidates(heat, floor, boards.size, FINE_PX)]
-            crops = checker_windows(checker, fine_cut, reference, heat, boards.size, points)
+            crops = scene_windows(checker, fine_cut, reference, heat, boards.size, points)
             probs, offsets = read_windows(checker, crops, REACH_SIDES * CUBE_SIDES_PX, views)
             for accept in ACCEPTS:
                 for apart in APARTS:
@@ -192,7 +190,7 @@ def evaluate_scenes(
     for s in scenes:
         heat = heat_of(net, s.cut(), boards.planes(s.design))
         points = [(x, y) for x, y, _ in candidates(heat, 0.1, boards.size, FINE_PX)]
-        crops = checker_windows(checker, s.fine_cut(), fine_boards.planes(s.design), heat, boards.size, points)
+        crops = scene_windows(checker, s.fine_cut(), fine_boards.planes(s.design), heat, boards.size, points)
         probs, offsets = read_windows(checker, crops, reach_px)
         kept = settle(points, probs, offsets, 0.5, APART_SIDES * CUBE_SIDES_PX)
         right += exact(counts_of(kept, fine_boards.masks(s.design)), s.eras)

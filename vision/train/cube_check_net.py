@@ -21,6 +21,7 @@ from vision.board.check import (
     CONTEXT,
     CUBE_SIDES_PX,
     FINE_PX,
+    IMAGE_PLANES,
     REACH_SIDES,
     WINDOW,
     context_of,
@@ -47,9 +48,9 @@ class CheckNet(nn.Module):
     cube lies in the window is the question. About 11 million multiply-adds a window (one of 24 channels after the
     first layer took twice that: 1.5 times the cube net's time a frame at 36 windows)."""
 
-    def __init__(self, planes: int = 6) -> None:
+    def __init__(self, planes: int = IMAGE_PLANES) -> None:
         super().__init__()
-        self.planes = planes  # 6, or 6 + CONTEXT: the cube net's colour maps around the window too
+        self.planes = planes  # IMAGE_PLANES, or more: the cube net's colour maps around the window too
         self.features = nn.Sequential(
             conv_bn(planes, 16, stride=2),
             conv_bn(16, 24),
@@ -139,7 +140,7 @@ def train(args: argparse.Namespace) -> None:
     boards, fine = BoardRefs(args.pieces, cut_side(scenes)), BoardRefs(args.pieces, FINE_PX)
     data = Windows(scenes, boards, fine, net, args.seed, args.context)
     val = load_scenes(args.val)[: args.val_scenes]
-    model = CheckNet(6 + CONTEXT if args.context else 6)
+    model = CheckNet(IMAGE_PLANES + CONTEXT if args.context else IMAGE_PLANES)
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     state = resume(args.out, model, opt, args.minutes)
     reader = TorchReader(model)

@@ -23,15 +23,17 @@ from vision.synth.legibility import LEGIBLE
 from vision.train.dice_data import face_corners_of, kind_target, load_scenes, to_window
 
 
-def scene_designs(seed: int, index: int, pieces: Path, split: str) -> list[tuple[tuple[float, float], str, str]]:
-    """(centre in the frame, kind, style) of each die that scene `index` of the stream `seed` placed: its spec
-    drawn again as `dice_scenes.render_dice_scene` draws it, without rendering."""
+def scene_designs(
+    seed: int, index: int, pieces: Path, designs: list[str], split: str
+) -> list[tuple[tuple[float, float], str, str]]:
+    """(centre in the frame, kind, style) of each die that scene `index` of the stream `seed` placed on one of the
+    tables `designs` (Loot Roll piece folders under `pieces`): its spec drawn again as
+    `dice_scenes.render_dice_scene` draws it, without rendering."""
     from vision.synth.backgrounds import table_textures
-    from vision.synth.components import load_component, split_design_names
+    from vision.synth.components import load_component
     from vision.synth.dice_scenes import _projected, dice_scene_spec
     from vision.synth.solids import DIE_SIDES, design_of
 
-    designs = split_design_names(pieces, split, "loot-roll")
     rng = np.random.default_rng([seed, index, 21])
     table = load_component(pieces / designs[int(rng.integers(0, len(designs)))])
     spec, _ = dice_scene_spec(rng, table, len(table_textures()), 1280, 720, split, None)
@@ -53,11 +55,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--pieces", type=Path, default=Path("out/pieces/loot-roll"))
     parser.add_argument("--models", type=Path, nargs="+", default=[Path("models/dice-reader.onnx")])
     args = parser.parse_args(argv)
+    from vision.synth.components import split_design_names
+
+    designs = split_design_names(args.pieces, args.split, "loot-roll")
     nets = [session(m) for m in args.models]
     right: list[defaultdict[str, list[int]]] = [defaultdict(lambda: [0, 0]) for _ in nets]
     confused: list[Counter[tuple[str, str, str, str]]] = [Counter() for _ in nets]
     for index, scene in enumerate(load_scenes(args.scenes)):
-        dice = scene_designs(args.seed, index, args.pieces, args.split)
+        dice = scene_designs(args.seed, index, args.pieces, designs, args.split)
         for i, row in enumerate(scene.dice):
             if not kind_target(row) or not len(face_corners_of(row)):
                 continue
