@@ -67,6 +67,15 @@ def test_held_out_dice_share_no_font_colour_or_material_with_training_dice() -> 
         S.die_colours(rng, "holdout")
 
 
+def test_die_numerals_come_only_from_fonts_that_print_digits_as_digits() -> None:
+    from vision.synth.procedural import renders_chars
+
+    fonts = set(S._numeral_fonts())
+    assert fonts, "no numeral fonts found"
+    assert all(renders_chars(str(path), "0123456789") for path in fonts)
+    assert not any(path.stem == "LinBiolinum_K" for path in fonts)  # its digits sit inside drawn key caps
+
+
 def test_reader_classes_and_labels() -> None:
     assert CLASSES[0] == "none" and len(CLASSES) == 27
     assert CLASSES[class_of("d20", 17)] == "D20:17" and CLASSES[class_of("d6", 3)] == "D6:3"

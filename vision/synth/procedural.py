@@ -234,9 +234,38 @@ def font_family(path: Path) -> str:
     return _LOOKALIKES.get(name, name)
 
 
+# Debian font packages installed for training only (scripts/setup-train.sh): every family they bring is a training
+# family, so more lettering widens what the nets learn from without moving a single validation or test family (the
+# held-out sets, and every figure measured on them, stay as they were). A family that a held-out package also brings
+# keeps its hashed split.
+TRAINING_FONT_PACKAGES = tuple(
+    line
+    for line in (Path(__file__).parent / "data" / "training-fonts.txt").read_text().split("\n")
+    if line and line[0] != "#"
+)
+DPKG_INFO = Path("/var/lib/dpkg/info")
+
+
+@lru_cache(maxsize=1)
+def _training_only_families() -> frozenset[str]:
+    """Families found only in the training font packages' files (dpkg's file lists; none off Debian)."""
+    own: set[Path] = set()
+    for package in TRAINING_FONT_PACKAGES:
+        listing = DPKG_INFO / f"{package}.list"
+        if listing.is_file():
+            own.update(Path(line) for line in listing.read_text().splitlines() if line.startswith(str(FONT_ROOT)))
+    if not own:
+        return frozenset()
+    files = _font_files()
+    elsewhere = {font_family(f) for f in files if f not in own}
+    return frozenset(font_family(f) for f in files if f in own) - elsewhere
+
+
 def font_split(path: Path) -> str:
     """ "train", "val" or "test" for a font file, from a stable hash of its family (about 70/15/15), so the val and
-    test decks use lettering never seen in training."""
+    test decks use lettering never seen in training; the training font packages' own families are all "train"."""
+    if font_family(path) in _training_only_families():
+        return SPLITS[0]
     digest = hashlib.sha256(f"{SPLIT_SALT}:{font_family(path)}".encode()).digest()
     u = int.from_bytes(digest[:8], "big") / 2**64
     return SPLITS[0] if u < SPLIT_SHARES[0] else SPLITS[1] if u < SPLIT_SHARES[0] + SPLIT_SHARES[1] else SPLITS[2]
@@ -265,7 +294,7 @@ def _glyph_canvas(font: ImageFont.FreeTypeFont, text: str) -> np.ndarray:
 
 
 @lru_cache(maxsize=8192)
-def _renders(path: str, chars: str) -> bool:
+def renders_chars(path: str, chars: str) -> bool:
     """Whether a font draws every one of `chars` as itself: some ink, and not the missing-glyph box (.notdef)."""
     if Path(path).stem in _NOT_LETTERS:
         return False
@@ -398,13 +427,13 @@ def _choose_font(rng: np.random.Generator, split: str, chars: str) -> str | None
         files = families[names[int(rng.integers(len(names)))]]
         weights = np.array([ITALIC_WEIGHT if _ITALIC.search(Path(f).stem) else 1.0 for f in files])
         path = files[int(rng.choice(len(files), p=weights / weights.sum()))]
-        if _renders(path, chars):
+        if renders_chars(path, chars):
             return path
     return None
 
 
 def _suit_font(rng: np.random.Generator, split: str, index_font: str, glyphs: str) -> str | None:
-    if _renders(index_font, glyphs):
+    if renders_chars(index_font, glyphs):
         return index_font
     return _choose_font(rng, split, glyphs)
 
@@ -868,7 +897,7 @@ def joker_word(style: DeckStyle) -> str:
     if np.random.default_rng([style.seed, 7]).random() >= share:
         return ""
     word = JOKER_WORDS.get(style.lettering, "JOKER")
-    return word if _renders(style.font, word) else "JOKER"
+    return word if renders_chars(style.font, word) else "JOKER"
 
 
 def _word_column(style: DeckStyle, word: str, width: int, height: int, s: int) -> list[_Placed]:

@@ -579,15 +579,21 @@ def lettering_of(kind: str, index: int) -> Lettering | None:
 
 @cache
 def _numeral_fonts(split: str | None = None) -> tuple[Path, ...]:
-    """Upright faces that can print digits (no symbol, dingbat or script fonts); bold ones twice, as on dice."""
+    """Upright faces that print digits as digits (no symbol, dingbat, key-cap or script fonts: the decks' own test of
+    a font's glyphs); bold ones twice, as on dice."""
+    from vision.synth.procedural import (  # the decks' own checks; imported late (it loads fonts)
+        font_split,
+        renders_chars,
+    )
+
     usable = [
         f
         for f in font_files()
-        if not any(s in f.stem.lower() for s in _SYMBOL_FONTS) and "italic" not in f.stem.lower()
+        if not any(s in f.stem.lower() for s in _SYMBOL_FONTS)
+        and "italic" not in f.stem.lower()
+        and renders_chars(str(f), "0123456789")
     ]
     if split is not None:
-        from vision.synth.procedural import font_split  # the decks' own family split; imported late (it loads fonts)
-
         usable = [f for f in usable if font_split(f) == split] or usable
     bold = [f for f in usable if any(w in f.stem.lower() for w in ("bold", "demi", "black"))]
     return tuple(usable + bold)
