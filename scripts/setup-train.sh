@@ -6,20 +6,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
 VENV=.venv-train
-# More lettering for the nets to learn numerals from: Debian font packages used for training only
-# (vision/synth/data/training-fonts.txt; no validation or test family comes from them).
-FONTS=$(grep -v "^#" vision/synth/data/training-fonts.txt)
-missing=""
-for pkg in $FONTS; do dpkg -s "$pkg" >/dev/null 2>&1 || missing="$missing $pkg"; done
-if [ -n "$missing" ]; then
-  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-    echo "setup-train: installing the training fonts:$missing"
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get install -y -q $missing >/dev/null 2>&1 || { apt-get update -q >/dev/null && apt-get install -y -q $missing >/dev/null; }
-  else
-    echo "setup-train: the training fonts are missing (sudo apt-get install$missing); training goes on with fewer letterings."
-  fi
-fi
 if [ ! -x "$VENV/bin/python" ]; then
   "$PY" -m venv "$VENV" || { echo "setup-train: could not create $VENV (Debian: apt-get install python3-venv)" >&2; exit 1; }
 fi

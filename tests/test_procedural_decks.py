@@ -107,30 +107,6 @@ def test_font_families_never_cross_splits() -> None:
     assert {split for found in splits.values() for split in found} == set(SPLITS)
 
 
-def test_training_font_packages_make_only_their_own_families_training_ones(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
-    import vision.synth.procedural as procedural
-
-    by_family: dict[str, list[Path]] = {}
-    for path in font_files():
-        by_family.setdefault(font_family(path), []).append(path)
-    held_out = [family for family, files in sorted(by_family.items()) if font_split(files[0]) != "train"]
-    own = held_out[0]  # every file of it in the package: it becomes a training family
-    shared = next(family for family in held_out[1:] if len(by_family[family]) > 1)  # one file only: keeps its split
-    before = font_split(by_family[shared][0])
-    listing = by_family[own] + by_family[shared][:1]
-    (tmp_path / "fonts-more.list").write_text("/usr/share/fonts\n" + "\n".join(map(str, listing)) + "\n")
-    monkeypatch.setattr(procedural, "DPKG_INFO", tmp_path)
-    monkeypatch.setattr(procedural, "TRAINING_FONT_PACKAGES", ("fonts-more", "fonts-not-installed"))
-    procedural._training_only_families.cache_clear()
-    try:
-        assert {font_split(path) for path in by_family[own]} == {"train"}
-        assert {font_split(path) for path in by_family[shared]} == {before}
-    finally:
-        procedural._training_only_families.cache_clear()
-
-
 def test_family_names_drop_weights_and_join_lookalike_clones() -> None:
     assert font_family(Path("Lato-HairlineItalic.ttf")) == font_family(Path("Lato-Black.ttf")) == "Lato"
     assert font_family(Path("FreeSerifBoldItalic.ttf")) == font_family(Path("NimbusRoman-Regular.otf"))

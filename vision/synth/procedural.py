@@ -234,38 +234,9 @@ def font_family(path: Path) -> str:
     return _LOOKALIKES.get(name, name)
 
 
-# Debian font packages installed for training only (scripts/setup-train.sh): every family they bring is a training
-# family, so more lettering widens what the nets learn from without moving a single validation or test family (the
-# held-out sets, and every figure measured on them, stay as they were). A family that a held-out package also brings
-# keeps its hashed split.
-TRAINING_FONT_PACKAGES = tuple(
-    line
-    for line in (Path(__file__).parent / "data" / "training-fonts.txt").read_text().split("\n")
-    if line and line[0] != "#"
-)
-DPKG_INFO = Path("/var/lib/dpkg/info")
-
-
-@lru_cache(maxsize=1)
-def _training_only_families() -> frozenset[str]:
-    """Families found only in the training font packages' files (dpkg's file lists; none off Debian)."""
-    own: set[Path] = set()
-    for package in TRAINING_FONT_PACKAGES:
-        listing = DPKG_INFO / f"{package}.list"
-        if listing.is_file():
-            own.update(Path(line) for line in listing.read_text().splitlines() if line.startswith(str(FONT_ROOT)))
-    if not own:
-        return frozenset()
-    files = _font_files()
-    elsewhere = {font_family(f) for f in files if f not in own}
-    return frozenset(font_family(f) for f in files if f in own) - elsewhere
-
-
 def font_split(path: Path) -> str:
     """ "train", "val" or "test" for a font file, from a stable hash of its family (about 70/15/15), so the val and
-    test decks use lettering never seen in training; the training font packages' own families are all "train"."""
-    if font_family(path) in _training_only_families():
-        return SPLITS[0]
+    test decks use lettering never seen in training."""
     digest = hashlib.sha256(f"{SPLIT_SALT}:{font_family(path)}".encode()).digest()
     u = int.from_bytes(digest[:8], "big") / 2**64
     return SPLITS[0] if u < SPLIT_SHARES[0] else SPLITS[1] if u < SPLIT_SHARES[0] + SPLIT_SHARES[1] else SPLITS[2]
