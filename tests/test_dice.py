@@ -448,3 +448,34 @@ def test_letterings_diagnostic_finds_each_rendered_dies_design(loot_roll_test: P
         centre, kind, style = min(drawn, key=lambda d: np.hypot(*np.subtract(d[0], die.centre_px)))
         assert np.allclose(centre, die.centre_px) and kind == die.kind
         assert style in ("pips", "dice-box") or style.startswith("font:")
+
+
+def test_losses_diagnostic_puts_each_owed_die_in_one_place(loot_roll_test: Path) -> None:
+    """`dice_losses` files every resting die owed a value under one reason, consistently with what the reader read
+    at the fitted and at the true corners; its corner error is zero for the true face in any order."""
+    from vision.dice.bench import render_frame
+    from vision.dice.read import DiceReader
+    from vision.train import dice_losses as L
+
+    triangle = np.array([[0, 0], [10, 0], [5, 8]], np.float32)
+    assert L.corner_error(triangle[::-1], triangle) == pytest.approx(0.0)
+    assert L.corner_error(np.roll(triangle, 1, 0) + 1, triangle) == pytest.approx(np.sqrt(2) / 10, rel=1e-5)
+    assert L.corner_error(np.zeros((0, 2)), triangle) == np.inf
+
+    reader = DiceReader(models_dir())
+    dice = []
+    for index in range(3):
+        frame = render_frame((index, 5, str(loot_roll_test), ["loot-roll-design-017"], "test"))
+        dice += L.frame_losses(reader, frame, np.random.default_rng(0))
+    assert dice, "no resting die owed a value in three scenes"
+    for die in dice:
+        assert die["place"] in L.PLACES
+        if die["place"] == L.GIVEN_RIGHT or die["place"] in (L.DOUBTED, L.UNDER_FLOOR):
+            assert die["right_at_fit"]
+        if die["place"] == L.CORNERS:
+            assert die["right_at_truth"] and not die["right_at_fit"]
+        if die["place"] == L.READER:
+            assert not die["right_at_truth"] and not die["right_at_fit"]
+    lines = L.report(dice)
+    counted = [int(line.split()[-2]) for line in lines if line.startswith("  ") and not line.strip().startswith("(")]
+    assert sum(counted) == len(dice)
