@@ -470,7 +470,7 @@ def test_losses_diagnostic_puts_each_owed_die_in_one_place(loot_roll_test: Path)
     assert dice, "no resting die owed a value in three scenes"
     for die in dice:
         assert die["place"] in L.PLACES
-        if die["place"] == L.GIVEN_RIGHT or die["place"] in (L.DOUBTED, L.UNDER_FLOOR):
+        if die["place"] in (L.GIVEN_RIGHT, L.DOUBTED, L.UNDER_FLOOR):
             assert die["right_at_fit"]
         if die["place"] == L.CORNERS:
             assert die["right_at_truth"] and not die["right_at_fit"]

@@ -32,7 +32,7 @@ import numpy as np
 
 from vision.dice.crops import KINDS
 from vision.dice.find import FoundDie
-from vision.dice.read import UNREAD, DiceReader, FacePlace, label_of, read_faces
+from vision.dice.read import UNREAD, DiceReader, FacePlace, Looks, label_of, read_faces, table_camera
 from vision.dice.watch import DiceWatcher
 from vision.recognise.calibration import TableCalibration, calibration_from
 from vision.synth.camera import Camera, apply_homography
@@ -77,6 +77,17 @@ def calibration_of(camera: Camera, rng: np.random.Generator) -> TableCalibration
     table = apply_homography(np.linalg.inv(image_from_table), frame)
     clicked = frame + rng.normal(0.0, CLICK_PX, frame.shape)
     return calibration_from({"image_points": clicked.tolist(), "table_mm": table.tolist()}, Path("bench clicks"))
+
+
+def read_calibrated(
+    reader: DiceReader, frame: BenchFrame, rng: np.random.Generator
+) -> tuple[np.ndarray, Looks, list[dict | None]]:
+    """A bench frame as the runtime sees it on a table a player calibrated (`calibration_of`): the image, the looks
+    of the dice found in it, and the die each find is (`matched_truth`), for tuning and diagnostics on whole scenes."""
+    image = frame.image()
+    found = reader.finder.find(image)
+    seen = reader.look(image, found, table_camera(calibration_of(frame.camera, rng), image))
+    return image, seen, matched_truth(frame.dice, [(f.x, f.y) for f in found])
 
 
 def matched_truth(truth: list[dict], points: list[tuple[float, float]]) -> list[dict | None]:

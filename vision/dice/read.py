@@ -343,6 +343,14 @@ class DiceReader:
             return probabilities
         return self.enrolled.blend(probabilities, seen.features)
 
+    def decide(self, seen: Looks, probabilities: np.ndarray, i: int, floor: float) -> tuple[str, float, bool]:
+        """Die i's label and confidence, and whether it was doubted as cocked: a die the floor would read is left
+        unread when its face may lean (the lean is weighed only for a die to be read)."""
+        label, confidence = label_of(probabilities, floor)
+        if label != UNREAD and self.settings.doubted(seen, i):
+            return (*label_of(probabilities, math.inf), True)
+        return label, confidence, False
+
     def read(self, frame: np.ndarray, table: TableCalibration | None = None) -> list[DieReading]:
         """Every die of the frame. With the `table` calibrated, each top face is fitted level
         (`level.fit_level_face`) and each die is placed on the table, with the layout's zone it lies in."""
@@ -351,9 +359,7 @@ class DiceReader:
         out = []
         _, floor = self.settings.cut(seen.level)
         for i, (f, p) in enumerate(zip(found, self.calibrated(seen), strict=True)):
-            label, confidence = label_of(p, floor)
-            if label != UNREAD and self.settings.doubted(seen, i):  # the lean is weighed only for a die to be read
-                label, confidence = label_of(p, math.inf)
+            label, confidence, _ = self.decide(seen, p, i, floor)
             reading = DieReading(label, confidence, f.x, f.y, f.size)
             if table is not None:
                 level = seen.level_face(i)

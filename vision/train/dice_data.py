@@ -89,6 +89,11 @@ def kind_target(row: np.ndarray) -> int | None:
     return None
 
 
+def truth_target(die: dict) -> int | None:
+    """`kind_target` of a die as a bench frame's truth holds it (`DieTruth.to_json`)."""
+    return kind_target(np.array(die_row(DieTruth.from_json(die)), np.float64))
+
+
 def face_corners_of(row: np.ndarray) -> np.ndarray:
     """A die row's top-face corners, (3 | 4, 2) frame pixels; (0, 2) when it has no face up."""
     points = row[CORNERS].reshape(4, 2)

@@ -17,12 +17,11 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.dice.bench import BenchFrame, calibration_of, matched_truth, render_frame
-from vision.dice.crops import FACES, class_of
-from vision.dice.read import UNREAD, DiceReader, FacePlace, label_of, read_faces, table_camera
-from vision.synth.dice_scenes import DieTruth
+from vision.dice.bench import BenchFrame, read_calibrated, render_frame
+from vision.dice.crops import class_of
+from vision.dice.read import KIND_FACES, UNREAD, DiceReader, FacePlace, read_faces
 from vision.synth.legibility import LEGIBLE
-from vision.train.dice_data import die_row, kind_target
+from vision.train.dice_data import truth_target
 
 GIVEN_RIGHT, GIVEN_WRONG = "given right", "given wrong"
 OTHER_KIND = "unread: the face finder took it for the other kind"
@@ -36,8 +35,8 @@ CORNER_BANDS = (0.05, 0.1, 0.2, 0.4, math.inf)  # the level fit's mean corner er
 
 def best_face(logits: np.ndarray, kind: str) -> int:
     """The class (`crops.class_of`) of the kind's face the reader's logits favour."""
-    faces = [i for i, label in enumerate(FACES) if label.startswith(kind.upper() + ":")]
-    return faces[int(np.argmax(logits[faces]))] + 1
+    faces = KIND_FACES[kind]
+    return int(faces[int(np.argmax(logits[faces]))]) + 1
 
 
 def corner_error(fitted: np.ndarray, truth: np.ndarray) -> float:
@@ -56,23 +55,20 @@ def corner_error(fitted: np.ndarray, truth: np.ndarray) -> float:
 def frame_losses(reader: DiceReader, frame: BenchFrame, rng: np.random.Generator) -> list[dict]:
     """Per resting die owed a value in one frame, found and read calibrated: its kind, legibility, place (PLACES),
     whether the reader was right at the fitted and at the true corners, and the fit's corner error."""
-    image = frame.image()
-    found = reader.finder.find(image)
-    seen = reader.look(image, found, table_camera(calibration_of(frame.camera, rng), image))
+    image, seen, matched = read_calibrated(reader, frame, rng)
     probabilities = reader.calibrated(seen)
     _, floor = reader.settings.cut(True)
     out = []
-    for j, die in enumerate(matched_truth(frame.dice, [(f.x, f.y) for f in found])):
-        if die is None or not kind_target(np.array(die_row(DieTruth.from_json(die)), np.float64)):
+    for j, die in enumerate(matched):
+        if die is None or not truth_target(die):
             continue
         kind, truth = die["kind"], class_of(die["kind"], die["value"])
-        label, _ = label_of(probabilities[j], floor)
-        doubted = label != UNREAD and reader.settings.doubted(seen, j)
+        label, _, doubted = reader.decide(seen, probabilities[j], j, floor)
         at_fit = best_face(seen.logits[j], kind) == truth
         true_corners = np.array(die["top_face"], np.float32)
         true_look = read_faces(reader.session, image, seen.kinds[j : j + 1], [FacePlace(kind, true_corners)])
         at_truth = best_face(true_look.logits[0], kind) == truth
-        if label != UNREAD and not doubted:
+        if label != UNREAD:
             place = GIVEN_RIGHT if label == f"{kind.upper()}:{die['value']}" else GIVEN_WRONG
         elif seen.face_kinds[j] != kind:
             place = OTHER_KIND

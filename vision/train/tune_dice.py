@@ -25,7 +25,7 @@ from vision.dice.crops import class_of
 from vision.dice.find import FINDER_FILE, finder_input, found_dice
 from vision.dice.read import FACE_FINDER_FILE, READER_FILE, THRESHOLDS_FILE, Looks, look
 from vision.recognise.models import session
-from vision.train.dice_data import die_row, kind_target, load_scenes, placed_as_found
+from vision.train.dice_data import kind_target, load_scenes, placed_as_found, truth_target
 
 PEAKS = tuple(round(float(v), 2) for v in np.arange(0.1, 0.75, 0.05))
 TEMPERATURES = tuple(round(float(v), 2) for v in np.arange(0.5, 3.01, 0.1))
@@ -117,10 +117,9 @@ def level_looks(pieces: Path, scenes: int, models: Path, workers: int = 2) -> tu
     dice partly hidden are left out)."""
     from multiprocessing import Pool
 
-    from vision.dice.bench import calibration_of, matched_truth, render_frame
-    from vision.dice.read import DiceReader, table_camera
+    from vision.dice.bench import read_calibrated, render_frame
+    from vision.dice.read import DiceReader
     from vision.synth.components import split_design_names
-    from vision.synth.dice_scenes import DieTruth
 
     designs = split_design_names(pieces, "val", "loot-roll")
     reader = DiceReader(models)
@@ -129,12 +128,10 @@ def level_looks(pieces: Path, scenes: int, models: Path, workers: int = 2) -> tu
     with Pool(workers) as pool:
         jobs = [(i, LEVEL_SEED, str(pieces), designs, "val") for i in range(scenes)]
         for frame in pool.imap(render_frame, jobs):
-            image = frame.image()
-            found = reader.finder.find(image)
-            seen = reader.look(image, found, table_camera(calibration_of(frame.camera, rng), image))
+            _, seen, truth = read_calibrated(reader, frame, rng)
             keep = []
-            for j, die in enumerate(matched_truth(frame.dice, [(f.x, f.y) for f in found])):
-                target = 0 if die is None else kind_target(np.array(die_row(DieTruth.from_json(die)), np.float64))
+            for j, die in enumerate(truth):
+                target = 0 if die is None else truth_target(die)
                 if target is None:
                     continue
                 keep.append(j)
