@@ -149,7 +149,8 @@ def test_dice_scenes_report_dice_in_frame_with_their_truth(loot_roll_test: Path)
             assert np.array_equal(ordered(corners), corners)
             assert die.legibility is None or -1 <= die.legibility <= 1
         else:
-            assert die.top_face == () and die.legibility is None
+            assert die.legibility is None
+            assert (die.top_face == ()) == (die.state == "air")  # a cocked die keeps its leaning face
     assert COCKED_DEG[0] > 10  # a cocked die leans visibly: no face is up
     measured = [d.legibility for d in rendered.dice if d.legibility is not None]
     assert measured and max(measured) > LEGIBLE, "a face wholly in view in a sharp frame is legible"
@@ -168,6 +169,45 @@ def test_dice_trays_hold_only_resting_dice_of_the_split_and_store_a_window_each(
     assert {die_design_split(s.variant) for s in rendered.scene.spec.solids} == {"train"}
     kept = stored(rendered)
     assert len(kept.dice) == len(rendered.dice) and len(kept.windows) == len(rendered.dice) + len(kept.negatives)
+
+
+def test_cocked_trays_keep_each_leaning_face_and_the_face_finder_marks_it_as_no_face(loot_roll_test: Path) -> None:
+    """Trays with cocked dice teach the face finder where a leaning face lies (its lean is weighed on those marks),
+    while still saying there is no face to read."""
+    from vision.synth.dice_scenes import render_dice_tray
+    from vision.train.dice_data import corners_taught, die_row, kind_target
+
+    rendered = render_dice_tray(0, 4, loot_roll_test / "loot-roll-design-017", "train", cocked=0.5)
+    states = [d.state for d in rendered.dice]
+    assert set(states) == {"rest", "cocked"}, states
+    for die in rendered.dice:
+        row = np.array(die_row(die), np.float64)
+        taught = corners_taught(row)
+        if die.state == "cocked":
+            assert die.value is None and len(die.top_face) == {"d20": 3, "d6": 4}[die.kind]
+            assert np.abs(np.array(die.top_face) - die.centre_px).max() < die.size_px
+            assert kind_target(row) == 0
+        if die.face_seen >= 0.8 and die.seen >= 0.5:
+            assert taught is not None and np.allclose(taught, np.array(die.top_face))
+        elif die.face_seen < 0.4:
+            assert taught is not None and len(taught) == 0
+
+
+def test_the_face_finder_is_taught_no_corners_in_the_air_and_none_where_a_face_is_half_hidden() -> None:
+    from vision.synth.dice_scenes import DieTruth
+    from vision.train.dice_data import corners_taught, die_row
+
+    face = ((10.0, 10.0), (30.0, 12.0), (20.0, 28.0))
+
+    def taught(state: str, face_seen: float, corners: tuple = face) -> np.ndarray | None:
+        value = 7 if state == "rest" else None
+        truth = DieTruth("d20", value, state, (20.0, 18.0), 40.0, 1.0, face_seen, corners, None)
+        return corners_taught(np.array(die_row(truth), np.float64))
+
+    assert np.allclose(taught("rest", 1.0), face) and np.allclose(taught("cocked", 0.9), face)
+    assert taught("rest", 0.6) is None and taught("cocked", 0.6) is None  # neither shown nor hidden
+    assert len(taught("cocked", 0.2)) == 0 and len(taught("rest", 0.1)) == 0
+    assert len(taught("air", 0.0, ())) == 0
 
 
 def _triangle_face(image: np.ndarray, corners: np.ndarray) -> None:

@@ -90,6 +90,13 @@ def read_calibrated(
     return image, seen, matched_truth(frame.dice, [(f.x, f.y) for f in found])
 
 
+def resting_face(die: dict) -> np.ndarray:
+    """A die's true top-face corners as a perfect face finder gives them: a resting die's; none for a cocked die
+    (its leaning face, kept in the truth for training, shows no value) or one in the air."""
+    corners = die["top_face"] if die["state"] == "rest" else []
+    return np.array(corners, np.float32).reshape(-1, 2)
+
+
 def matched_truth(truth: list[dict], points: list[tuple[float, float]]) -> list[dict | None]:
     """For each point said to be a die, the die it is (the nearest within half the die's size, the most visible
     dice choosing first), or None."""
@@ -206,7 +213,7 @@ def run_dice_bench(
             tallies["reader_true_placement"].add(
                 frame.dice, [(*d["centre_px"], lab) for d, lab in zip(frame.dice, labels, strict=True)]
             )
-            places = [FacePlace(d["kind"], np.array(d["top_face"], np.float32).reshape(-1, 2)) for d in frame.dice]
+            places = [FacePlace(d["kind"], resting_face(d)) for d in frame.dice]
             kinds = np.eye(len(KINDS))[[KINDS.index(p.kind) for p in places]]
             seen = reader.calibrated(read_faces(reader.session, image, kinds, places))
             labels = [label_of(p, floor)[0] for p in seen]

@@ -44,7 +44,9 @@ APART = 1.6  # dice keep this many sizes between centres (they may nearly touch,
 @dataclass(frozen=True)
 class DieTruth:
     """One die as the camera saw it. `value` is None unless it lies flat; `face_seen` is how much of its top face
-    shows (a hand or a card over it hides the value even when the die shows)."""
+    shows (a hand or a card over it hides the value even when the die shows). A cocked die has no value but still
+    a face nearest to up, leaning: its corners and share seen are kept too, so the face finder can be taught where
+    a leaning face lies (its lean is what tells a cocked die from a resting one, `vision.dice.level.lean_of`)."""
 
     kind: str
     value: int | None
@@ -52,9 +54,9 @@ class DieTruth:
     centre_px: tuple[float, float]
     size_px: float  # the longer side of its box in the frame
     seen: float  # visible share of the die
-    face_seen: float  # visible share of its top face (0 when it has none: cocked or in the air)
+    face_seen: float  # visible share of its top face (0 when it has none: in the air)
     top_face: tuple[tuple[float, float], ...] = ()  # the top face's corners in the frame (3 on a d20, 4 on a d6),
-    # in the order they go round in the image; empty when the die lies with no face up
+    # in the order they go round in the image (a cocked die's: the face nearest to up); empty in the air
     legibility: float | None = None  # how much of the top face's print the camera left (`face_legibility`)
 
     def to_json(self) -> dict:
@@ -156,17 +158,18 @@ def placed_dice(
 
 
 def dice_tray_spec(
-    rng: np.random.Generator, n_backgrounds: int, width: int, height: int, split: str | None
+    rng: np.random.Generator, n_backgrounds: int, width: int, height: int, split: str | None, cocked: float = 0.0
 ) -> tuple[SceneSpec, list[str]]:
-    """Only dice, all at rest, on a bare table (no cards, no hands): TRAY_DICE of them where the camera sees
-    them, its light and effects as any scene's. Many top faces for the face reader at a fraction of a table
-    scene's cost (its cards are most of that)."""
+    """Only dice on a bare table (no cards, no hands), at rest but for a `cocked` share: TRAY_DICE of them where
+    the camera sees them, its light and effects as any scene's. Many top faces for the face reader, and leaning
+    ones for the face finder, at a fraction of a table scene's cost (its cards are most of that)."""
     from vision.synth.backgrounds import random_background_spec
     from vision.synth.camera import random_camera
     from vision.synth.effects import random_effects
 
     camera = frame_for_dice(random_camera(rng, width, height), float(np.exp(rng.uniform(*np.log(DIE_PX)))))
-    dice, states = placed_dice(rng, camera, int(rng.integers(*TRAY_DICE)), split, None, {"rest": 1.0})
+    rates = {"rest": 1.0 - cocked, "cocked": cocked} if cocked else {"rest": 1.0}
+    dice, states = placed_dice(rng, camera, int(rng.integers(*TRAY_DICE)), split, None, rates)
     spec = SceneSpec(
         seed=int(rng.integers(0, 2**31)),
         camera=camera,
@@ -220,8 +223,9 @@ def dice_truth(scene: Scene, states: list[str]) -> list[DieTruth]:
         i = min(range(len(dice)), key=lambda k: math.hypot(dice[k].x_mm - x, dice[k].y_mm - y))
         state = states[i]
         resting = state == "rest" and bool(obj.corners)
-        face = obj.corners[0].visible_fraction if resting else 0.0
-        corners = tuple((float(x), float(y)) for x, y in ordered(obj.corners[0].quad)) if resting else ()
+        faced = state != "air" and bool(obj.corners)
+        face = obj.corners[0].visible_fraction if faced else 0.0
+        corners = tuple((float(x), float(y)) for x, y in ordered(obj.corners[0].quad)) if faced else ()
         legibility = obj.corners[0].legibility if resting else None
         value = int(obj.code.split("-")[1]) if state == "rest" else None
         centre, size = _projected(dice[i], scene.spec.camera)
@@ -261,7 +265,7 @@ def render_dice_scene(
     return RenderedDice(scene, dice_truth(scene, states), rng)
 
 
-def render_dice_tray(index: int, seed: int, table: Path, split: str | None) -> RenderedDice:
+def render_dice_tray(index: int, seed: int, table: Path, split: str | None, cocked: float = 0.0) -> RenderedDice:
     """Tray scene `index` of the stream `seed` (`dice_tray_spec`); `table`: any Loot Roll piece folder (the scene
     holds none of its cards; loaded once per process)."""
     from vision.synth.backgrounds import table_textures
@@ -270,7 +274,7 @@ def render_dice_tray(index: int, seed: int, table: Path, split: str | None) -> R
     rng = np.random.default_rng([seed, index, 22])
     backgrounds = table_textures()
     pieces = _table_pieces(str(table))
-    spec, states = dice_tray_spec(rng, len(backgrounds), 1280, 720, split)
+    spec, states = dice_tray_spec(rng, len(backgrounds), 1280, 720, split, cocked)
     scene = render_scene(spec, [pieces], backgrounds)
     return RenderedDice(scene, dice_truth(scene, states), rng)
 

@@ -7,6 +7,7 @@ reader's face out of it at about the resolution the frame had.
     python -m vision.train.dice_data out/dice/train --split train --n 2000 --seed 1
     python -m vision.train.dice_data out/dice/val --split val --n 200 --seed 2
     python -m vision.train.dice_data out/dice-tray/train --split train --n 2400 --seed 4 --tray   # faces alone
+    python -m vision.train.dice_data out/dice-cocked/train --split train --n 1000 --seed 6 --tray --cocked 0.5
 
 The dice's designs, fonts, colours and materials are the split's (`solids.random_solid`); the table's cards are Loot
 Roll designs of the same split. Resumable: scenes are written in shards (`shards.SHARD`), and a finished shard is kept.
@@ -94,6 +95,22 @@ def truth_target(die: dict) -> int | None:
     return kind_target(np.array(die_row(DieTruth.from_json(die)), np.float64))
 
 
+def corners_taught(row: np.ndarray) -> np.ndarray | None:
+    """The top-face corners a face finder is taught to mark for a die row, (k, 2) frame pixels: a resting die's
+    whose face shows (`kind_target`), and a cocked die's leaning face when as much of it shows, though it is taught
+    "no face" (so its marks lie where the face does, and the lean can be weighed on them); none for a die in the
+    air, a hidden face or a window around nothing; None: not taught (a face partly hidden)."""
+    kind = kind_target(row)
+    if kind:
+        return face_corners_of(row)
+    if kind is None or STATES[int(row[4])] != "cocked":
+        return None if kind is None else np.zeros((0, 2))
+    seen, face_seen = row[5:7]
+    if face_seen >= FACE_SEEN and seen >= 0.5:
+        return face_corners_of(row)
+    return np.zeros((0, 2)) if face_seen < FACE_HIDDEN else None
+
+
 def face_corners_of(row: np.ndarray) -> np.ndarray:
     """A die row's top-face corners, (3 | 4, 2) frame pixels; (0, 2) when it has no face up."""
     points = row[CORNERS].reshape(4, 2)
@@ -110,7 +127,7 @@ def render_one(job: tuple[int, int, str, list[str], str, tuple[float, str]]) -> 
     return stored(render_dice_scene(*job[:-1]))
 
 
-def render_tray(job: tuple[int, int, str, str, tuple[float, str]]) -> DiceScene:
+def render_tray(job: tuple[int, int, str, str, float, tuple[float, str]]) -> DiceScene:
     set_lettered(*job[-1])
     return stored(render_dice_tray(*job[:-1]))
 
@@ -174,6 +191,9 @@ def main(argv: list[str] | None = None) -> None:
         "--tray", action="store_true", help="dice alone on a bare table (`dice_tray_spec`): faces for the reader"
     )
     parser.add_argument(
+        "--cocked", type=float, default=0.0, help="with --tray: share of its dice cocked (leaning faces, 0-1)"
+    )
+    parser.add_argument(
         "--lettered",
         type=float,
         default=0.0,
@@ -191,7 +211,7 @@ def main(argv: list[str] | None = None) -> None:
         render_shards(
             args.out,
             args.n,
-            lambda i: (i, args.seed, table, args.split, (args.lettered, args.lettering)),
+            lambda i: (i, args.seed, table, args.split, args.cocked, (args.lettered, args.lettering)),
             render_tray,
             args.workers,
             "dice trays",

@@ -52,6 +52,7 @@ from vision.train.dice_data import (
     WINDOW_PX,
     WINDOW_SPAN,
     DiceScene,
+    corners_taught,
     face_corners_of,
     jittered_square,
     kind_target,
@@ -224,20 +225,23 @@ class FaceFinderBatches:
 
     def __init__(self, scenes: list[DiceScene], seed: int) -> None:
         windows, rows = _decoded(scenes)
-        taught = [(w, r, kind_target(r)) for w, r in zip(windows, rows, strict=True)]
-        self.items = [(w, r, k) for w, r, k in taught if k is not None]
+        taught = [(w, r, kind_target(r), corners_taught(r)) for w, r in zip(windows, rows, strict=True)]
+        self.items = [item for item in taught if item[2] is not None]
         self.rng = np.random.default_rng(seed)
 
     def sample(self, batch: int) -> tuple[torch.Tensor, ...]:
-        xs, kinds, heats, offsets, masks = [], [], [], [], []
+        """Squares, kinds, then the corners' heat, offsets, offset mask and the heat's weight (0 where a die's
+        corners are not taught, `dice_data.corners_taught`)."""
+        xs, kinds, heats, offsets, masks, weights = [], [], [], [], [], []
         n = READ_PX // CELL
         for i in self.rng.integers(0, len(self.items), batch):
-            window, row, kind = self.items[i]
+            window, row, kind, face = self.items[i]
             crop, matrix = jittered_square(window, self.rng)
             xs.append(reader_input(_light(self.rng, _recoloured(self.rng, crop))[None])[0])
             kinds.append(kind)
-            face = face_corners_of(row)
-            moved = to_window(face, row) @ matrix[:, :2].T + matrix[:, 2] if kind and len(face) else np.zeros((0, 2))
+            weights.append(np.full((1, n, n), face is not None, np.float32))
+            face = np.zeros((0, 2)) if face is None else face
+            moved = to_window(face, row) @ matrix[:, :2].T + matrix[:, 2] if len(face) else np.zeros((0, 2))
             points = np.column_stack([moved, np.zeros(len(moved)), np.ones(len(moved))])
             heat, _ = heat_targets(points, (n, n), 1, CELL, CORNER_SIGMA, 0.0)
             offset = np.zeros((2, n, n), np.float32)
@@ -254,7 +258,7 @@ class FaceFinderBatches:
         return (
             torch.from_numpy(np.stack(xs)),
             torch.tensor(kinds),
-            *(torch.from_numpy(np.stack(a)) for a in (heats, offsets, masks)),
+            *(torch.from_numpy(np.stack(a)) for a in (heats, offsets, masks, weights)),
         )
 
 
@@ -426,10 +430,10 @@ def train(args: argparse.Namespace) -> None:
         kind_loss = nn.CrossEntropyLoss(label_smoothing=0.05)
 
         def next_loss() -> torch.Tensor:
-            x, kind, heat, offset, mask = finder_of_faces.sample(args.batch)
+            x, kind, heat, offset, mask, weight = finder_of_faces.sample(args.batch)
             kinds, maps = model(x)
             corner_offsets = ((maps[:, 1:] - offset).abs() * mask).sum() / mask.sum().clamp(min=1.0)
-            return kind_loss(kinds, kind) + focal_loss(maps[:, :1], heat, torch.ones_like(heat)) + corner_offsets
+            return kind_loss(kinds, kind) + focal_loss(maps[:, :1], heat, weight) + corner_offsets
 
         def evaluate() -> dict:
             return evaluate_face_finder(model, val)  # type: ignore[arg-type]
