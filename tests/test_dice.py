@@ -182,11 +182,12 @@ def test_cocked_trays_keep_each_leaning_face_and_the_face_finder_marks_it_as_no_
     assert set(states) == {"rest", "cocked"}, states
     for die in rendered.dice:
         row = np.array(die_row(die), np.float64)
-        taught = corners_taught(row)
+        taught = corners_taught(row, cocked=True)
         if die.state == "cocked":
             assert die.value is None and len(die.top_face) == {"d20": 3, "d6": 4}[die.kind]
             assert np.abs(np.array(die.top_face) - die.centre_px).max() < die.size_px
             assert kind_target(row) == 0
+            assert len(corners_taught(row)) == 0  # as the shipped face finder was taught: no marks
         if die.face_seen >= 0.8 and die.seen >= 0.5:
             assert taught is not None and np.allclose(taught, np.array(die.top_face))
         elif die.face_seen < 0.4:
@@ -202,7 +203,7 @@ def test_the_face_finder_is_taught_no_corners_in_the_air_and_none_where_a_face_i
     def taught(state: str, face_seen: float, corners: tuple = face) -> np.ndarray | None:
         value = 7 if state == "rest" else None
         truth = DieTruth("d20", value, state, (20.0, 18.0), 40.0, 1.0, face_seen, corners, None)
-        return corners_taught(np.array(die_row(truth), np.float64))
+        return corners_taught(np.array(die_row(truth), np.float64), cocked=True)
 
     assert np.allclose(taught("rest", 1.0), face) and np.allclose(taught("cocked", 0.9), face)
     assert taught("rest", 0.6) is None and taught("cocked", 0.6) is None  # neither shown nor hidden

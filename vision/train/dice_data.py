@@ -95,15 +95,16 @@ def truth_target(die: dict) -> int | None:
     return kind_target(np.array(die_row(DieTruth.from_json(die)), np.float64))
 
 
-def corners_taught(row: np.ndarray) -> np.ndarray | None:
+def corners_taught(row: np.ndarray, cocked: bool = False) -> np.ndarray | None:
     """The top-face corners a face finder is taught to mark for a die row, (k, 2) frame pixels: a resting die's
-    whose face shows (`kind_target`), and a cocked die's leaning face when as much of it shows, though it is taught
-    "no face" (so its marks lie where the face does, and the lean can be weighed on them); none for a die in the
-    air, a hidden face or a window around nothing; None: not taught (a face partly hidden)."""
+    whose face shows (`kind_target`); with `cocked`, a cocked die's leaning face too when as much of it shows,
+    though it is taught "no face" (so its marks lie where the face does, and the lean can be weighed on them;
+    session 45, not shipped); none for a cocked die otherwise, a die in the air, a hidden face or a window around
+    nothing; None: not taught (a face partly hidden)."""
     kind = kind_target(row)
     if kind:
         return face_corners_of(row)
-    if kind is None or STATES[int(row[4])] != "cocked":
+    if kind is None or not cocked or STATES[int(row[4])] != "cocked":
         return None if kind is None else np.zeros((0, 2))
     seen, face_seen = row[5:7]
     if face_seen >= FACE_SEEN and seen >= 0.5:

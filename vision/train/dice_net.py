@@ -223,9 +223,9 @@ class FaceFinderBatches:
     """The face finder's squares cut from the stored windows (shifted, scaled and turned as a finder's find would
     be, the light varied), with what lies face up and the heat, offsets and mask of the face's corners."""
 
-    def __init__(self, scenes: list[DiceScene], seed: int) -> None:
+    def __init__(self, scenes: list[DiceScene], seed: int, cocked: bool = False) -> None:
         windows, rows = _decoded(scenes)
-        taught = [(w, r, kind_target(r), corners_taught(r)) for w, r in zip(windows, rows, strict=True)]
+        taught = [(w, r, kind_target(r), corners_taught(r, cocked)) for w, r in zip(windows, rows, strict=True)]
         self.items = [item for item in taught if item[2] is not None]
         self.rng = np.random.default_rng(seed)
 
@@ -425,7 +425,7 @@ def train(args: argparse.Namespace) -> None:
         seen = ("patches", args.batch)
     elif args.net == "faces":
         model = FaceFinderNet()
-        finder_of_faces = FaceFinderBatches(scenes, args.seed)
+        finder_of_faces = FaceFinderBatches(scenes, args.seed, args.cocked_marks)
         print(f"face finder: {len(finder_of_faces.items)} windows")
         kind_loss = nn.CrossEntropyLoss(label_smoothing=0.05)
 
@@ -485,6 +485,11 @@ def add_train_args(t: argparse.ArgumentParser) -> None:
     t.add_argument("--val", type=Path, required=True)
     t.add_argument("--val-scenes", type=int, default=120)
     t.add_argument("--every", type=float, default=300.0, help="seconds between curve rows and checkpoints")
+    t.add_argument(
+        "--cocked-marks",
+        action="store_true",
+        help="faces: teach a cocked die's leaning face as corner marks (`dice_data.corners_taught`; not shipped)",
+    )
     add_budget_args(t, minutes=40.0, batch=32, lr=3e-3, threads=1)
 
 
