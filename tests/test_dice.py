@@ -169,6 +169,12 @@ def test_dice_trays_hold_only_resting_dice_of_the_split_and_store_a_window_each(
     assert {die_design_split(s.variant) for s in rendered.scene.spec.solids} == {"train"}
     kept = stored(rendered)
     assert len(kept.dice) == len(rendered.dice) and len(kept.windows) == len(rendered.dice) + len(kept.negatives)
+    # the scene keeps its table's homography: each die's foot, taken to the frame through it, lies under the die
+    assert kept.homography is not None and kept.homography.shape == (3, 3)
+    feet = np.array([[s.x_mm, s.y_mm, 1.0] for s in rendered.scene.spec.solids]) @ kept.homography.T
+    feet = feet[:, :2] / feet[:, 2:]
+    for die in rendered.dice:
+        assert np.hypot(*(feet - die.centre_px).T).min() < 0.6 * die.size_px
 
 
 def test_cocked_trays_keep_each_leaning_face_and_the_face_finder_marks_it_as_no_face(loot_roll_test: Path) -> None:

@@ -46,6 +46,9 @@ class DiceScene:
     # beyond a d20's three and on a die with no face up)
     windows: list[bytes]  # JPEG per die (same order), then NEGATIVES around nothing: WINDOW_SPAN sizes a side
     negatives: np.ndarray  # (NEGATIVES, 3) float32: x, y, size of the windows around nothing
+    # the table plane (mm) to the full frame's pixels, as a player's calibration gives it: what a die's view from the
+    # table's own side is cut through (`level.TableCamera.from_homography`); None in scenes stored before session 45
+    homography: np.ndarray | None = None
 
     def image(self) -> np.ndarray:
         return _decode(self.frame)
@@ -151,6 +154,7 @@ def stored(rendered: RenderedDice) -> DiceScene:
         np.array(rows, np.float32).reshape(-1, ROW),
         windows,
         np.array(negatives, np.float32).reshape(-1, 3),
+        rendered.scene.spec.camera.table_to_image().astype(np.float64),
     )
 
 
