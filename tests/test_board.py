@@ -125,6 +125,30 @@ def test_the_board_is_registered_under_any_turn_and_tilt_and_not_found_where_it_
         registrar.register(np.full((720, 1280, 3), (40, 70, 120), np.uint8))
 
 
+def test_a_frame_smeared_by_motion_is_placed_by_the_picture_smeared_alike() -> None:
+    """A camera or hand moving during the exposure smears the frame until the sharp picture's features no longer
+    match it; matched against the picture smeared as well (`register.BLURS`), the board is placed."""
+    from vision.board.register import motion_kernel
+
+    board = load_board(STAND_IN)
+    ring = np.array([[0.22, 0.22], [0.78, 0.22], [0.78, 0.78], [0.22, 0.78]])
+    placement = _placement(0.0, 700.0, 0.0)
+    frame = cv2.filter2D(_board_in_frame(board.picture, placement, (40, 70, 120)), -1, motion_kernel(31, 90))
+    with pytest.raises(BoardNotFound):
+        BoardRegistrar(board.picture, blurs=()).register(frame)
+    found = BoardRegistrar(board.picture).register(frame).frame_from_board
+    assert np.abs(_apply(found, ring) - _apply(placement, ring)).max() < 6.0
+
+
+def test_a_motion_kernel_smears_along_its_angle_and_keeps_brightness() -> None:
+    from vision.board.register import motion_kernel
+
+    across, down = motion_kernel(9, 0), motion_kernel(9, 90)
+    assert across.sum() == pytest.approx(1.0) and down.sum() == pytest.approx(1.0)
+    assert np.count_nonzero(across[4]) == 9 and np.count_nonzero(across) == 9  # one row, 9 pixels long
+    assert np.array_equal(down, across.T)
+
+
 def _apply(h: np.ndarray, points: np.ndarray) -> np.ndarray:
     return cv2.perspectiveTransform(points.reshape(-1, 1, 2).astype(np.float64), h).reshape(-1, 2)
 
