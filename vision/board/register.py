@@ -31,7 +31,7 @@ MIN_AGREEMENT = 0.2  # the frame's edges, cut along a found homography, must cor
 # (the ring's seven sectors look alike, so a handful of matches can agree on a board turned by a sector or two)
 SURE_AGREEMENT = 0.5  # the true placement scores 0.3-0.9, a wrong one under 0.15 (24 test scenes): no more looking
 # The picture blurred as a frame may be, for a frame the sharp picture cannot place: ("motion", length px at
-# PICTURE_PX, angle in degrees) or ("focus", Gaussian sigma px, unused); tried in this order
+# PICTURE_PX, angle in degrees) or ("focus", Gaussian sigma px, 0: no angle); tried in this order
 BLURS: tuple[tuple[str, float, float], ...] = (
     *(("motion", length, angle) for length in (5.0, 9.0, 13.0) for angle in (0.0, 45.0, 90.0, 135.0)),
     ("focus", 1.5, 0.0),
@@ -62,7 +62,7 @@ class BoardRegistrar:
         small = cv2.resize(grey, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
         self.small, self.features, self.blurs = small, features, blurs
         self._blurred: list[tuple] | None = None  # `blurred`: made the first time a frame needs them
-        self.points, self.descriptors = cv2.SIFT_create(nfeatures=features).detectAndCompute(small, None)
+        self.points, self.descriptors = self._features_of(small)
         self.sift = cv2.SIFT_create()  # every feature of the shrunk frame
         self.edges = _edges(small)
         if self.descriptors is None or len(self.points) < MIN_INLIERS:
@@ -122,23 +122,26 @@ class BoardRegistrar:
                 break
             keep = mask.ravel() == 0
             src, dst = src[keep], dst[keep]
-        return best, "no board placement" if best is None else ""
+        return best, f"no board placement (at least {MIN_AGREEMENT} needed)" if best is None else ""
 
     def blurred(self) -> list[tuple]:
         """The picture's features blurred each way of `blurs` (`BLURS`; points, descriptors), made the first time
         asked."""
         if self._blurred is None:
-            sift = cv2.SIFT_create(nfeatures=self.features)
             self._blurred = []
             for kind, size, angle in self.blurs:
                 if kind == "motion":
                     smeared = cv2.filter2D(self.small, -1, motion_kernel(size, angle))
                 else:
                     smeared = cv2.GaussianBlur(self.small, (0, 0), size)
-                points, descriptors = sift.detectAndCompute(smeared, None)
+                points, descriptors = self._features_of(smeared)
                 if descriptors is not None and len(points) >= MIN_INLIERS:
                     self._blurred.append((points, descriptors))
         return self._blurred
+
+    def _features_of(self, picture: np.ndarray) -> tuple:
+        """(points, descriptors) of the board's picture at PICTURE_PX, sharp or blurred: the strongest `features`."""
+        return cv2.SIFT_create(nfeatures=self.features).detectAndCompute(picture, None)
 
     def agreement(self, grey: np.ndarray, h: np.ndarray) -> float:
         """Correlation of the frame's edges, cut along `h` into the board picture's frame, with the picture's own

@@ -105,10 +105,12 @@ def corners_taught(row: np.ndarray, cocked: bool = False) -> np.ndarray | None:
     session 45, not shipped); none for a cocked die otherwise, a die in the air, a hidden face or a window around
     nothing; None: not taught (a face partly hidden)."""
     kind = kind_target(row)
+    if kind is None:
+        return None
     if kind:
         return face_corners_of(row)
-    if kind is None or not cocked or STATES[int(row[4])] != "cocked":
-        return None if kind is None else np.zeros((0, 2))
+    if not cocked or STATES[int(row[4])] != "cocked":
+        return np.zeros((0, 2))
     seen, face_seen = row[5:7]
     if face_seen >= FACE_SEEN and seen >= 0.5:
         return face_corners_of(row)
