@@ -169,3 +169,49 @@ def test_a_checker_without_its_settings_is_refused_naming_the_file(tmp_path: Pat
         load({**shipped, "views": 9})
     checker = load({**shipped, "fine_px": 900})  # another fine side: the distances follow it
     assert checker.side_px == pytest.approx(1.5 * CUBE_SIDES_PX) and checker.masks["daw"].shape == (900, 900)
+
+
+def test_a_wider_checker_is_exported_at_its_own_width_and_read_as_the_runtime_reads_it(tmp_path: Path) -> None:
+    """`cube_check train --width 2` (session 46) keeps every layer's channels doubled in its checkpoint; the export
+    rebuilds the net at that width from the weights alone, and the graph reads windows as the runtime does."""
+    torch = pytest.importorskip("torch")  # the training environment's test (scripts/setup-train.sh)
+    import onnxruntime as ort
+
+    from vision.board.check import CLASSES, IMAGE_PLANES, WINDOW, read_windows
+    from vision.train.cube_check_net import WIDTHS, CheckNet, export
+
+    torch.manual_seed(0)
+    model = CheckNet(width=2.0)
+    assert model.features[0][0].out_channels == 2 * WIDTHS[0]
+    assert model.features[-1][0].out_channels == 2 * WIDTHS[-1]
+    torch.save({"model": model.state_dict()}, tmp_path / "last.pt")
+    export(tmp_path, tmp_path / "check.onnx")
+    session = ort.InferenceSession(str(tmp_path / "check.onnx"), providers=["CPUExecutionProvider"])
+    crops = np.random.default_rng(0).uniform(-0.5, 0.5, (3, IMAGE_PLANES, WINDOW, WINDOW)).astype(np.float32)
+    probs, offsets = read_windows(session, crops, reach_px=10.0)
+    with torch.no_grad():
+        logits, expected = model.eval()(torch.from_numpy(crops))
+    assert probs.shape == (3, len(CLASSES)) and np.allclose(probs.sum(axis=1), 1.0, atol=1e-5)
+    assert np.allclose(probs, torch.softmax(logits, 1).numpy(), atol=1e-4)
+    assert np.allclose(offsets, 10.0 * expected.numpy(), atol=1e-3)
+
+
+def test_the_loss_diagnostic_puts_each_missed_cube_in_one_place_and_its_oracles_use_the_truth() -> None:
+    from vision.train.cube_losses import perfect_checker, perfect_pairs, why_missed
+
+    side = 20.0
+    cubes = np.array([[100, 100, 0, 1.0], [120, 100, 1, 1.0], [300, 300, 0, 0.2]], np.float32)  # a touching pair
+    points = np.array([[103.0, 100.0], [112.0, 100.0], [300.0, 300.0], [500.0, 500.0]])
+    # a perfect checker reads each cube owed a reading once, at its true place, and nothing for the hidden one
+    read = perfect_checker(points, cubes, reach=15.0)
+    assert [(c, x, y) for c, x, y, _ in read] == [(COLOURS[0], 100.0, 100.0), (COLOURS[1], 120.0, 100.0)]
+    # a perfect pair reading keeps one reading per cube of a close pair and drops one between; alone, kept
+    kept = [("red", 101.0, 100.0, 0.9), ("red", 104.0, 101.0, 0.8), ("red", 500.0, 500.0, 0.7)]
+    assert [(x, y) for _, x, y, _ in perfect_pairs(kept, cubes, near=30.0, match=10.0)] == [(101, 100), (500, 500)]
+    probs = np.array([0.9, 0.2, 0.9, 0.9])
+    moved = points + np.array([[0, 0], [8, 0], [0, 0], [0, 0]])  # the second candidate's offset: onto the second cube
+    assert why_missed(cubes[1], points, moved, probs, accept=0.5, side=side) == "judged none"
+    assert why_missed(cubes[1], points, moved, probs * 0 + 0.9, accept=0.5, side=side) == "merged with another"
+    away = points - np.array([[0, 0], [8, 0], [0, 0], [0, 0]])  # its offset takes it to the first cube instead
+    assert why_missed(cubes[1], points, away, probs * 0 + 0.9, accept=0.5, side=side) == "moved away"
+    assert why_missed(cubes[1], points[2:], points[2:], probs[2:], accept=0.5, side=side) == "no candidate"

@@ -112,6 +112,7 @@ def main(argv: list[str] | None = None) -> None:
     t.add_argument(
         "--context", action="store_true", help="the checker also reads the cube net's maps around each window"
     )
+    t.add_argument("--width", type=float, default=1.0, help="the checker's channels, times the shipped one's")
     from vision.train.budget import add_budget_args, add_export_parser
 
     add_budget_args(t, minutes=40.0, batch=96, lr=3e-3, threads=2)

@@ -40,27 +40,31 @@ from vision.train.cube_data import BoardRefs, CubeScene, cut_side, load_scenes
 
 ANYWHERE = 0.1  # share of windows centred at random on the cut
 JITTER_PX = 3  # a candidate's window moved by up to this many fine pixels
+WIDTHS = (16, 24, 32, 32, 48, 48, 64)  # the layers' channels at width 1 (the shipped checker's)
 
 
 class CheckNet(nn.Module):
     """6 x 63 x 63 (the fine cut and the board's picture) -> 4 class logits (none, red, green, blue) and the offset
     to the cube's centre (x, y, in units of the reach). Strided down to 4 x 4 and flattened, not pooled: where the
-    cube lies in the window is the question. About 11 million multiply-adds a window (one of 24 channels after the
-    first layer took twice that: 1.5 times the cube net's time a frame at 36 windows)."""
+    cube lies in the window is the question. About 11 million multiply-adds a window at `width` 1 (one of 24 channels
+    after the first layer took twice that: 1.5 times the cube net's time a frame at 36 windows); `width` scales every
+    layer's channels, and the multiply-adds about as its square (the counter's training Eras read no better than its
+    validation ones, session 46: the shipped checker is too small, not short of data)."""
 
-    def __init__(self, planes: int = IMAGE_PLANES) -> None:
+    def __init__(self, planes: int = IMAGE_PLANES, width: float = 1.0) -> None:
         super().__init__()
         self.planes = planes  # IMAGE_PLANES, or more: the cube net's colour maps around the window too
+        c = [round(v * width) for v in WIDTHS]
         self.features = nn.Sequential(
-            conv_bn(planes, 16, stride=2),
-            conv_bn(16, 24),
-            conv_bn(24, 32, stride=2),
-            conv_bn(32, 32),
-            conv_bn(32, 48, stride=2),
-            conv_bn(48, 48),
-            conv_bn(48, 64, stride=2),
+            conv_bn(planes, c[0], stride=2),
+            conv_bn(c[0], c[1]),
+            conv_bn(c[1], c[2], stride=2),
+            conv_bn(c[2], c[3]),
+            conv_bn(c[3], c[4], stride=2),
+            conv_bn(c[4], c[5]),
+            conv_bn(c[5], c[6], stride=2),
         )
-        self.head = nn.Sequential(nn.Flatten(), nn.Linear(64 * 16, 96), nn.ReLU(True), nn.Linear(96, 6))
+        self.head = nn.Sequential(nn.Flatten(), nn.Linear(c[6] * 16, 96), nn.ReLU(True), nn.Linear(96, 6))
 
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         out = self.head(self.features(x))
@@ -140,7 +144,7 @@ def train(args: argparse.Namespace) -> None:
     boards, fine = BoardRefs(args.pieces, cut_side(scenes)), BoardRefs(args.pieces, FINE_PX)
     data = Windows(scenes, boards, fine, net, args.seed, args.context)
     val = load_scenes(args.val)[: args.val_scenes]
-    model = CheckNet(IMAGE_PLANES + CONTEXT if args.context else IMAGE_PLANES)
+    model = CheckNet(IMAGE_PLANES + CONTEXT if args.context else IMAGE_PLANES, args.width)
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     state = resume(args.out, model, opt, args.minutes)
     reader = TorchReader(model)
@@ -168,8 +172,9 @@ def train(args: argparse.Namespace) -> None:
 
 def export(run: Path, onnx_path: Path) -> None:
     checkpoint = torch.load(run / "last.pt", weights_only=False)
-    planes = int(checkpoint["model"]["features.0.0.weight"].shape[1])
-    model = CheckNet(planes)
+    first = checkpoint["model"]["features.0.0.weight"]
+    planes = int(first.shape[1])
+    model = CheckNet(planes, int(first.shape[0]) / WIDTHS[0])
     model.load_state_dict(checkpoint["model"])
     dummy = torch.zeros(2, planes, WINDOW, WINDOW)
     export_onnx(
