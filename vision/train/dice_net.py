@@ -42,13 +42,16 @@ from vision.dice.crops import (
     square,
 )
 from vision.dice.find import SIZE_UNIT, finder_input, found_dice
+from vision.dice.level import TableCamera
 from vision.dice.read import CELL, corners_from_heat, reader_input
+from vision.dice.table_view import to_view, view_of_find, view_picture
 from vision.heatmap import cell_of, turned
 from vision.synth.legibility import LEGIBLE
 from vision.train.budget import add_budget_args, export_onnx, resume, train_for_budget, train_or_export
 from vision.train.corner_net import conv_bn, focal_loss
 from vision.train.cube_net import dilated
 from vision.train.dice_data import (
+    STATES,
     WINDOW_PX,
     WINDOW_SPAN,
     DiceScene,
@@ -57,9 +60,12 @@ from vision.train.dice_data import (
     jittered_square,
     kind_target,
     load_scenes,
+    placed_as_found,
     to_window,
 )
 from vision.train.heatmaps import heat_targets
+
+VIEWS = ("upright", "table")  # the face finder's square: upright in the frame, or the table's own view (session 46)
 
 PATCH = 192  # finder training patches, finder-frame pixels (a multiple of STRIDE)
 SIGMA = 1.0  # heat-map peak, cells
@@ -219,13 +225,48 @@ def _decoded(scenes: list[DiceScene]) -> tuple[list[np.ndarray], list[np.ndarray
     return windows, rows
 
 
+def _cameras(scenes: list[DiceScene]) -> list[TableCamera]:
+    """Each stored window's camera (`_decoded`'s order), from its scene's calibration."""
+    cameras = []
+    for s in scenes:
+        if s.homography is None:
+            raise ValueError("a scene stored before session 45 has no homography: render the data again (dice_data)")
+        camera = TableCamera.from_homography(s.homography, FRAME_SIZE)
+        cameras += [camera] * len(s.windows)
+    return cameras
+
+
+FRAME_SIZE = (1280, 720)  # the scenes' full frames (`dice_scenes`)
+
+
+def table_square(
+    window: np.ndarray, row: np.ndarray, camera: TableCamera, rng: np.random.Generator | None
+) -> tuple[np.ndarray, np.ndarray]:
+    """The die's table view (`table_view.view_of_find`, READ_PX a side) cut from its stored window, and the map from
+    the view's pixels to the frame's. With `rng`, the die placed as a finder's find would be (`placed_as_found`'s
+    error) and the view turned any way (the table has no up); without, at the truth, unturned."""
+    centre, size, turn = row[:2].astype(np.float64), float(row[2]), 0.0
+    if rng is not None:
+        found = placed_as_found(rng)
+        per_px = WINDOW_SPAN * size / WINDOW_PX  # frame pixels per window pixel
+        centre = centre + (np.array([found.x, found.y]) - WINDOW_PX / 2) * per_px
+        size, turn = found.size * per_px, float(rng.uniform(0, 360))
+    to_frame = view_of_find(camera, (float(centre[0]), float(centre[1])), size, turn).frame_from_view(camera, READ_PX)
+    k = WINDOW_PX / (WINDOW_SPAN * float(row[2]))
+    window_from_frame = np.array([[k, 0, WINDOW_PX / 2 - k * row[0]], [0, k, WINDOW_PX / 2 - k * row[1]], [0, 0, 1]])
+    return view_picture(window, window_from_frame @ to_frame, READ_PX), to_frame
+
+
 class FaceFinderBatches:
     """The face finder's squares cut from the stored windows (shifted, scaled and turned as a finder's find would
     be, the light varied), with what lies face up and the heat, offsets and mask of the face's corners."""
 
-    def __init__(self, scenes: list[DiceScene], seed: int, cocked: bool = False) -> None:
+    def __init__(self, scenes: list[DiceScene], seed: int, cocked: bool = False, view: str = "upright") -> None:
         windows, rows = _decoded(scenes)
-        taught = [(w, r, kind_target(r), corners_taught(r, cocked)) for w, r in zip(windows, rows, strict=True)]
+        cameras = _cameras(scenes) if view == "table" else [None] * len(rows)
+        taught = [
+            (w, r, kind_target(r), corners_taught(r, cocked), c) for w, r, c in zip(windows, rows, cameras, strict=True)
+        ]
         self.items = [item for item in taught if item[2] is not None]
         self.rng = np.random.default_rng(seed)
 
@@ -235,13 +276,17 @@ class FaceFinderBatches:
         xs, kinds, heats, offsets, masks, weights = [], [], [], [], [], []
         n = READ_PX // CELL
         for i in self.rng.integers(0, len(self.items), batch):
-            window, row, kind, face = self.items[i]
-            crop, matrix = jittered_square(window, self.rng)
+            window, row, kind, face, camera = self.items[i]
+            face = np.zeros((0, 2)) if face is None else face
+            if camera is None:
+                crop, matrix = jittered_square(window, self.rng)
+                moved = to_window(face, row) @ matrix[:, :2].T + matrix[:, 2] if len(face) else np.zeros((0, 2))
+            else:
+                crop, to_frame = table_square(window, row, camera, self.rng)
+                moved = to_view(face, to_frame)
             xs.append(reader_input(_light(self.rng, _recoloured(self.rng, crop))[None])[0])
             kinds.append(kind)
-            weights.append(np.full((1, n, n), face is not None, np.float32))
-            face = np.zeros((0, 2)) if face is None else face
-            moved = to_window(face, row) @ matrix[:, :2].T + matrix[:, 2] if len(face) else np.zeros((0, 2))
+            weights.append(np.full((1, n, n), self.items[i][3] is not None, np.float32))
             points = np.column_stack([moved, np.zeros(len(moved)), np.ones(len(moved))])
             heat, _ = heat_targets(points, (n, n), 1, CELL, CORNER_SIGMA, 0.0)
             offset = np.zeros((2, n, n), np.float32)
@@ -334,23 +379,31 @@ def evaluate_finder(model: FinderNet, scenes: list[DiceScene]) -> dict:
     return {"val_found": round(hit / max(total, 1), 4), "val_false_per_frame": round(false / max(len(scenes), 1), 3)}
 
 
-def evaluate_face_finder(model: FaceFinderNet, scenes: list[DiceScene]) -> dict:
-    """Upright squares at the true centre and size: what lies face up named right, and the corners' median error
-    (frame pixels) on faces named right."""
+def evaluate_face_finder(model: FaceFinderNet, scenes: list[DiceScene], view: str = "upright") -> dict:
+    """Squares at the true centre and size (upright, or the table's view unturned): what lies face up named right,
+    cocked dice taken for a face and resting ones for none, and the corners' median error (frame pixels) on faces
+    named right."""
     model.eval()
     windows, rows = _decoded(scenes)
-    xs, kinds, faces, scales = [], [], [], []
-    for window, row in zip(windows, rows, strict=True):
+    cameras = _cameras(scenes) if view == "table" else [None] * len(rows)
+    xs, kinds, faces, to_frames, cocked = [], [], [], [], []
+    for window, row, camera in zip(windows, rows, cameras, strict=True):
         kind = kind_target(row)
         if kind is None:
             continue
-        centre = (WINDOW_PX / 2, WINDOW_PX / 2)
-        side = DIE_SPAN * WINDOW_PX / WINDOW_SPAN
-        xs.append(reader_input(square(window, centre, side, READ_PX)[None])[0])
+        if camera is None:
+            centre = (WINDOW_PX / 2, WINDOW_PX / 2)
+            side = DIE_SPAN * WINDOW_PX / WINDOW_SPAN
+            crop = square(window, centre, side, READ_PX)
+            per = DIE_SPAN * row[2] / READ_PX  # frame pixels per square pixel
+            to_frame = np.array([[per, 0, row[0] - per * READ_PX / 2], [0, per, row[1] - per * READ_PX / 2], [0, 0, 1]])
+        else:
+            crop, to_frame = table_square(window, row, camera, None)
+        xs.append(reader_input(crop[None])[0])
         kinds.append(kind)
-        face = face_corners_of(row) if kind else np.zeros((0, 2))
-        faces.append((face - row[:2]) / (DIE_SPAN * row[2] / 2))  # in the square's half-sides
-        scales.append(DIE_SPAN * row[2] / 2)
+        faces.append(face_corners_of(row) if kind else np.zeros((0, 2)))
+        to_frames.append(to_frame)
+        cocked.append(STATES[int(row[4])] == "cocked")
     kinds_out, maps = [], []
     with torch.no_grad():
         for k in range(0, len(xs), 256):
@@ -360,21 +413,23 @@ def evaluate_face_finder(model: FaceFinderNet, scenes: list[DiceScene]) -> dict:
     model.train()
     said = np.concatenate(kinds_out).argmax(1)
     heat_maps = np.concatenate(maps)
-    truth = np.array(kinds)
+    truth, cocked_dice = np.array(kinds), np.array(cocked)
     errors = []
-    for m, k, s, face, scale in zip(heat_maps, truth, said, faces, scales, strict=True):
+    for m, k, s, face, to_frame in zip(heat_maps, truth, said, faces, to_frames, strict=True):
         if k and s == k and len(face):
             n = len(face)
-            p = (corners_from_heat(m, n) - READ_PX / 2) / (READ_PX / 2)
+            p = corners_from_heat(m, n)
             if len(p) == n:
-                p = ordered(p)
-                errors.append(min(float(np.abs(p - np.roll(face, t, axis=0)).mean()) for t in range(n)) * scale)
+                moved = np.column_stack([p, np.ones(n)]) @ to_frame.T
+                p = ordered(moved[:, :2] / moved[:, 2:])
+                errors.append(min(float(np.abs(p - np.roll(face, t, axis=0)).mean()) for t in range(n)))
             else:
                 errors.append(float("inf"))
     return {
         "val_kind_right": round(float((said == truth).mean()), 4),
         "val_face_as_none": int(((truth > 0) & (said == 0)).sum()),
         "val_none_as_face": int(((truth == 0) & (said > 0)).sum()),
+        "val_cocked_as_face": f"{int((cocked_dice & (said > 0)).sum())}/{int(cocked_dice.sum())}",
         "val_corner_error_px": round(float(np.median(errors)), 2) if errors else None,
         "val_corner_error_p90_px": round(float(np.percentile(errors, 90)), 2) if errors else None,
     }
@@ -407,6 +462,7 @@ def evaluate_face_reader(model: FaceReaderNet, scenes: list[DiceScene]) -> dict:
 
 def train(args: argparse.Namespace) -> None:
     torch.set_num_threads(args.threads)
+    extra: dict[str, str] = {}
     scenes = [scene for folder in args.data for scene in load_scenes(folder)]
     val = load_scenes(args.val)[: args.val_scenes]
     if args.net == "finder":
@@ -425,7 +481,7 @@ def train(args: argparse.Namespace) -> None:
         seen = ("patches", args.batch)
     elif args.net == "faces":
         model = FaceFinderNet()
-        finder_of_faces = FaceFinderBatches(scenes, args.seed, args.cocked_marks)
+        finder_of_faces = FaceFinderBatches(scenes, args.seed, args.cocked_marks, args.view)
         print(f"face finder: {len(finder_of_faces.items)} windows")
         kind_loss = nn.CrossEntropyLoss(label_smoothing=0.05)
 
@@ -436,9 +492,10 @@ def train(args: argparse.Namespace) -> None:
             return kind_loss(kinds, kind) + focal_loss(maps[:, :1], heat, weight) + corner_offsets
 
         def evaluate() -> dict:
-            return evaluate_face_finder(model, val)  # type: ignore[arg-type]
+            return evaluate_face_finder(model, val, args.view)  # type: ignore[arg-type]
 
         seen = ("squares", args.batch)
+        extra = {"view": args.view}
     else:
         model = FaceReaderNet()
         faces = FaceBatches(scenes, args.seed)
@@ -456,7 +513,16 @@ def train(args: argparse.Namespace) -> None:
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     state = resume(args.out, model, opt, args.minutes)
     train_for_budget(
-        model, opt, state, args.lr, next_loss, evaluate, args.out, seen, extra={"net": args.net}, every_s=args.every
+        model,
+        opt,
+        state,
+        args.lr,
+        next_loss,
+        evaluate,
+        args.out,
+        seen,
+        extra={"net": args.net, **extra},
+        every_s=args.every,
     )
 
 
@@ -490,6 +556,7 @@ def add_train_args(t: argparse.ArgumentParser) -> None:
         action="store_true",
         help="faces: teach a cocked die's leaning face as corner marks (`dice_data.corners_taught`; not shipped)",
     )
+    t.add_argument("--view", choices=VIEWS, default="upright", help="faces: the square the face finder reads")
     add_budget_args(t, minutes=40.0, batch=32, lr=3e-3, threads=1)
 
 
