@@ -48,11 +48,16 @@ def truth_readings(cubes: np.ndarray, picked: list[int]) -> list[Reading]:
     return [(COLOURS[int(cubes[j, 2])], float(cubes[j, 0]), float(cubes[j, 1]), 1.0) for j in picked]
 
 
+def _distances(cubes: np.ndarray, point: np.ndarray) -> np.ndarray:
+    """Each cube's distance from `point`; one infinite distance when there is no cube, so `min` and `argmin` hold."""
+    return np.linalg.norm(cubes[:, :2] - point, axis=1) if len(cubes) else np.array([np.inf])
+
+
 def perfect_checker(points: np.ndarray, cubes: np.ndarray, reach: float) -> list[Reading]:
     """Every candidate judged by the truth: the cube owed a reading within `reach` of it, read once."""
     picked: set[int] = set()
     for p in points:
-        d = np.linalg.norm(cubes[:, :2] - p, axis=1) if len(cubes) else np.array([np.inf])
+        d = _distances(cubes, p)
         j = int(d.argmin())
         if d[j] < reach and cubes[j, 3] >= SEEN:
             picked.add(j)
@@ -70,7 +75,7 @@ def perfect_pairs(kept: list[Reading], cubes: np.ndarray, near: float, match: fl
         if apart.min(initial=np.inf) >= near:
             out.append(reading)
             continue
-        d = np.linalg.norm(cubes[:, :2] - places[k], axis=1) if len(cubes) else np.array([np.inf])
+        d = _distances(cubes, places[k])
         j = int(d.argmin())
         if d[j] < match and j not in claimed:
             claimed.add(j)
@@ -101,15 +106,15 @@ def scene_losses(
     masks = fine.masks(scene.design)
     cubes = fine_cubes(scene, boards.size, FINE_PX)
     found = candidates(heat, settings["floor"], boards.size, FINE_PX)
-    points = np.array([(x, y) for x, y, _ in found], np.float64).reshape(-1, 2)
-    crops = scene_windows(
-        checker, scene.fine_cut(), fine.planes(scene.design), heat, boards.size, list(map(tuple, points))
-    )
+    listed = [(x, y) for x, y, _ in found]
+    points = np.array(listed, np.float64).reshape(-1, 2)
+    crops = scene_windows(checker, scene.fine_cut(), fine.planes(scene.design), heat, boards.size, listed)
     probs, offsets = read_windows(checker, crops, REACH_SIDES * side)
-    kept = settle(list(map(tuple, points)), probs, offsets, settings["accept"], settings["apart_sides"] * side)
+    moved, cube_prob = points + offsets, 1.0 - probs[:, 0]
+    kept = settle(listed, probs, offsets, settings["accept"], settings["apart_sides"] * side)
     losses, right = Counter(), Counter()
     right["the counter"] += exact(counts_of(kept, masks), scene.eras)
-    loose = settle(list(map(tuple, points)), probs, offsets, settings["accept"], MERGE_SIDES * side)
+    loose = settle(listed, probs, offsets, settings["accept"], MERGE_SIDES * side)
     pairs = perfect_pairs(loose, cubes, NEAR_SIDES * side, MATCH_SIDES * side)
     right["a perfect pair reading"] += exact(counts_of(pairs, masks), scene.eras)
     for floor in ORACLE_FLOORS:
@@ -121,17 +126,16 @@ def scene_losses(
     for j, cube in enumerate(cubes):
         if cube[3] < SEEN:
             continue
-        d = np.linalg.norm(places - cube[:2], axis=1) if len(places) else np.array([np.inf])
+        d = _distances(places, cube[:2])
         if d.min() < MATCH_SIDES * side:
             matched.add(int(d.argmin()))
             continue
         others = np.linalg.norm(cubes[:, :2] - cube[:2], axis=1)
         others[j] = np.inf
         where = "in a touching row" if others.min() < TOUCH_SIDES * side else "alone"
-        moved = points + offsets if len(points) else points
-        losses[f"missed {where}: {why_missed(cube, points, moved, 1.0 - probs[:, 0], settings['accept'], side)}"] += 1
+        losses[f"missed {where}: {why_missed(cube, points, moved, cube_prob, settings['accept'], side)}"] += 1
     for k in set(range(len(places))) - matched:
-        d = np.linalg.norm(cubes[:, :2] - places[k], axis=1) if len(cubes) else np.array([np.inf])
+        d = _distances(cubes, places[k])
         losses["read where none is: " + ("beside a cube" if d.min() < NEAR_SIDES * side else "elsewhere")] += 1
     said = counts_of(kept, masks)
     for era, info in scene.eras.items():

@@ -40,6 +40,7 @@ from vision.dice.crops import (
     face_picture,
     ordered,
     square,
+    square_matrix,
 )
 from vision.dice.find import SIZE_UNIT, finder_input, found_dice
 from vision.dice.level import TableCamera
@@ -225,6 +226,9 @@ def _decoded(scenes: list[DiceScene]) -> tuple[list[np.ndarray], list[np.ndarray
     return windows, rows
 
 
+FRAME_SIZE = (1280, 720)  # the scenes' full frames (`dice_scenes`)
+
+
 def _cameras(scenes: list[DiceScene]) -> list[TableCamera]:
     """Each stored window's camera (`_decoded`'s order), from its scene's calibration."""
     cameras = []
@@ -234,9 +238,6 @@ def _cameras(scenes: list[DiceScene]) -> list[TableCamera]:
         camera = TableCamera.from_homography(s.homography, FRAME_SIZE)
         cameras += [camera] * len(s.windows)
     return cameras
-
-
-FRAME_SIZE = (1280, 720)  # the scenes' full frames (`dice_scenes`)
 
 
 def table_square(
@@ -252,9 +253,12 @@ def table_square(
         centre = centre + (np.array([found.x, found.y]) - WINDOW_PX / 2) * per_px
         size, turn = found.size * per_px, float(rng.uniform(0, 360))
     to_frame = view_of_find(camera, (float(centre[0]), float(centre[1])), size, turn).frame_from_view(camera, READ_PX)
-    k = WINDOW_PX / (WINDOW_SPAN * float(row[2]))
-    window_from_frame = np.array([[k, 0, WINDOW_PX / 2 - k * row[0]], [0, k, WINDOW_PX / 2 - k * row[1]], [0, 0, 1]])
+    window_from_frame = _homogeneous(square_matrix(row[:2], WINDOW_SPAN * float(row[2]), WINDOW_PX))  # `to_window`
     return view_picture(window, window_from_frame @ to_frame, READ_PX), to_frame
+
+
+def _homogeneous(affine: np.ndarray) -> np.ndarray:
+    return np.vstack([affine, [0.0, 0.0, 1.0]])
 
 
 class FaceFinderBatches:
@@ -276,8 +280,8 @@ class FaceFinderBatches:
         xs, kinds, heats, offsets, masks, weights = [], [], [], [], [], []
         n = READ_PX // CELL
         for i in self.rng.integers(0, len(self.items), batch):
-            window, row, kind, face, camera = self.items[i]
-            face = np.zeros((0, 2)) if face is None else face
+            window, row, kind, taught, camera = self.items[i]
+            face = np.zeros((0, 2)) if taught is None else taught
             if camera is None:
                 crop, matrix = jittered_square(window, self.rng)
                 moved = to_window(face, row) @ matrix[:, :2].T + matrix[:, 2] if len(face) else np.zeros((0, 2))
@@ -286,7 +290,7 @@ class FaceFinderBatches:
                 moved = to_view(face, to_frame)
             xs.append(reader_input(_light(self.rng, _recoloured(self.rng, crop))[None])[0])
             kinds.append(kind)
-            weights.append(np.full((1, n, n), self.items[i][3] is not None, np.float32))
+            weights.append(np.full((1, n, n), taught is not None, np.float32))
             points = np.column_stack([moved, np.zeros(len(moved)), np.ones(len(moved))])
             heat, _ = heat_targets(points, (n, n), 1, CELL, CORNER_SIGMA, 0.0)
             offset = np.zeros((2, n, n), np.float32)
@@ -395,8 +399,7 @@ def evaluate_face_finder(model: FaceFinderNet, scenes: list[DiceScene], view: st
             centre = (WINDOW_PX / 2, WINDOW_PX / 2)
             side = DIE_SPAN * WINDOW_PX / WINDOW_SPAN
             crop = square(window, centre, side, READ_PX)
-            per = DIE_SPAN * row[2] / READ_PX  # frame pixels per square pixel
-            to_frame = np.array([[per, 0, row[0] - per * READ_PX / 2], [0, per, row[1] - per * READ_PX / 2], [0, 0, 1]])
+            to_frame = np.linalg.inv(_homogeneous(square_matrix(row[:2], DIE_SPAN * float(row[2]), READ_PX)))
         else:
             crop, to_frame = table_square(window, row, camera, None)
         xs.append(reader_input(crop[None])[0])
