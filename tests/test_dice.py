@@ -526,3 +526,42 @@ def test_losses_diagnostic_puts_each_owed_die_in_one_place(loot_roll_test: Path)
     lines = L.report(dice)
     counted = [int(line.split()[-2]) for line in lines if line.startswith("  ") and not line.strip().startswith("(")]
     assert sum(counted) == len(dice)
+
+
+def test_a_calibrated_table_is_read_in_each_dies_table_view_and_without_that_net_in_its_square(
+    tmp_path: Path, loot_roll_test: Path
+) -> None:
+    """With the table view's face finder shipped, a calibrated reading looks for each top face in the die's table
+    view and places most resting faces on their true corners; a models folder without that net still reads a
+    calibrated table, from the upright square (as before session 47)."""
+    import shutil
+
+    from vision.dice.bench import calibration_of, matched_truth, resting_face
+    from vision.dice.find import FINDER_FILE
+    from vision.dice.read import FACE_FINDER_FILE, READER_FILE, THRESHOLDS_FILE, DiceReader, table_camera
+    from vision.synth.dice_scenes import render_dice_scene
+
+    for name in (FINDER_FILE, FACE_FINDER_FILE, READER_FILE, THRESHOLDS_FILE):
+        shutil.copy(models_dir() / name, tmp_path / name)
+    readers = {"table view": DiceReader(models_dir()), "square": DiceReader(tmp_path)}
+    assert readers["table view"].table_faces is not None and readers["square"].table_faces is None
+    placed = {name: [] for name in readers}
+    rng = np.random.default_rng(5)
+    for i in range(4):
+        rendered = render_dice_scene(i, 12, loot_roll_test, ["loot-roll-design-017"], "test")
+        image = rendered.scene.image
+        camera = table_camera(calibration_of(rendered.scene.spec.camera, rng), image)
+        found = readers["square"].finder.find(image)
+        truth = matched_truth([d.to_json() for d in rendered.dice], [(f.x, f.y) for f in found])
+        for name, reader in readers.items():
+            seen = reader.look(image, found, camera)
+            assert len(seen.corners) == len(found) and seen.level == bool(found)
+            for die, corners in zip(truth, seen.corners, strict=True):
+                face = resting_face(die) if die is not None and die["seen"] > 0.95 else np.zeros((0, 2))
+                if len(face) and len(corners) == len(face):
+                    side = float(np.linalg.norm(face[1] - face[0]))
+                    turns = [np.roll(f, t, axis=0) for f in (face, face[::-1]) for t in range(len(face))]
+                    off = min(np.abs(corners - turned).max() for turned in turns)
+                    placed[name].append(off < 0.2 * side)
+    assert len(placed["table view"]) >= 10
+    assert np.mean(placed["table view"]) >= 0.8, placed

@@ -97,3 +97,16 @@ def test_corners_no_die_could_have_are_refused() -> None:
     table = _camera(CAMERAS[0])
     with pytest.raises(ValueError, match="no height between"):
         top_height(table, "d20", np.array([[600.0, 300.0], [601.0, 300.0], [600.5, 301.0]]))
+
+
+@pytest.mark.parametrize(("scale", "shift"), [(0.6, (600.0, 300.0)), (2.8, (600.0, 300.0)), (3.5, (-60.0, 20.0))])
+def test_the_view_is_cut_from_its_footprint_as_from_the_whole_frame(scale: float, shift: tuple[float, float]) -> None:
+    """`view_picture` blurs and warps only the part of the frame the view covers (a whole frame per die would cost
+    ten times more): the same picture as the whole frame blurred and warped, at the frame's edge too."""
+    rng = np.random.default_rng(3)
+    frame = cv2.GaussianBlur(rng.integers(0, 256, (720, 1280, 3), dtype=np.uint8), (0, 0), 1.5)
+    matrix = np.array([[scale, 0.3 * scale, shift[0]], [-0.2 * scale, scale, shift[1]], [1e-4, 2e-4, 1.0]])
+    blurred = cv2.GaussianBlur(frame, (0, 0), 0.45 * scale) if scale > 1.25 else frame
+    flags = cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP
+    whole = cv2.warpPerspective(blurred, matrix, (OUT, OUT), flags=flags, borderMode=cv2.BORDER_REPLICATE)
+    assert np.abs(view_picture(frame, matrix, OUT).astype(int) - whole).max() <= 1

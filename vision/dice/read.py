@@ -1,7 +1,10 @@
 """Each found die's top face read, in two small steps as the card reader does (rectify, then classify):
 
 1. the face finder (`models/dice-faces.onnx`) looks at the square around the die (`crops.square`, DIE_SPAN sizes a
-   side) and says what lies face up there (no face, a d6's, a d20's) and where that face's corners are;
+   side) and says what lies face up there (no face, a d6's, a d20's) and where that face's corners are; on a
+   calibrated table a second one (`models/dice-faces-table.onnx`, where shipped) looks at the die in the table's own
+   view instead (`table_view`), where a resting die's top face is a regular polygon at one scale and a cocked one's
+   is not;
 2. the face reader (`models/dice-reader.onnx`) reads the face warped onto a regular triangle or square
    (`crops.face_picture`), once per turn of the face, and names its value.
 
@@ -24,12 +27,14 @@ from vision.dice.crops import CLASSES, DIE_SPAN, FACE_PX, FACE_SIDES, FACES, KIN
 from vision.dice.enrol import EnrolledDice
 from vision.dice.find import DEFAULT_PEAK, DiceFinder, FoundDie
 from vision.dice.level import LevelFace, LevelFitError, TableCamera, fit_level_face
+from vision.dice.table_view import view_of_find, view_picture
 from vision.heatmap import cell_of, peaks, sigmoid
 
 if TYPE_CHECKING:
     from vision.recognise.calibration import TableCalibration
 
 FACE_FINDER_FILE = "dice-faces.onnx"
+TABLE_FACE_FINDER_FILE = "dice-faces-table.onnx"  # the face finder of the table's view (optional: calibrated tables)
 CELL = 8  # the face finder's corner map: a cell every 8 square pixels
 READER_FILE = "dice-reader.onnx"
 THRESHOLDS_FILE = "dice-thresholds.json"  # {"peak", "temperature", "confidence"}
@@ -93,6 +98,30 @@ def die_squares(frame: np.ndarray, found: list[FoundDie]) -> np.ndarray:
     return np.stack([square(frame, (f.x, f.y), DIE_SPAN * f.size, READ_PX) for f in found])
 
 
+def square_to_frame(f: FoundDie) -> np.ndarray:
+    """3 x 3: a die's square (`die_squares`) to frame pixels."""
+    scale = DIE_SPAN * f.size / READ_PX
+    return np.array([[scale, 0.0, f.x - scale * READ_PX / 2], [0.0, scale, f.y - scale * READ_PX / 2], [0, 0, 1.0]])
+
+
+def die_views(frame: np.ndarray, found: list[FoundDie], camera: TableCamera) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Each found die's table view (`table_view.view_of_find`, READ_PX a side, unturned), (n, READ_PX, READ_PX, 3),
+    and the map from each view's pixels to the frame's."""
+    pictures, to_frames = [], []
+    for f in found:
+        to_frame = view_of_find(camera, (f.x, f.y), f.size).frame_from_view(camera, READ_PX)
+        pictures.append(view_picture(frame, to_frame, READ_PX))
+        to_frames.append(to_frame)
+    return np.stack(pictures) if pictures else np.zeros((0, READ_PX, READ_PX, 3), np.uint8), to_frames
+
+
+def mapped(points: np.ndarray, matrix: np.ndarray) -> np.ndarray:
+    """(n, 2) points carried by a 3 x 3 map."""
+    points = np.asarray(points, np.float64).reshape(-1, 2)
+    moved = np.column_stack([points, np.ones(len(points))]) @ np.asarray(matrix, np.float64).T
+    return (moved[:, :2] / moved[:, 2:]).astype(np.float32)
+
+
 def corners_from_heat(maps: np.ndarray, count: int) -> np.ndarray:
     """The `count` strongest corners of the face finder's corner map (heat logits and offsets, 3 x cells x cells), in
     square pixels: 3 x 3 peaks, each moved by its cell's offset (fewer when the map has fewer peaks)."""
@@ -102,11 +131,6 @@ def corners_from_heat(maps: np.ndarray, count: int) -> np.ndarray:
         ix, iy = (round(v) for v in cell_of(x, y, CELL))
         out.append((x + CELL * float(maps[1, iy, ix]), y + CELL * float(maps[2, iy, ix])))
     return np.array(out, np.float32).reshape(-1, 2)
-
-
-def in_frame(points: np.ndarray, f: FoundDie) -> np.ndarray:
-    """Points of a die's square (`die_squares`) in frame pixels."""
-    return np.array([f.x, f.y]) + (np.asarray(points) - READ_PX / 2) * DIE_SPAN * f.size / READ_PX
 
 
 def corner_marks(maps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -129,24 +153,30 @@ class FacePlace:
 
 
 def face_places(
-    kinds: np.ndarray, maps: np.ndarray, found: list[FoundDie], camera: TableCamera | None = None
+    kinds: np.ndarray,
+    maps: np.ndarray,
+    found: list[FoundDie],
+    camera: TableCamera | None = None,
+    to_frames: list[np.ndarray] | None = None,
 ) -> list[FacePlace]:
     """Each die's more likely kind of face (by the face finder's kind logits) and that face's corners: with a
     calibrated `camera`, the level face that fits the corner map best (`level.fit_level_face`); else the map's
-    strongest peaks (none when it does not hold enough)."""
+    strongest peaks (none when it does not hold enough). `to_frames`: each map's picture to the frame (default: the
+    die's upright square)."""
     places = []
-    for kind_logits, corner_map, f in zip(kinds, maps, found, strict=True):
+    to_frames = to_frames if to_frames is not None else [square_to_frame(f) for f in found]
+    for kind_logits, corner_map, f, to_frame in zip(kinds, maps, found, to_frames, strict=True):
         kind = "d6" if kind_logits[KINDS.index("d6")] >= kind_logits[KINDS.index("d20")] else "d20"
         if camera is not None:
             marks, heat = corner_marks(corner_map)
-            face = fit_level_face(camera, kind, (f.x, f.y), f.size, in_frame(marks, f), heat, weigh=False)
+            face = fit_level_face(camera, kind, (f.x, f.y), f.size, mapped(marks, to_frame), heat, weigh=False)
             places.append(FacePlace(kind, face.corners, face))
             continue
         corners = corners_from_heat(corner_map, FACE_SIDES[kind])
         if len(corners) < FACE_SIDES[kind]:
             places.append(FacePlace(kind, np.zeros((0, 2), np.float32)))
             continue
-        places.append(FacePlace(kind, in_frame(corners, f)))
+        places.append(FacePlace(kind, mapped(corners, to_frame)))
     return places
 
 
@@ -270,10 +300,22 @@ class Looks:
         return out
 
 
-def look(faces: Any, reader: Any, frame: np.ndarray, found: list[FoundDie], camera: TableCamera | None = None) -> Looks:
-    """Both nets (ONNX sessions) over the found dice of a frame (with `camera`, each top face fitted level)."""
+def look(
+    faces: Any,
+    reader: Any,
+    frame: np.ndarray,
+    found: list[FoundDie],
+    camera: TableCamera | None = None,
+    table_faces: Any = None,
+) -> Looks:
+    """Both nets (ONNX sessions) over the found dice of a frame. With `camera`, each top face is fitted level, and
+    with `table_faces` (the table view's face finder) too, the face is looked for in each die's table view."""
     if not found:
         return read_faces(reader, frame, np.zeros((0, len(KINDS)), np.float32), [])
+    if camera is not None and table_faces is not None:
+        pictures, to_frames = die_views(frame, found, camera)
+        kind_logits, maps = table_faces.run(None, {"x": reader_input(pictures)})
+        return read_faces(reader, frame, softmax(kind_logits), face_places(kind_logits, maps, found, camera, to_frames))
     kind_logits, maps = faces.run(None, {"x": reader_input(die_squares(frame, found))})
     return read_faces(reader, frame, softmax(kind_logits), face_places(kind_logits, maps, found, camera))
 
@@ -324,11 +366,13 @@ class DiceReader:
         self.settings = DiceSettings.load(models)
         self.finder = DiceFinder(models, self.settings.peak)
         self.faces = session(models / FACE_FINDER_FILE)
+        table_faces = models / TABLE_FACE_FINDER_FILE
+        self.table_faces = session(table_faces) if table_faces.is_file() else None
         self.session = session(models / READER_FILE)
         self.enrolled = enrolled
 
     def look(self, frame: np.ndarray, found: list[FoundDie], camera: TableCamera | None = None) -> Looks:
-        return look(self.faces, self.session, frame, found, camera)
+        return look(self.faces, self.session, frame, found, camera, self.table_faces)
 
     def probabilities(
         self, frame: np.ndarray, found: list[FoundDie], table: TableCalibration | None = None

@@ -75,12 +75,25 @@ def view_of_find(
 
 def view_picture(image: np.ndarray, frame_from_view: np.ndarray, out_px: int) -> np.ndarray:
     """The view (`out_px` a side) cut from `image` whose pixels are the frame's (or any picture the matrix maps to);
-    the picture's edge repeated beyond it, blurred first when the view shrinks it."""
+    the picture's edge repeated beyond it, blurred first when the view shrinks it. Only the view's footprint (and
+    the blur's reach) is worked on, so a whole frame costs what a window does."""
     scale = math.sqrt(abs(_orientation(frame_from_view, out_px)))  # picture pixels per view pixel
-    if scale > 1.25:
-        image = cv2.GaussianBlur(image, (0, 0), 0.45 * scale)
+    sigma = 0.45 * scale if scale > 1.25 else 0.0
+    corners = np.array([[0, 0, 1], [out_px, 0, 1], [0, out_px, 1], [out_px, out_px, 1]], np.float64) - [0.5, 0.5, 0]
+    footprint = corners @ frame_from_view.T
+    footprint = footprint[:, :2] / footprint[:, 2:]
+    reach = math.ceil(4 * sigma) + 2
+    h, w = image.shape[:2]
+    x0, y0 = np.clip(np.floor(footprint.min(axis=0)).astype(int) - reach, 0, [w - 1, h - 1])
+    x1, y1 = np.clip(np.ceil(footprint.max(axis=0)).astype(int) + reach + 1, [x0 + 1, y0 + 1], [w, h])
+    region = image[y0:y1, x0:x1]
+    if sigma:
+        region = cv2.GaussianBlur(region, (0, 0), sigma)
+    shift = np.array([[1.0, 0.0, -x0], [0.0, 1.0, -y0], [0.0, 0.0, 1.0]])
     flags = cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP
-    return cv2.warpPerspective(image, frame_from_view, (out_px, out_px), flags=flags, borderMode=cv2.BORDER_REPLICATE)
+    return cv2.warpPerspective(
+        region, shift @ frame_from_view, (out_px, out_px), flags=flags, borderMode=cv2.BORDER_REPLICATE
+    )
 
 
 def to_view(points_px: np.ndarray, frame_from_view: np.ndarray) -> np.ndarray:
