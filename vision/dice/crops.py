@@ -33,6 +33,12 @@ def square_matrix(centre: tuple[float, float], side: float, out_px: int, angle_d
     return m
 
 
+def image_from_square(centre: tuple[float, float], side: float, out_px: int) -> np.ndarray:
+    """The 3 x 3 map from an upright `square`'s pixels back to the image's (`square_matrix` undone): to carry what a
+    net marks in the square to the frame."""
+    return np.linalg.inv(np.vstack([square_matrix(centre, side, out_px), [0.0, 0.0, 1.0]]))
+
+
 def square(
     image: np.ndarray, centre: tuple[float, float], side: float, out_px: int, angle_deg: float = 0.0
 ) -> np.ndarray:

@@ -23,11 +23,22 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from vision.dice.crops import CLASSES, DIE_SPAN, FACE_PX, FACE_SIDES, FACES, KINDS, READ_PX, face_picture, square
+from vision.dice.crops import (
+    CLASSES,
+    DIE_SPAN,
+    FACE_PX,
+    FACE_SIDES,
+    FACES,
+    KINDS,
+    READ_PX,
+    face_picture,
+    image_from_square,
+    square,
+)
 from vision.dice.enrol import EnrolledDice
 from vision.dice.find import DEFAULT_PEAK, DiceFinder, FoundDie
 from vision.dice.level import LevelFace, LevelFitError, TableCamera, fit_level_face
-from vision.dice.table_view import view_of_find, view_picture
+from vision.dice.table_view import carried, view_of_find, view_picture
 from vision.heatmap import cell_of, peaks, sigmoid
 
 if TYPE_CHECKING:
@@ -98,12 +109,6 @@ def die_squares(frame: np.ndarray, found: list[FoundDie]) -> np.ndarray:
     return np.stack([square(frame, (f.x, f.y), DIE_SPAN * f.size, READ_PX) for f in found])
 
 
-def square_to_frame(f: FoundDie) -> np.ndarray:
-    """3 x 3: a die's square (`die_squares`) to frame pixels."""
-    scale = DIE_SPAN * f.size / READ_PX
-    return np.array([[scale, 0.0, f.x - scale * READ_PX / 2], [0.0, scale, f.y - scale * READ_PX / 2], [0, 0, 1.0]])
-
-
 def die_views(frame: np.ndarray, found: list[FoundDie], camera: TableCamera) -> tuple[np.ndarray, list[np.ndarray]]:
     """Each found die's table view (`table_view.view_of_find`, READ_PX a side, unturned), (n, READ_PX, READ_PX, 3),
     and the map from each view's pixels to the frame's."""
@@ -113,13 +118,6 @@ def die_views(frame: np.ndarray, found: list[FoundDie], camera: TableCamera) -> 
         pictures.append(view_picture(frame, to_frame, READ_PX))
         to_frames.append(to_frame)
     return np.stack(pictures) if pictures else np.zeros((0, READ_PX, READ_PX, 3), np.uint8), to_frames
-
-
-def mapped(points: np.ndarray, matrix: np.ndarray) -> np.ndarray:
-    """(n, 2) points carried by a 3 x 3 map."""
-    points = np.asarray(points, np.float64).reshape(-1, 2)
-    moved = np.column_stack([points, np.ones(len(points))]) @ np.asarray(matrix, np.float64).T
-    return (moved[:, :2] / moved[:, 2:]).astype(np.float32)
 
 
 def corners_from_heat(maps: np.ndarray, count: int) -> np.ndarray:
@@ -164,19 +162,20 @@ def face_places(
     strongest peaks (none when it does not hold enough). `to_frames`: each map's picture to the frame (default: the
     die's upright square)."""
     places = []
-    to_frames = to_frames if to_frames is not None else [square_to_frame(f) for f in found]
+    if to_frames is None:
+        to_frames = [image_from_square((f.x, f.y), DIE_SPAN * f.size, READ_PX) for f in found]
     for kind_logits, corner_map, f, to_frame in zip(kinds, maps, found, to_frames, strict=True):
         kind = "d6" if kind_logits[KINDS.index("d6")] >= kind_logits[KINDS.index("d20")] else "d20"
         if camera is not None:
             marks, heat = corner_marks(corner_map)
-            face = fit_level_face(camera, kind, (f.x, f.y), f.size, mapped(marks, to_frame), heat, weigh=False)
+            face = fit_level_face(camera, kind, (f.x, f.y), f.size, carried(marks, to_frame), heat, weigh=False)
             places.append(FacePlace(kind, face.corners, face))
             continue
         corners = corners_from_heat(corner_map, FACE_SIDES[kind])
         if len(corners) < FACE_SIDES[kind]:
             places.append(FacePlace(kind, np.zeros((0, 2), np.float32)))
             continue
-        places.append(FacePlace(kind, mapped(corners, to_frame)))
+        places.append(FacePlace(kind, carried(corners, to_frame)))
     return places
 
 

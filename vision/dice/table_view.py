@@ -79,9 +79,7 @@ def view_picture(image: np.ndarray, frame_from_view: np.ndarray, out_px: int) ->
     the blur's reach) is worked on, so a whole frame costs what a window does."""
     scale = math.sqrt(abs(_orientation(frame_from_view, out_px)))  # picture pixels per view pixel
     sigma = 0.45 * scale if scale > 1.25 else 0.0
-    corners = np.array([[0, 0, 1], [out_px, 0, 1], [0, out_px, 1], [out_px, out_px, 1]], np.float64) - [0.5, 0.5, 0]
-    footprint = corners @ frame_from_view.T
-    footprint = footprint[:, :2] / footprint[:, 2:]
+    footprint = carried(np.array([[0, 0], [out_px, 0], [0, out_px], [out_px, out_px]]) - 0.5, frame_from_view)
     reach = math.ceil(4 * sigma) + 2
     h, w = image.shape[:2]
     x0, y0 = np.clip(np.floor(footprint.min(axis=0)).astype(int) - reach, 0, [w - 1, h - 1])
@@ -96,13 +94,18 @@ def view_picture(image: np.ndarray, frame_from_view: np.ndarray, out_px: int) ->
     )
 
 
-def to_view(points_px: np.ndarray, frame_from_view: np.ndarray) -> np.ndarray:
-    """(n, 2) frame pixels to the view's pixels."""
-    points = np.asarray(points_px, np.float64).reshape(-1, 2)
+def carried(points: np.ndarray, matrix: np.ndarray) -> np.ndarray:
+    """(n, 2) points carried by a 3 x 3 map (a homography, or an affine map with its last row)."""
+    points = np.asarray(points, np.float64).reshape(-1, 2)
     if not len(points):
         return points
-    moved = np.column_stack([points, np.ones(len(points))]) @ np.linalg.inv(frame_from_view).T
+    moved = np.column_stack([points, np.ones(len(points))]) @ np.asarray(matrix, np.float64).T
     return moved[:, :2] / moved[:, 2:]
+
+
+def to_view(points_px: np.ndarray, frame_from_view: np.ndarray) -> np.ndarray:
+    """(n, 2) frame pixels to the view's pixels."""
+    return carried(points_px, np.linalg.inv(frame_from_view))
 
 
 def top_height(camera: TableCamera, kind: str, corners_px: np.ndarray) -> float:

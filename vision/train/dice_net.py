@@ -38,6 +38,7 @@ from vision.dice.crops import (
     READ_PX,
     STRIDE,
     face_picture,
+    image_from_square,
     ordered,
     square,
     square_matrix,
@@ -45,7 +46,7 @@ from vision.dice.crops import (
 from vision.dice.find import SIZE_UNIT, finder_input, found_dice
 from vision.dice.level import TableCamera
 from vision.dice.read import CELL, corners_from_heat, reader_input
-from vision.dice.table_view import to_view, view_of_find, view_picture
+from vision.dice.table_view import carried, to_view, view_of_find, view_picture
 from vision.heatmap import cell_of, turned
 from vision.synth.legibility import LEGIBLE
 from vision.train.budget import add_budget_args, export_onnx, resume, train_for_budget, train_or_export
@@ -399,7 +400,7 @@ def evaluate_face_finder(model: FaceFinderNet, scenes: list[DiceScene], view: st
             centre = (WINDOW_PX / 2, WINDOW_PX / 2)
             side = DIE_SPAN * WINDOW_PX / WINDOW_SPAN
             crop = square(window, centre, side, READ_PX)
-            to_frame = np.linalg.inv(_homogeneous(square_matrix(row[:2], DIE_SPAN * float(row[2]), READ_PX)))
+            to_frame = image_from_square(row[:2], DIE_SPAN * float(row[2]), READ_PX)
         else:
             crop, to_frame = table_square(window, row, camera, None)
         xs.append(reader_input(crop[None])[0])
@@ -423,8 +424,7 @@ def evaluate_face_finder(model: FaceFinderNet, scenes: list[DiceScene], view: st
             n = len(face)
             p = corners_from_heat(m, n)
             if len(p) == n:
-                moved = np.column_stack([p, np.ones(n)]) @ to_frame.T
-                p = ordered(moved[:, :2] / moved[:, 2:])
+                p = ordered(carried(p, to_frame))
                 errors.append(min(float(np.abs(p - np.roll(face, t, axis=0)).mean()) for t in range(n)))
             else:
                 errors.append(float("inf"))
