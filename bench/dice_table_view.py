@@ -10,34 +10,20 @@ Needs Loot Roll's pieces (`tabletop synth pieces --game loot-roll --designs 20 -
 
 from __future__ import annotations
 
-import argparse
 import copy
 import json
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
+from dice_frames import calibrated_scenes, dice_bench_args
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from vision.dice.bench import calibration_of
 from vision.dice.read import DiceReader
 from vision.recognise.models import models_dir
-from vision.synth.components import split_design_names
-from vision.synth.dice_scenes import render_dice_scene
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--scenes", type=int, default=40)
-    parser.add_argument("--seed", type=int, default=3, help="the scene stream (3: the test bench's)")
-    parser.add_argument("--pieces", type=Path, default=Path("out/pieces/loot-roll"))
-    parser.add_argument("--models", type=Path, default=None)
-    parser.add_argument("--json", type=Path, default=None, help="also write the result here")
-    args = parser.parse_args()
-    if not args.pieces.is_dir():
-        sys.exit(f"dice_table_view: no pieces at {args.pieces}: run `tabletop synth pieces --game loot-roll` first")
+    args = dice_bench_args(__doc__.splitlines()[0], "dice_table_view")
     table_view = DiceReader(args.models or models_dir())
     if table_view.table_faces is None:
         sys.exit("dice_table_view: the models hold no dice-faces-table.onnx: nothing to compare")
@@ -45,11 +31,7 @@ def main() -> None:
     upright.table_faces = None
     readers = {"upright square": upright, "table view": table_view}
     times: dict[str, list[float]] = {name: [] for name in readers}
-    designs = split_design_names(args.pieces, "test", "loot-roll")
-    rng = np.random.default_rng(args.seed)
-    for i in range(args.scenes):
-        rendered = render_dice_scene(i, args.seed, args.pieces, designs, "test")
-        table = calibration_of(rendered.scene.spec.camera, rng)
+    for i, (rendered, table) in enumerate(calibrated_scenes(args)):
         order = list(readers) if i % 2 else list(readers)[::-1]
         for name in order:
             start = time.perf_counter()

@@ -10,11 +10,11 @@
 #      no better; training dice lettered beyond their fonts, --lettered, read worse: models/dice.md. The shipped
 #      reader is trained on the scenes alone.);
 #   3. the upright face finder (45 min) then the table-view face finder (45 min) on one core, the face reader (65
-#      min) on the other; the finder (20 min); the table-view face finder continued to 75 minutes on the scenes and
+#      min) on the other; the finder (20 min, then continued to 50); the table-view face finder continued to 75 minutes on the scenes and
 #      the trays; their ONNX graphs; the finder's cut-off, the face reader's temperature and the confidence floor
 #      chosen on the validation dice, and the level faces' own (read in the table view) on 150 whole validation
 #      scenes (vision.train.tune_dice).
-# About 3 hours 10 minutes here: designs 1 min, scenes 26, trays 8, nets 140, tuning 10.
+# About 3 hours 45 minutes here: designs 1 min, scenes 26, trays 8, nets 175, tuning 10.
 source "$(dirname "$0")/train-env.sh"  # set -euo pipefail, the repository root, T, R, OUT, M
 P="$OUT/pieces/loot-roll"
 D="$OUT/dice-v5"
@@ -35,6 +35,9 @@ $T -m vision.train.dice_net train --net reader --data "$D/train" --val "$D/val" 
 wait
 $T -m vision.train.dice_net train --net finder --data "$D/train" --val "$D/val" \
   --out "$OUT/runs/dice-finder" --minutes 20 --batch 12 --threads 2
+# the finder's curve still rose at 20 minutes: the same run, its cosine stretched to 50 (a warm continuation)
+$T -m vision.train.dice_net train --net finder --data "$D/train" --val "$D/val" \
+  --out "$OUT/runs/dice-finder" --minutes 50 --batch 12 --threads 2
 # the same run, its cosine stretched to 75 minutes, on the scenes and the cocked trays (a warm continuation)
 $T -m vision.train.dice_net train --net faces --view table --data "$D/train" "$TRAYS" --val "$D/val" \
   --out "$OUT/runs/dice-faces-table" --minutes 75 --batch 32 --threads 1 --seed 1

@@ -106,6 +106,30 @@ def _reading(label: str, x: float, y: float = 100.0) -> DieReading:
     return DieReading(label, 0.99, x, y, 40.0)
 
 
+def _finder_map(rows: int, cols: int, dice: list[tuple[int, int, float]]) -> np.ndarray:
+    """A finder output (heat logits, log sizes) with one sure peak per (column, row, size in frame pixels)."""
+    from vision.dice.find import SIZE_UNIT
+
+    out = np.stack([np.full((rows, cols), -8.0), np.zeros((rows, cols))]).astype(np.float32)
+    for col, row, size in dice:
+        out[0, row, col] = 6.0
+        out[1, row - 1 : row + 2, col - 1 : col + 2] = np.log(size / SIZE_UNIT)
+    return out
+
+
+def test_a_die_too_big_for_the_finders_first_look_is_taken_from_its_second() -> None:
+    """The second look (the finder's frame shrunk COARSE times) adds a large die the first missed, in frame pixels;
+    not one the first already found (within half the larger size), nor a small one (under LARGE)."""
+    from vision.dice.find import COARSE, LARGE, found_dice, found_in
+
+    fine = _finder_map(90, 160, [(20, 20, 40.0)])
+    coarse = _finder_map(45, 80, [(10, 10, 30.0), (60, 30, 50.0), (40, 5, 20.0)])  # on the first's die, new, small
+    found = found_in((fine, coarse), 0.5)
+    assert [(round(d.x), round(d.y), round(d.size)) for d in found] == [(163, 163, 40), (966, 486, 100)]
+    assert found[1].size == pytest.approx(50.0 * COARSE) and 20.0 * COARSE < LARGE
+    assert found_in((fine, _finder_map(45, 80, [])), 0.5) == found_dice(fine, 0.5)
+
+
 def test_watcher_gives_a_value_only_to_a_die_at_rest() -> None:
     watcher = DiceWatcher()
     for frame in range(20):  # rolling across the table: moving several pixels a frame, its face changing
@@ -517,6 +541,8 @@ def test_losses_diagnostic_puts_each_owed_die_in_one_place(loot_roll_test: Path)
     assert dice, "no resting die owed a value in three scenes"
     for die in dice:
         assert die["place"] in L.PLACES
+        if die["place"] == L.MISSED:
+            assert 0.0 <= die["heat"] <= 1.0 and die["size_px"] > 0 and die["neighbour"] > 0
         if die["place"] in (L.GIVEN_RIGHT, L.DOUBTED, L.UNDER_FLOOR):
             assert die["right_at_fit"]
         if die["place"] == L.CORNERS:

@@ -1,5 +1,6 @@
 """Where the calibrated runtime loses the resting dice it owes a value: each one put in exactly one place (given
-right, given wrong, or why it went unread: the face finder's kind, doubted as cocked though the reader was right,
+right, given wrong, not found by the finder (with how hot its heat got there, how big it is and how near another
+die lies: session 49), or why it went unread: the face finder's kind, doubted as cocked though the reader was right,
 under the confidence floor though the reader was right, the level fit's corners, or the face reader itself), with
 the reader's figure at the fitted and at the true corners beside them, and, for legible d20s, how far the level fit
 put their corners. A diagnostic for choosing what to improve next (models/dice.md, session 44); validation scenes.
@@ -18,18 +19,21 @@ from pathlib import Path
 import numpy as np
 
 from vision.dice.bench import BenchFrame, read_calibrated, render_frame
-from vision.dice.crops import class_of
+from vision.dice.crops import FRAME_SCALE, STRIDE, class_of, finder_frame
+from vision.dice.find import finder_input
 from vision.dice.read import KIND_FACES, UNREAD, DiceReader, FacePlace, read_faces
+from vision.heatmap import sigmoid
 from vision.synth.legibility import LEGIBLE
 from vision.train.dice_data import truth_target
 
 GIVEN_RIGHT, GIVEN_WRONG = "given right", "given wrong"
+MISSED = "not found by the finder"
 OTHER_KIND = "unread: the face finder took it for the other kind"
 DOUBTED = "unread: reader right at the fit, doubted as cocked"
 UNDER_FLOOR = "unread: reader right at the fit, under the floor"
 CORNERS = "unread: reader wrong at the fit's corners, right at the true ones"
 READER = "unread: reader wrong at the true corners too"
-PLACES = (GIVEN_RIGHT, GIVEN_WRONG, OTHER_KIND, DOUBTED, UNDER_FLOOR, CORNERS, READER)
+PLACES = (GIVEN_RIGHT, GIVEN_WRONG, MISSED, OTHER_KIND, DOUBTED, UNDER_FLOOR, CORNERS, READER)
 CORNER_BANDS = (0.05, 0.1, 0.2, 0.4, math.inf)  # the level fit's mean corner error, in sides of the face
 
 
@@ -58,7 +62,7 @@ def frame_losses(reader: DiceReader, frame: BenchFrame, rng: np.random.Generator
     image, seen, matched = read_calibrated(reader, frame, rng)
     probabilities = reader.calibrated(seen)
     _, floor = reader.settings.cut(True)
-    out = []
+    out = [missed_die(reader, image, frame.dice, die) for die in frame.dice if truth_target(die) and die not in matched]
     for j, die in enumerate(matched):
         if die is None or not truth_target(die):
             continue
@@ -90,6 +94,28 @@ def frame_losses(reader: DiceReader, frame: BenchFrame, rng: np.random.Generator
     return out
 
 
+def missed_die(reader: DiceReader, image: np.ndarray, dice: list[dict], die: dict) -> dict:
+    """A die owed a value that no find matched: the finder's hottest cell within half the die's size of its centre,
+    its size in frame pixels, and how far the nearest other die's centre lies, in this die's sizes."""
+    heat = sigmoid(reader.finder.session.run(None, {"x": finder_input(finder_frame(image))})[0][0][0])
+    x, y = (v * FRAME_SCALE / STRIDE - 0.5 for v in die["centre_px"])
+    r = die["size_px"] * FRAME_SCALE / STRIDE / 2
+    rows, cols = heat.shape
+    near = heat[max(int(y - r), 0) : min(int(y + r) + 2, rows), max(int(x - r), 0) : min(int(x + r) + 2, cols)]
+    others = [math.dist(d["centre_px"], die["centre_px"]) for d in dice if d is not die]
+    return {
+        "kind": die["kind"],
+        "legible": die.get("legibility") is not None and die["legibility"] >= LEGIBLE,
+        "place": MISSED,
+        "right_at_fit": False,
+        "right_at_truth": False,
+        "corner_error": math.inf,
+        "heat": float(near.max()) if near.size else 0.0,
+        "size_px": float(die["size_px"]),
+        "neighbour": min(others, default=math.inf) / die["size_px"],
+    }
+
+
 def losses(models: Path, pieces: Path, designs: list[str], split: str, seed: int, scenes: int) -> list[dict]:
     """`frame_losses` over `scenes` whole scenes of the stream `seed` (rendered on 2 processes)."""
     reader = DiceReader(models)
@@ -115,6 +141,20 @@ def report(dice: list[dict]) -> list[str]:
             for key, name in (("right_at_fit", "fitted"), ("right_at_truth", "true")):
                 right = sum(d[key] for d in group)
                 lines.append(f"  {'(the reader right at the ' + name + ' corners)':66s} {right:4d} {right / n:6.1%}")
+    missed = [d for d in dice if d["place"] == MISSED]
+    if missed:
+        lines.append(f"not found: {len(missed)}")
+        for key, bands in (
+            ("heat", (0.1, 0.2, 0.3, 0.4, 1.01)),
+            ("size_px", (30, 45, 70, 110, math.inf)),
+            ("neighbour", (1.0, 1.5, 2.0, math.inf)),
+        ):
+            low = -math.inf
+            counts = []
+            for high in bands:
+                counts.append(f"<{high}: {sum(low <= d[key] < high for d in missed)}")
+                low = high
+            lines.append(f"  by {key}: " + ", ".join(counts))
     legible_d20 = [d for d in dice if d["kind"] == "d20" and d["legible"]]
     low = 0.0
     for high in CORNER_BANDS:
