@@ -591,3 +591,29 @@ def test_a_calibrated_table_is_read_in_each_dies_table_view_and_without_that_net
                     placed[name].append(off < 0.2 * side)
     assert len(placed["table view"]) >= 10
     assert np.mean(placed["table view"]) >= 0.8, placed
+
+
+def test_a_calibrated_table_finds_dice_at_its_own_peak(tmp_path: Path, loot_roll_test: Path) -> None:
+    """The finder's peak on a calibrated table is the file's `level.peak` (tuned by what level faces then read),
+    the free peak without one (files before session 49); `DiceReader.find` takes it only when the table's camera
+    is known, so a lower level peak finds at least the dice the free one does."""
+    import shutil
+
+    from vision.dice.find import FINDER_FILE
+    from vision.dice.level import TableCamera
+    from vision.dice.read import FACE_FINDER_FILE, READER_FILE, THRESHOLDS_FILE, DiceReader, DiceSettings
+    from vision.synth.dice_scenes import render_dice_scene
+
+    for name in (FINDER_FILE, FACE_FINDER_FILE, READER_FILE):
+        shutil.copy(models_dir() / name, tmp_path / name)
+    base = {"peak": 0.7, "temperature": 1.0, "confidence": 0.5}
+    (tmp_path / THRESHOLDS_FILE).write_text(json.dumps({**base, "level": {"temperature": 1.0}}))
+    assert DiceSettings.load(tmp_path).level_peak == 0.7
+    (tmp_path / THRESHOLDS_FILE).write_text(json.dumps({**base, "level": {"peak": 0.2}}))
+    reader = DiceReader(tmp_path)
+    assert reader.settings.level_peak == 0.2 and reader.finder.threshold == 0.7
+    frame = render_dice_scene(0, 12, loot_roll_test, ["loot-roll-design-017"], "test").scene.image
+    camera = TableCamera.from_homography(np.diag([4.0, 4.0, 1.0]), (frame.shape[1], frame.shape[0]))
+    free, level = reader.find(frame, None), reader.find(frame, camera)
+    assert free == reader.finder.find(frame, 0.7) and level == reader.finder.find(frame, 0.2)
+    assert len(level) >= len(free) and all(any(f == g for g in level) for f in free)

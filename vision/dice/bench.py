@@ -85,8 +85,9 @@ def read_calibrated(
     """A bench frame as the runtime sees it on a table a player calibrated (`calibration_of`): the image, the looks
     of the dice found in it, and the die each find is (`matched_truth`), for tuning and diagnostics on whole scenes."""
     image = frame.image()
-    found = reader.finder.find(image)
-    seen = reader.look(image, found, table_camera(calibration_of(frame.camera, rng), image))
+    camera = table_camera(calibration_of(frame.camera, rng), image)
+    found = reader.find(image, camera)
+    seen = reader.look(image, found, camera)
     return image, seen, matched_truth(frame.dice, [(f.x, f.y) for f in found])
 
 

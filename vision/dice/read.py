@@ -201,6 +201,9 @@ class DiceSettings:
     level_fit: float = 0.0  # a level face marked more weakly than this: the die may lie cocked, its value unread
     # per kind of face: a leaning face fitting better than the level one by more than this, the die lies cocked
     level_lean: Mapping[str, float] = field(default_factory=dict)
+    # the finder's peak on a calibrated table, tuned by what the level faces then read (session 49): a find of no
+    # die there is mostly left unread, so it costs less than a die missed
+    level_peak: float = DEFAULT_PEAK
 
     @classmethod
     def load(cls, models: Path) -> DiceSettings:
@@ -218,6 +221,7 @@ class DiceSettings:
             float(level.get("confidence", confidence)),
             float(level.get("fit", 0.0)),
             _lean_caps(level.get("lean")),
+            float(level.get("peak", data["peak"])),
         )
 
     def cut(self, level: bool) -> tuple[float, float]:
@@ -394,11 +398,16 @@ class DiceReader:
             return (*label_of(probabilities, math.inf), True)
         return label, confidence, False
 
+    def find(self, frame: np.ndarray, camera: TableCamera | None) -> list[FoundDie]:
+        """The dice `read` looks at: found at the calibrated path's peak when the table's camera is known."""
+        return self.finder.find(frame, self.settings.level_peak if camera is not None else None)
+
     def read(self, frame: np.ndarray, table: TableCalibration | None = None) -> list[DieReading]:
         """Every die of the frame. With the `table` calibrated, each top face is fitted level
         (`level.fit_level_face`) and each die is placed on the table, with the layout's zone it lies in."""
-        found = self.finder.find(frame)
-        seen = self.look(frame, found, table_camera(table, frame))
+        camera = table_camera(table, frame)
+        found = self.find(frame, camera)
+        seen = self.look(frame, found, camera)
         out = []
         _, floor = self.settings.cut(seen.level)
         for i, (f, p) in enumerate(zip(found, self.calibrated(seen), strict=True)):
