@@ -14,7 +14,7 @@
 #      the trays; their ONNX graphs; the finder's cut-off, the face reader's temperature and the confidence floor
 #      chosen on the validation dice, and the level faces' own (read in the table view) on 150 whole validation
 #      scenes (vision.train.tune_dice).
-# About 3 hours 45 minutes here: designs 1 min, scenes 26, trays 8, nets 175, tuning 10.
+# About 3 hours 45 minutes here: designs 1 min, scenes 26, trays 8, nets 175, tuning 12 (level faces at six peaks).
 source "$(dirname "$0")/train-env.sh"  # set -euo pipefail, the repository root, T, R, OUT, M
 P="$OUT/pieces/loot-roll"
 D="$OUT/dice-v5"
