@@ -10,8 +10,8 @@
 #      no better; training dice lettered beyond their fonts, --lettered, read worse: models/dice.md. The shipped
 #      reader is trained on the scenes alone.);
 #   3. the upright face finder (45 min) then the table-view face finder (45 min) on one core, the face reader (65
-#      min) on the other; the finder (20 min, then continued to 50); the table-view face finder continued to 75 minutes on the scenes and
-#      the trays; their ONNX graphs; the finder's cut-off, the face reader's temperature and the confidence floor
+#      min) on the other; the finder (20 min, then continued to 50); the table-view face finder continued to 75
+#      minutes on the scenes and the trays; their ONNX graphs; the finder's cut-off, the face reader's temperature and the confidence floor
 #      chosen on the validation dice, and the level faces' own (read in the table view) on 150 whole validation
 #      scenes (vision.train.tune_dice).
 # About 3 hours 45 minutes here: designs 1 min, scenes 26, trays 8, nets 175, tuning 12 (level faces at six peaks).

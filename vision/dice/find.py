@@ -21,8 +21,8 @@ FINDER_FILE = "dice-finder.onnx"
 SIZE_UNIT = 32.0  # the size map holds log(size / SIZE_UNIT), size in frame pixels
 DEFAULT_PEAK = 0.3
 COARSE = 2  # the second look: the finder's frame shrunk this many times more
-LARGE = 64.0  # the smallest die (frame pixels) taken from the second look: half the size in the finder's frame
-# that the second look shows at the first's scale, the small end of the sizes the net was taught (16-55 px there)
+LARGE = 64.0  # the smallest die (frame pixels) taken from the second look, where it spans 16 px: the small end of
+# the sizes the net was taught (16-55 px in its frame)
 
 
 @dataclass(frozen=True)
@@ -56,12 +56,17 @@ def found_dice(out: np.ndarray, threshold: float) -> list[FoundDie]:
     return dice
 
 
+def finder_output(session, image: np.ndarray) -> np.ndarray:  # noqa: ANN001 - an ONNX session
+    """The finder's heat logits and log sizes (2 x rows x cols) on one image at its scale (`found_dice` reads them)."""
+    return session.run(None, {"x": finder_input(image)})[0][0]
+
+
 def two_looks(session, fine: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # noqa: ANN001 - an ONNX session
     """The finder's output on its frame (the camera's at FRAME_SCALE, `crops.finder_frame`) and on that shrunk COARSE
     times more (`found_in` reads both)."""
     h, w = fine.shape[:2]
     coarse = cv2.resize(fine, (w // COARSE, h // COARSE), interpolation=cv2.INTER_AREA)
-    return tuple(session.run(None, {"x": finder_input(image)})[0][0] for image in (fine, coarse))
+    return finder_output(session, fine), finder_output(session, coarse)
 
 
 def found_in(looks: tuple[np.ndarray, np.ndarray], threshold: float) -> list[FoundDie]:
@@ -91,5 +96,5 @@ class DiceFinder:
         cut = self.threshold if threshold is None else threshold
         fine = finder_frame(frame)
         if not self.second_look:
-            return found_dice(self.session.run(None, {"x": finder_input(fine)})[0][0], cut)
+            return found_dice(finder_output(self.session, fine), cut)
         return found_in(two_looks(self.session, fine), cut)

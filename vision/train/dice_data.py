@@ -98,6 +98,12 @@ def truth_target(die: dict) -> int | None:
     return kind_target(np.array(die_row(DieTruth.from_json(die)), np.float64))
 
 
+def not_found(dice: list[dict], matched: list[dict | None]) -> list[dict]:
+    """The dice of a bench frame's truth owed a value (`truth_target`: a face up to read) that no find was matched
+    to (`bench.matched_truth`): what the finder missed."""
+    return [d for d in dice if truth_target(d) and not any(d is m for m in matched)]
+
+
 def corners_taught(row: np.ndarray, cocked: bool = False) -> np.ndarray | None:
     """The top-face corners a face finder is taught to mark for a die row, (k, 2) frame pixels: a resting die's
     whose face shows (`kind_target`); with `cocked`, a cocked die's leaning face too when as much of it shows,

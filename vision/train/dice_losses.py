@@ -20,11 +20,11 @@ import numpy as np
 
 from vision.dice.bench import BenchFrame, read_calibrated, render_frame
 from vision.dice.crops import FRAME_SCALE, STRIDE, class_of, finder_frame
-from vision.dice.find import finder_input
+from vision.dice.find import finder_output
 from vision.dice.read import KIND_FACES, UNREAD, DiceReader, FacePlace, read_faces
 from vision.heatmap import sigmoid
 from vision.synth.legibility import LEGIBLE
-from vision.train.dice_data import truth_target
+from vision.train.dice_data import not_found, truth_target
 
 GIVEN_RIGHT, GIVEN_WRONG = "given right", "given wrong"
 MISSED = "not found by the finder"
@@ -62,7 +62,9 @@ def frame_losses(reader: DiceReader, frame: BenchFrame, rng: np.random.Generator
     image, seen, matched = read_calibrated(reader, frame, rng)
     probabilities = reader.calibrated(seen)
     _, floor = reader.settings.cut(True)
-    out = [missed_die(reader, image, frame.dice, die) for die in frame.dice if truth_target(die) and die not in matched]
+    missed = not_found(frame.dice, matched)
+    heat = sigmoid(finder_output(reader.finder.session, finder_frame(image))[0]) if missed else None
+    out = [missed_die(heat, frame.dice, die) for die in missed]
     for j, die in enumerate(matched):
         if die is None or not truth_target(die):
             continue
@@ -94,10 +96,10 @@ def frame_losses(reader: DiceReader, frame: BenchFrame, rng: np.random.Generator
     return out
 
 
-def missed_die(reader: DiceReader, image: np.ndarray, dice: list[dict], die: dict) -> dict:
-    """A die owed a value that no find matched: the finder's hottest cell within half the die's size of its centre,
-    its size in frame pixels, and how far the nearest other die's centre lies, in this die's sizes."""
-    heat = sigmoid(reader.finder.session.run(None, {"x": finder_input(finder_frame(image))})[0][0][0])
+def missed_die(heat: np.ndarray, dice: list[dict], die: dict) -> dict:
+    """A die owed a value that no find matched: the hottest cell of the finder's heat (its first look's, rows x
+    cols) within half the die's size of its centre, its size in frame pixels, and how far the nearest other die's
+    centre lies, in this die's sizes."""
     x, y = (v * FRAME_SCALE / STRIDE - 0.5 for v in die["centre_px"])
     r = die["size_px"] * FRAME_SCALE / STRIDE / 2
     rows, cols = heat.shape

@@ -26,7 +26,7 @@ from vision.dice.crops import class_of
 from vision.dice.find import FINDER_FILE, found_in, two_looks
 from vision.dice.read import FACE_FINDER_FILE, READER_FILE, THRESHOLDS_FILE, Looks, look
 from vision.recognise.models import session
-from vision.train.dice_data import kind_target, load_scenes, placed_as_found, truth_target
+from vision.train.dice_data import kind_target, load_scenes, not_found, placed_as_found, truth_target
 
 PEAKS = tuple(round(float(v), 2) for v in np.arange(0.1, 0.75, 0.05))
 TEMPERATURES = tuple(round(float(v), 2) for v in np.arange(0.5, 3.01, 0.1))
@@ -137,7 +137,7 @@ def level_looks(
         jobs = [(i, LEVEL_SEED, str(pieces), designs, "val") for i in range(scenes)]
         for frame in pool.imap(render_frame, jobs):
             _, seen, truth = read_calibrated(reader, frame, rng)
-            missed += sum(bool(truth_target(d)) and not any(d is t for t in truth) for d in frame.dice)
+            missed += len(not_found(frame.dice, truth))
             keep = []
             for j, die in enumerate(truth):
                 target = 0 if die is None else truth_target(die)
