@@ -23,7 +23,7 @@ from vision.dice.crops import (
 )
 from vision.dice.enrol import DiceEnrolError, EnrolledDice, face_pictures
 from vision.dice.read import UNREAD, DieReading, label_of
-from vision.dice.watch import STILL_FRAMES, DiceWatcher
+from vision.dice.watch import STILL_FRAMES, DiceWatcher, WatchRule
 from vision.recognise.models import models_dir
 from vision.synth import solids as S
 from vision.synth.legibility import LEGIBLE
@@ -153,6 +153,65 @@ def test_watcher_never_gives_a_cocked_or_wobbling_die_a_value() -> None:
     for frame in range(3 * STILL_FRAMES):  # two faces in turn: the reader is unsure, so the die is not settled
         out = flicker.update([_reading("D20:6" if frame % 2 else "D20:9", 300.0)])
         assert not out[0].settled
+
+
+def test_watch_rule_votes_over_a_still_dies_frames() -> None:
+    """A rule of 3 votes in a window of 6 gives a value to a die read right in only some still frames (unread in
+    the others), not before it has been still `still_frames` frames, and never to one read as two faces."""
+    rule = WatchRule(still_frames=4, window=6, votes=3, rivals=0)
+    watcher = DiceWatcher(rule)
+    for frame in range(10):  # in flight, read a face now and then
+        out = watcher.update([_reading(f"D20:{frame + 1}", 100.0 + 15 * frame)])
+        assert not out[0].settled
+    x = 100.0 + 15 * 10
+    frames = [_reading("D20:7", x), _reading(UNREAD, x), _reading("D20:7", x), _reading(UNREAD, x)]
+    assert [watcher.update([r])[0].settled for r in frames] == [False] * 4  # still 4 frames, but two votes only
+    out = watcher.update([_reading("D20:7", x)])[0]
+    assert out.settled and out.label == "D20:7" and out.reading.confidence == pytest.approx(0.99)
+    rival = DiceWatcher(rule)
+    for r in [_reading("D20:7", x), _reading("D20:7", x), _reading("D20:7", x), _reading("D20:17", x)] * 2:
+        assert not rival.update([r])[0].settled  # one rival vote in the window withholds it
+    old = DiceWatcher(WatchRule())  # the default: STILL_FRAMES in a row read the same
+    for frame in range(3 * STILL_FRAMES):
+        assert not old.update([_reading("D20:7", x) if frame % 3 else _reading(UNREAD, x)])[0].settled
+
+
+def test_watch_rule_is_read_from_the_thresholds_file_and_refused_when_wrong(tmp_path: Path) -> None:
+    from vision.dice.watch import WatchRuleError
+
+    assert WatchRule.load(tmp_path, calibrated=True) == WatchRule()  # no file: the default
+    path = tmp_path / "dice-thresholds.json"
+    rule = {"window": 12, "votes": 4, "val": {"clips": 3}}
+    path.write_text(json.dumps({"peak": 0.5, "watch": {"calibrated": rule}}))
+    assert WatchRule.load(tmp_path, calibrated=True) == WatchRule(window=12, votes=4)
+    assert WatchRule.load(tmp_path, calibrated=False) == WatchRule()  # no rule of its own: the default
+    path.write_text(json.dumps({"watch": {"free": {"window": 12, "vote": 4}}}))
+    with pytest.raises(WatchRuleError, match="'watch' → 'free'"):
+        WatchRule.load(tmp_path, calibrated=False)
+    path.write_text(json.dumps({"watch": [4]}))
+    with pytest.raises(WatchRuleError, match="a rule per way"):
+        WatchRule.load(tmp_path, calibrated=True)
+    with pytest.raises(WatchRuleError, match="votes <= window"):
+        WatchRule(window=4, votes=6)
+
+
+def test_a_recorded_clip_replays_as_it_was_read() -> None:
+    """A clip's readings kept as JSON give the same tally as the readings themselves (`tune_watch` replays them)."""
+    from vision.dice.bench import ClipFrame, ClipRecord, ClipTally, replay
+
+    frames = []
+    for n in range(20):
+        x = 100.0 + 20 * min(n, 8)
+        moving = n < 8
+        solids = [{"index": 0, "box": [x - 20, 80.0, x + 20, 120.0], "moving": moving, "settled": not moving}]
+        frames.append(ClipFrame(n, solids, {"runtime": [_reading("D20:3" if n > 5 else "D20:9", x)]}))
+    record = ClipRecord([(8, "D20:3")], frames)
+    again = ClipRecord.from_json(json.loads(json.dumps(record.to_json())))
+    tallies = [ClipTally(), ClipTally()]
+    for r, tally in zip((record, again), tallies, strict=True):
+        replay(r, "runtime", WatchRule(), tally)
+    assert tallies[0] == tallies[1]
+    assert tallies[0].right == 1 and tallies[0].read_while_moving == 0 and tallies[0].delays == [STILL_FRAMES - 1]
 
 
 def test_dice_scenes_report_dice_in_frame_with_their_truth(loot_roll_test: Path) -> None:

@@ -22,27 +22,42 @@ import math
 import statistics
 import tempfile
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass, field, fields
 from multiprocessing import Pool
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
 
 from vision.dice.crops import KINDS
 from vision.dice.find import FoundDie
-from vision.dice.read import UNREAD, DiceReader, FacePlace, Looks, label_of, read_faces, table_camera
-from vision.dice.watch import DiceWatcher
+from vision.dice.read import (
+    UNREAD,
+    DiceReader,
+    DieReading,
+    FacePlace,
+    Looks,
+    label_of,
+    read_faces,
+    table_camera,
+)
+from vision.dice.watch import DiceWatcher, WatchRule
 from vision.recognise.calibration import TableCalibration, calibration_from
 from vision.synth.camera import Camera, apply_homography
 from vision.synth.dice_scenes import DIE_PX
 from vision.synth.legibility import LEGIBLE
 
+if TYPE_CHECKING:
+    from vision.synth.clips import Clip
+    from vision.synth.pieces import PieceSet
+
 SEEN = 0.9  # a resting die is scored when this much of it, and of its top face, shows
 HIDDEN = 0.4  # a die with less of its top face showing must not be given a value
 
 
+CLIP_WAYS = ("runtime", "runtime_calibrated")  # roll clips read without the table's calibration, and with it
 CLICK_PX = 2.0  # how far off a player's click on a calibration point lands (standard deviation, each axis)
 
 
@@ -237,7 +252,8 @@ def run_dice_bench(
         },
     }
     if clips:
-        result["clips"] = run_clip_bench(pieces_root, designs, clips, seed, reader, split, progress)
+        rules = {name: WatchRule.load(models, name == "runtime_calibrated") for name in CLIP_WAYS}
+        result["clips"] = run_clip_bench(pieces_root, designs, clips, seed, reader, split, progress, rules)
     if enrol_players:
         result["enrolled"] = run_enrol_bench(
             pieces_root, designs, enrol_players, enrol_scenes, seed, models, split, progress, workers
@@ -331,6 +347,129 @@ class ClipTally:
         }
 
 
+@dataclass
+class ClipFrame:
+    """One frame of a roll clip: where each thrown die is (its box, whether it moves or has settled) and what the
+    reader read in it, per way of reading (with or without the table's calibration)."""
+
+    frame: int
+    solids: list[dict]  # {"index", "box" (x1 y1 x2 y2 or None), "moving", "settled"}
+    readings: dict[str, list[DieReading]]
+
+
+@dataclass
+class ClipRecord:
+    """A roll clip read frame by frame, kept so that watchers can be replayed on it (`replay`) without reading it
+    again: the settle frame and true label of each thrown die, and every frame."""
+
+    truths: list[tuple[int, str]]
+    frames: list[ClipFrame]
+
+    def to_json(self) -> dict:
+        return {
+            "truths": self.truths,
+            "frames": [
+                {
+                    "frame": f.frame,
+                    "solids": f.solids,
+                    "readings": {name: [asdict(r) for r in rs] for name, rs in f.readings.items()},
+                }
+                for f in self.frames
+            ],
+        }
+
+    @classmethod
+    def from_json(cls, data: dict) -> ClipRecord:
+        frames = [
+            ClipFrame(
+                f["frame"],
+                f["solids"],
+                {
+                    name: [_reading_of(r) for r in rs]
+                    for name, rs in f["readings"].items()
+                },
+            )
+            for f in data["frames"]
+        ]
+        return cls([(int(a), str(b)) for a, b in data["truths"]], frames)
+
+
+def _reading_of(entry: dict) -> DieReading:
+    """A kept reading (`dataclasses.asdict`); fields a later DieReading lacks are dropped."""
+    known = {f.name for f in fields(DieReading)}
+    table_mm = entry.get("table_mm")
+    return DieReading(
+        **{k: v for k, v in entry.items() if k in known and k != "table_mm"},
+        table_mm=None if table_mm is None else (float(table_mm[0]), float(table_mm[1])),
+    )
+
+
+def plan_bench_clip(
+    pieces_root: Path, designs: list[str], c: int, seed: int, split: str
+) -> tuple[Clip, PieceSet, TableCalibration]:
+    """Roll clip `c` of a bench run (the split's designs, framed as the still scenes are), the pieces on its table,
+    and its table's calibration as a player's clicks would give it."""
+    from vision.synth.clips import ClipError, plan_roll_clip
+    from vision.synth.components import load_component
+
+    rng = np.random.default_rng([seed, c, 77])
+    pieces = load_component(pieces_root / designs[int(rng.integers(0, len(designs)))])
+    kind = "d6" if rng.random() < 0.35 else "d20"
+    for attempt in range(10):  # a close camera can leave no room below the frame for the thrower's hand
+        d20_px = float(np.exp(rng.uniform(*np.log(DIE_PX))))  # framed as the still scenes are
+        try:
+            clip = plan_roll_clip(10_000 + seed * 1000 + 37 * c + attempt, pieces, kind, split=split, d20_px=d20_px)
+        except ClipError:
+            continue
+        return clip, pieces, calibration_of(clip.scene.camera, rng)
+    raise ClipError(f"roll clip {c}: no throw could be planned in 10 framings")
+
+
+def record_clip(
+    clip: Clip, pieces: PieceSet, reader: DiceReader, tables: dict[str, TableCalibration | None]
+) -> ClipRecord:
+    """The clip rendered as video, read back and read frame by frame in each way of `tables`."""
+    from vision.synth.clips import render_clip
+    from vision.synth.video import read_states
+
+    frames = []
+    with tempfile.TemporaryDirectory() as tmp:
+        render_clip(clip, pieces, tmp, progress=False)
+        capture = cv2.VideoCapture(str(Path(tmp) / "video.mp4"))
+        for record in read_states(Path(tmp)):
+            ok, image = capture.read()
+            if not ok:
+                break
+            solids = [{k: s[k] for k in ("index", "box", "moving", "settled")} for s in record["solids"]]
+            frames.append(
+                ClipFrame(record["frame"], solids, {name: reader.read(image, t) for name, t in tables.items()})
+            )
+        capture.release()
+    truths = [
+        (clip.settle_frame(i), f"{thrown.spec.kind.upper()}:{_value(clip, i)}") for i, thrown in enumerate(clip.thrown)
+    ]
+    return ClipRecord(truths, frames)
+
+
+def replay(record: ClipRecord, name: str, rule: WatchRule, tally: ClipTally) -> None:
+    """The clip's readings of one way (`name`) through a watcher with `rule`, into the tally."""
+    watcher = DiceWatcher(rule)
+    first_given: dict[int, tuple[int, str]] = {}
+    for frame in record.frames:
+        watched = watcher.update(frame.readings[name])
+        for solid in frame.solids:
+            if solid["box"] is None:
+                continue
+            x1, y1, x2, y2 = solid["box"]
+            mine = [w for w in watched if x1 <= w.reading.x <= x2 and y1 <= w.reading.y <= y2 and w.settled]
+            if solid["moving"]:
+                tally.moving_frames += 1
+                tally.read_while_moving += bool(mine)
+            elif solid["settled"] and mine and solid["index"] not in first_given:
+                first_given[solid["index"]] = (frame.frame, mine[0].label)
+    tally.add_clip(first_given, record.truths)
+
+
 def run_clip_bench(
     pieces_root: Path,
     designs: list[str],
@@ -339,61 +478,32 @@ def run_clip_bench(
     reader: DiceReader,
     split: str,
     progress: Callable[[str, int, int], None] | None = None,
+    rules: Mapping[str, WatchRule] | None = None,
 ) -> dict:
     """Roll clips read frame by frame through the watcher, with and without the table's calibration: values given
     while a die moves (must be none), and for each die that comes to rest, whether its value is given, right, and
-    how many frames after it settled."""
-    from vision.synth.clips import ClipError, plan_roll_clip, render_clip
-    from vision.synth.components import load_component
-    from vision.synth.video import read_states
-
-    tallies = {"runtime": ClipTally(), "runtime_calibrated": ClipTally()}
+    how many frames after it settled. Each way's watcher `rules` (`runtime`, `runtime_calibrated`; default: the old
+    rule) and, as the baseline in the same run on the same readings, the old rule (eight frames in a row read the
+    same)."""
+    rules = dict(rules or {})
+    ways = {name: rules.get(name, WatchRule()) for name in CLIP_WAYS}
+    ways |= {f"{name}_old_rule": WatchRule() for name in CLIP_WAYS}
+    tallies = {name: ClipTally() for name in ways}
     for c in range(clips):
-        rng = np.random.default_rng([seed, c, 77])
-        pieces = load_component(pieces_root / designs[int(rng.integers(0, len(designs)))])
-        kind = "d6" if rng.random() < 0.35 else "d20"
-        clip = None
-        for attempt in range(10):  # a close camera can leave no room below the frame for the thrower's hand
-            d20_px = float(np.exp(rng.uniform(*np.log(DIE_PX))))  # framed as the still scenes are
-            try:
-                clip = plan_roll_clip(10_000 + seed * 1000 + 37 * c + attempt, pieces, kind, split=split, d20_px=d20_px)
-                break
-            except ClipError:
-                continue
-        if clip is None:
-            raise ClipError(f"roll clip {c}: no throw could be planned in 10 framings")
-        tables = {"runtime": None, "runtime_calibrated": calibration_of(clip.scene.camera, rng)}
-        with tempfile.TemporaryDirectory() as tmp:
-            render_clip(clip, pieces, tmp, progress=False)
-            capture = cv2.VideoCapture(str(Path(tmp) / "video.mp4"))
-            watchers = {name: DiceWatcher() for name in tallies}
-            first_given: dict[str, dict[int, tuple[int, str]]] = {name: {} for name in tallies}
-            for record in read_states(Path(tmp)):
-                ok, image = capture.read()
-                if not ok:
-                    break
-                for name, watcher in watchers.items():
-                    watched = watcher.update(reader.read(image, tables[name]))
-                    for solid in record["solids"]:
-                        if solid["box"] is None:
-                            continue
-                        x1, y1, x2, y2 = solid["box"]
-                        mine = [w for w in watched if x1 <= w.reading.x <= x2 and y1 <= w.reading.y <= y2 and w.settled]
-                        if solid["moving"]:
-                            tallies[name].moving_frames += 1
-                            tallies[name].read_while_moving += bool(mine)
-                        elif solid["settled"] and mine and solid["index"] not in first_given[name]:
-                            first_given[name][solid["index"]] = (record["frame"], mine[0].label)
-            capture.release()
-        truths = [(clip.settle_frame(i), f"{kind.upper()}:{_value(clip, i)}") for i in range(len(clip.thrown))]
-        for name, tally in tallies.items():
-            tally.add_clip(first_given[name], truths)
+        clip, pieces, calibration = plan_bench_clip(pieces_root, designs, c, seed, split)
+        record = record_clip(clip, pieces, reader, {"runtime": None, "runtime_calibrated": calibration})
+        for name, rule in ways.items():
+            replay(record, name.removesuffix("_old_rule"), rule, tallies[name])
         if progress:
             progress("roll clips", c + 1, clips)
-    return {"clips": clips, **{name: tally.to_json() for name, tally in tallies.items()}}
+    return {
+        "clips": clips,
+        "rules": {name: asdict(ways[name]) for name in CLIP_WAYS},
+        **{name: tally.to_json() for name, tally in tallies.items()},
+    }
 
 
-def _value(clip, i: int) -> int:  # noqa: ANN001 - a clips.Clip
+def _value(clip: Clip, i: int) -> int:
     from vision.synth.solids import top_value
 
     thrown = clip.thrown[i]
@@ -432,7 +542,7 @@ def format_dice_table(result: dict) -> str:
         for name in ("runtime", "runtime_enrolled"):
             lines += _resting_rows(name, e[name])
     for name, c in result.get("clips", {}).items():
-        if name == "clips":
+        if name in ("clips", "rules"):
             continue
         lines.append(
             f"roll clips ({result['clips']['clips']}), {name}: moving-die frames {c['moving_die_frames']}, read while "

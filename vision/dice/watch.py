@@ -1,22 +1,90 @@
 """Dice followed from frame to frame, and a value given only to a die that has come to rest.
 
 A die in flight is blurred, tumbles and moves; one that has landed keeps its place and shows the same face frame
-after frame. So a die's value is given once it has stayed within STILL_SHARE of its size for `still_frames` frames
-in a row and been read the same (and read at all) in each: never while it moves, never while it lies cocked (the
-reader then says there is no face to read), never while a hand hides it."""
+after frame. So a die's value is given only once it has stayed within STILL_SHARE of its size for `still_frames`
+frames, and then by a vote of its still frames (`WatchRule`): enough of them read as one face and hardly any as
+another, so that a die read right in most still frames and left unread (under the confidence floor) in a few is
+given its value. Never while it moves; never while it lies cocked (the reader then says there is no face to read);
+never while a hand hides it. The rule's numbers are tuned on validation roll clips, one rule for a calibrated table
+and one without (`vision.train.tune_watch`), and kept in the dice thresholds file; without them the watcher asks for
+STILL_FRAMES frames in a row read the same, as it always did."""
 
 from __future__ import annotations
 
+import itertools
+import json
 import math
-from collections import deque
-from dataclasses import dataclass, field
+from collections import Counter, deque
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
 
-from vision.dice.read import UNREAD, DieReading
+from vision.dice.read import THRESHOLDS_FILE, UNREAD, DieReading
 
 STILL_SHARE = 0.04  # a die at rest wobbles in the finder by less than this share of its size
 STILL_FRAMES = 8  # about 0.27 s at 30 frames a second (5 and 8% let a die crawling to rest be read: session 33)
 MATCH_SHARE = 0.7  # a reading belongs to a die within this share of its size of where it was
 LOST_FRAMES = 8  # a die not seen for this many frames is forgotten (a hand may pass over it meanwhile)
+WAY_FREE, WAY_CALIBRATED = "free", "calibrated"  # the thresholds file's rules: without a calibration, and with one
+
+
+class WatchRuleError(ValueError):
+    """A watch rule in a thresholds file that cannot be used."""
+
+
+@dataclass(frozen=True)
+class WatchRule:
+    """When a still die's frames amount to a value: once it has been still `still_frames` frames, of its last
+    `window` still frames (fewer while it has not been still that long) at least `votes` must be read as one face
+    and at most `rivals` as another. The default is the old rule: eight frames in a row, each read the same."""
+
+    still_frames: int = STILL_FRAMES
+    window: int = STILL_FRAMES
+    votes: int = STILL_FRAMES
+    rivals: int = 0
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.votes <= self.window or self.still_frames < 1 or self.rivals < 0:
+            raise WatchRuleError(
+                f"watch rule: expected 1 <= votes <= window, still_frames >= 1 and rivals >= 0, got {asdict(self)}"
+            )
+
+    @property
+    def memory(self) -> int:
+        """How many of a die's last frames the rule looks at."""
+        return max(self.window, self.still_frames)
+
+    def vote(self, still: list[DieReading]) -> tuple[str, float]:
+        """The value a still die's frames amount to (the median confidence of the frames read so), or UNREAD."""
+        read = [r for r in still[-self.window :] if r.label != UNREAD]
+        tally = Counter(r.label for r in read)
+        if not tally:
+            return UNREAD, 0.0
+        (best, count), *others = tally.most_common()
+        if count < self.votes or sum(n for _, n in others) > self.rivals:
+            return UNREAD, 0.0
+        sure = sorted(r.confidence for r in read if r.label == best)
+        return best, sure[len(sure) // 2]
+
+    @classmethod
+    def load(cls, models: Path, calibrated: bool) -> WatchRule:
+        """The rule tuned into `models`' dice thresholds file for a calibrated table or for none (its `watch` entry's
+        "calibrated" or "free"), else the default."""
+        path = models / THRESHOLDS_FILE
+        if not path.is_file():
+            return cls()
+        way = WAY_CALIBRATED if calibrated else WAY_FREE
+        watch = json.loads(path.read_text()).get("watch", {})
+        if not isinstance(watch, dict):
+            raise WatchRuleError(f"{path}: 'watch': expected an object with a rule per way, got {watch!r}")
+        entry = watch.get(way)
+        if entry is None:
+            return cls()
+        known = {f.name for f in fields(cls)}
+        if not isinstance(entry, dict) or set(entry) - known - {"val"}:
+            raise WatchRuleError(
+                f"{path}: 'watch' → {way!r}: expected an object with keys among {sorted(known)}, got {entry!r}"
+            )
+        return cls(**{k: v for k, v in entry.items() if k in known})
 
 
 @dataclass
@@ -52,7 +120,7 @@ class WatchedDie:
 
 @dataclass
 class DiceWatcher:
-    still_frames: int = STILL_FRAMES
+    rule: WatchRule = field(default_factory=WatchRule)
     tracks: list[_Track] = field(default_factory=list)
     next_id: int = 0
 
@@ -78,7 +146,7 @@ class DiceWatcher:
                 track.missed += 1
         seen = [self.tracks[ti] for ti in sorted(used_tracks)]
         for ri in unmatched:
-            track = _Track(self.next_id, deque([readings[ri]], maxlen=self.still_frames))
+            track = _Track(self.next_id, deque([readings[ri]], maxlen=self.rule.memory))
             self.next_id += 1
             self.tracks.append(track)
             seen.append(track)
@@ -87,11 +155,16 @@ class DiceWatcher:
 
     def _state(self, track: _Track) -> WatchedDie:
         last = track.last
-        history = list(track.history)
-        still = len(history) >= self.still_frames and all(
-            math.hypot(r.x - last.x, r.y - last.y) <= STILL_SHARE * last.size and r.label == last.label for r in history
+        still = list(itertools.takewhile(lambda r: _near(r, last), reversed(track.history)))[::-1]
+        label, confidence = self.rule.vote(still) if len(still) >= self.rule.still_frames else (UNREAD, 0.0)
+        settled = label != UNREAD
+        return WatchedDie(
+            track.id,
+            settled,
+            DieReading(label, confidence if settled else last.confidence, last.x, last.y, last.size),
         )
-        settled = still and last.label != UNREAD
-        confidence = min(r.confidence for r in history) if settled else last.confidence
-        label = last.label if settled else UNREAD
-        return WatchedDie(track.id, settled, DieReading(label, confidence, last.x, last.y, last.size))
+
+
+def _near(reading: DieReading, last: DieReading) -> bool:
+    """Whether a die's earlier reading lies where it lies now, within STILL_SHARE of its size."""
+    return math.hypot(reading.x - last.x, reading.y - last.y) <= STILL_SHARE * last.size

@@ -1,0 +1,112 @@
+"""How strongly a player's enrolled dice sway the reading (`vision.dice.enrol`: MATCH_SCALE for the reader's
+features, TEMPLATE_SCALE for the faces' own templates), chosen on validation players.
+
+Each player gets a d20 and a d6 of the validation split's looks (designs, fonts, colours and materials never used to
+train, and never the bench's test ones), one rendered picture per face to enrol, and scenes of only those dice. Every
+scene is looked at once per way of reading (uncalibrated, and on the table's calibration as a player's clicks give
+it); each pair of scales is then blended onto the same looks and scored: right values less WRONG_COST per wrong
+one, over every legible resting die. It prints the table; the constants in `enrol.py` are set from it by hand.
+
+    python -m vision.train.tune_enrol --pieces out/pieces/loot-roll --players 4 --scenes 30
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import sys
+import tempfile
+from dataclasses import replace
+from multiprocessing import Pool
+from pathlib import Path
+
+import numpy as np
+
+from vision.dice.bench import DiceTally, calibration_of, render_frame
+from vision.dice.enrol import DiceEnrolError, enrol_dice
+from vision.dice.read import DiceReader, table_camera
+
+WRONG_COST = 3.0
+SEED = 2
+MATCH_SCALES = (0.0, 5.0)
+TEMPLATE_SCALES = (0.0, 5.0, 10.0, 20.0, 40.0)
+
+
+def tune(pieces_root: Path, players: int, scenes: int, models: Path, split: str, workers: int) -> dict:
+    from vision.synth.components import load_component, split_design_names
+    from vision.synth.dice_scenes import random_looks, write_face_pictures
+
+    designs = split_design_names(pieces_root, split, "loot-roll")
+    plain = DiceReader(models)
+    grid = list(itertools.product(MATCH_SCALES, TEMPLATE_SCALES))
+    tallies = {(way, scales): DiceTally() for way in ("free", "calibrated") for scales in grid}
+    refused = []
+    for player in range(players):
+        looks = random_looks(np.random.default_rng([SEED, player, 23]), split)
+        table = load_component(pieces_root / designs[player % len(designs)])
+        with tempfile.TemporaryDirectory() as tmp:
+            write_face_pictures(Path(tmp), looks, SEED + player, table)
+            try:
+                enrolled = enrol_dice(Path(tmp), plain).dice
+            except DiceEnrolError as err:
+                refused.append(f"player {player}: {err}")
+                continue
+        jobs = [(10_000 * (player + 1) + i, SEED, str(pieces_root), designs, split, looks) for i in range(scenes)]
+        rng = np.random.default_rng([SEED, player, 41])
+        with Pool(workers) as pool:
+            for done, frame in enumerate(pool.imap(render_frame, jobs), 1):
+                image = frame.image()
+                for way, calibration in (("free", None), ("calibrated", calibration_of(frame.camera, rng))):
+                    camera = table_camera(calibration, image)
+                    found = plain.find(image, camera)
+                    seen = plain.look(image, found, camera)
+                    base = plain.calibrated(seen)
+                    _, floor = plain.settings.cut(seen.level)
+                    for ms, ts in grid:
+                        blended = replace(enrolled, match_scale=ms, template_scale=ts)
+                        p = blended.blend(base, seen.features, seen.pictures) if len(found) else base
+                        said = [(f.x, f.y, plain.decide(seen, p[i], i, floor)[0]) for i, f in enumerate(found)]
+                        tallies[way, (ms, ts)].add(frame.dice, said)
+                print(f"\rplayer {player + 1}/{players}: scenes {done}/{scenes}", end="", file=sys.stderr, flush=True)
+    print(file=sys.stderr)
+    rows = []
+    for (way, (ms, ts)), tally in tallies.items():
+        legible = tally.to_json()["resting_legible"]
+        right = sum(k["right"] for k in legible.values())
+        wrong = sum(k["wrong"] for k in legible.values())
+        rows.append(
+            {
+                "way": way,
+                "match_scale": ms,
+                "template_scale": ts,
+                "score": right - WRONG_COST * wrong,
+                **{kind: {k: legible[kind][k] for k in ("dice", "right", "wrong", "accuracy")} for kind in legible},
+            }
+        )
+    return {"players": players, "scenes": scenes, "split": split, "refused": refused, "rows": rows}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--pieces", type=Path, required=True)
+    parser.add_argument("--players", type=int, default=4)
+    parser.add_argument("--scenes", type=int, default=30)
+    parser.add_argument("--models", type=Path, default=Path("models"))
+    parser.add_argument("--split", default="val")
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--json", type=Path, help="also write the table here")
+    args = parser.parse_args(argv)
+    result = tune(args.pieces, args.players, args.scenes, args.models, args.split, args.workers)
+    for r in result["rows"]:
+        print(
+            f"{r['way']:<11} match {r['match_scale']:>4} template {r['template_scale']:>5}: score {r['score']:>6.0f}  "
+            + "  ".join(f"{k} {r[k]['right']}/{r[k]['dice']} right, {r[k]['wrong']} wrong" for k in ("d20", "d6"))
+        )
+    if args.json:
+        args.json.write_text(json.dumps(result, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
