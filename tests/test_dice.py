@@ -524,6 +524,8 @@ def test_an_enrolled_match_sharpens_the_reading_it_agrees_with_and_leaves_the_re
     assert np.allclose(out[:, 0], reading[:, 0]) and np.allclose(out[:, d6].sum(axis=1), reading[:, d6].sum(axis=1))
     assert out[0, CLASSES.index("D6:3")] > reading[0, CLASSES.index("D6:3")] + 0.1
     assert np.allclose(out[1], reading[1], atol=1e-6)
+    unswayed = EnrolledDice({"d6": protos}, match_scale=0.0).blend(reading, features)  # scale 0: the reader alone
+    assert np.allclose(unswayed, reading, atol=1e-6)
 
 
 def test_enrolment_shows_how_each_picture_was_seen_and_names_a_swapped_one(

@@ -5,23 +5,21 @@ A dice folder holds a subfolder per kind, `d20/` and/or `d6/`, with one picture 
 (`d20/1.jpg` ... `d20/20.jpg`): the die lying with that face up, alone or the most prominent die in the picture, at
 any size. Each face is found by the finder and read as on the table (the face finder's corners, the face reader's
 features over every turn of the face), at three sizes a little apart, and those features averaged into the face's
-prototype; the face itself, warped onto the canonical face at each of its turns, is kept as a template. At run time
-a die's features are compared with its kind's prototypes and its face with their templates (a player's own die
-shows its own lettering, which a reader trained on other fonts may not tell apart, but which matches itself), and
-that match is blended with the reader's own reading (`EnrolledDice.blend`).
+prototype. At run time a die's features are compared with its kind's prototypes, and that match is blended with
+the reader's own reading (`EnrolledDice.blend`).
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
 
-from vision.dice.crops import FACE_PX, FACE_SIDES, class_of, face_corners, face_picture
+from vision.dice.crops import FACE_PX, class_of, face_picture
 from vision.dice.find import FoundDie
 
 if TYPE_CHECKING:
@@ -32,116 +30,58 @@ PICTURE_EXTS = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
 SCALES = (0.92, 1.0, 1.08)
 ENROL_PEAK = 0.1  # a picture shows one die: its strongest mark is taken even when fainter than the tuned cut-off
 MATCH_SCALE = 5.0  # centred cosine similarity to the match's odds, exp(MATCH_SCALE * similarity) per face (chosen
-# on validation players among 5, 10 and 20)
-TEMPLATE_SCALE = 0.0  # the templates' correlation to the match's odds, exp(TEMPLATE_SCALE * correlation) per face
-TEMPLATE_BLUR = 1.0  # templates are compared blurred (pixels), so a face placed a pixel off still matches itself
-TEMPLATE_INSIDE = 0.8  # and only inside the face shrunk by this much about its centre: its edges show the table
+# on validation players among 5, 10 and 20 in session 35; again among 0, 2, 5 and 10 by tune_enrol in session 50)
 
 
 class DiceEnrolError(ValueError):
     """A dice folder that cannot be enrolled; the message names the file or face and what was expected."""
 
 
-TEMPLATES = "_templates"  # an enrolled dice file's key suffix for a kind's templates
-
-
 @dataclass(frozen=True)
 class EnrolledDice:
-    """Per kind, the unit-length prototype of each face (row v - 1 for face v) and, in files made since session 50,
-    the face's templates (faces x views x pixels: `face_template` of the face at each turn and size enrolled)."""
+    """Per kind, the unit-length prototype of each face (row v - 1 for face v); how strongly a match sways the
+    reading (`match_scale`: chosen on validation players by `vision.train.tune_enrol`)."""
 
     faces: dict[str, np.ndarray]
-    templates: dict[str, np.ndarray] = field(default_factory=dict)
     match_scale: float = MATCH_SCALE
-    template_scale: float = TEMPLATE_SCALE
 
     def save(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         with path.open("wb") as f:
-            np.savez(f, **self.faces, **{kind + TEMPLATES: t for kind, t in self.templates.items()})
+            np.savez(f, **self.faces)
 
     @classmethod
     def load(cls, path: Path) -> EnrolledDice:
         try:
             with np.load(path) as data:
-                entries = {k: data[k].astype(np.float32) for k in data.files}
+                faces = {k: data[k].astype(np.float32) for k in data.files}
         except (OSError, ValueError) as err:
             raise DiceEnrolError(f"{path}: not an enrolled dice file ({err}); make one with tabletop enrol") from err
-        faces = {k: v for k, v in entries.items() if not k.endswith(TEMPLATES)}
-        templates = {k.removesuffix(TEMPLATES): v for k, v in entries.items() if k.endswith(TEMPLATES)}
         for kind, protos in faces.items():
             if kind not in SIDES or protos.shape[0] != SIDES[kind]:
                 raise DiceEnrolError(f"{path}: entry {kind!r} is not a d6 (6 faces) or a d20 (20 faces)")
-        for kind, kept in templates.items():
-            if (
-                kind not in faces
-                or kept.ndim != 3
-                or kept.shape[0] != SIDES[kind]
-                or kept.shape[2] != _inside(kind).sum()
-            ):
-                raise DiceEnrolError(f"{path}: entry {kind + TEMPLATES!r} is not the templates of an enrolled {kind}")
-        return cls(faces, templates)
+        return cls(faces)
 
-    def blend(
-        self, probabilities: np.ndarray, features: np.ndarray, pictures: tuple[np.ndarray | None, ...] = ()
-    ) -> np.ndarray:
+    def blend(self, probabilities: np.ndarray, features: np.ndarray) -> np.ndarray:
         """The reader's class probabilities (n x CLASSES) sharpened by the match against the enrolled faces: within
         each enrolled kind, the reader's probabilities times the match's, renormalised to the kind's own share (the
         chance of "no face" and of each kind stay the reader's). A match that agrees with the reader makes it surer;
         a flat one changes nothing. Features are compared after taking away the mean of the kind's faces: the
-        reader's features all lie on one side of the origin, so raw cosines tell faces apart by little. With each
-        die's face `pictures` (`read.Looks.pictures`), its face is also correlated with the kind's templates."""
+        reader's features all lie on one side of the origin, so raw cosines tell faces apart by little."""
         out = probabilities.copy()
         for kind, protos in self.faces.items():
             centre = protos.mean(axis=0)
-            similarity = self.match_scale * (_unit(features - centre) @ _unit(protos - centre).T)
-            if self.template_scale and kind in self.templates and pictures:
-                similarity = similarity + self.template_scale * self.correlation(kind, pictures)
-            match = np.exp(similarity - similarity.max(axis=1, keepdims=True))
+            similarity = _unit(features - centre) @ _unit(protos - centre).T
+            match = np.exp(self.match_scale * (similarity - similarity.max(axis=1, keepdims=True)))
             columns = [class_of(kind, v + 1) for v in range(len(protos))]
             joint = out[:, columns] * match
             share = out[:, columns].sum(axis=1, keepdims=True)
             out[:, columns] = share * joint / np.maximum(joint.sum(axis=1, keepdims=True), 1e-12)
         return out
 
-    def correlation(self, kind: str, pictures: tuple[np.ndarray | None, ...]) -> np.ndarray:
-        """(n, faces): each die's face against each enrolled face's templates, the best of its views (0 for a die
-        with no face placed)."""
-        kept = self.templates[kind]
-        out = np.zeros((len(pictures), kept.shape[0]), np.float32)
-        for i, picture in enumerate(pictures):
-            if picture is not None:
-                out[i] = (kept @ face_template(picture, kind)).max(axis=1)
-        return out
-
 
 def _unit(rows: np.ndarray) -> np.ndarray:
     return rows / np.maximum(np.linalg.norm(rows, axis=-1, keepdims=True), 1e-9)
-
-
-_INSIDE: dict[str, np.ndarray] = {}
-
-
-def _inside(kind: str) -> np.ndarray:
-    """The canonical face's pixels a template keeps (FACE_PX x FACE_PX booleans): the face shrunk about its centre."""
-    if kind not in _INSIDE:
-        corners = face_corners(FACE_SIDES[kind])
-        centre = corners.mean(axis=0)
-        shrunk = centre + TEMPLATE_INSIDE * (corners - centre)
-        mask = np.zeros((FACE_PX, FACE_PX), np.uint8)
-        cv2.fillPoly(mask, [np.round(shrunk * 16).astype(np.int32)], 1, cv2.LINE_8, 4)
-        _INSIDE[kind] = mask.astype(bool)
-    return _INSIDE[kind]
-
-
-def face_template(picture: np.ndarray, kind: str) -> np.ndarray:
-    """A face warped onto the canonical face (FACE_PX a side, BGR) as a template: grey, blurred, inside the face
-    only, of zero mean and unit length, so that the dot product of two is their correlation (light and contrast
-    do not count)."""
-    grey = cv2.GaussianBlur(cv2.cvtColor(picture, cv2.COLOR_BGR2GRAY).astype(np.float32), (0, 0), TEMPLATE_BLUR)
-    values = grey[_inside(kind)]
-    values = values - values.mean()
-    return values / max(float(np.linalg.norm(values)), 1e-6)
 
 
 def face_pictures(folder: Path) -> dict[str, dict[int, Path]]:
@@ -226,10 +166,9 @@ def enrol_dice(folder: Path, reader: DiceReader) -> Enrolment:
                 raise DiceEnrolError(f"{pictures[value]}: unreadable picture (expected a JPEG, PNG, BMP or WebP file)")
             images[kind].append(image)
     faces: dict[str, np.ndarray] = {}
-    templates: dict[str, np.ndarray] = {}
     views = []
     for kind, shown in images.items():
-        protos, kept = [], []
+        protos = []
         for value, image in enumerate(shown, 1):
             found = reader.finder.find(image, ENROL_PEAK)
             if not found:
@@ -238,24 +177,9 @@ def enrol_dice(folder: Path, reader: DiceReader) -> Enrolment:
             placed = [FoundDie(die.x, die.y, die.size * scale, die.score) for scale in SCALES]
             seen = reader.look(image, placed)
             protos.append(_unit(_unit(seen.features).mean(axis=0)))
-            kept.append(_templates(image, seen.corners, kind))
             views.append(_view(kind, value, listed[kind][value], image, die, seen, reader))
         faces[kind] = np.stack(protos).astype(np.float32)
-        templates[kind] = np.stack(kept).astype(np.float32)
-    return Enrolment(EnrolledDice(faces, templates), tuple(views))
-
-
-def _templates(image: np.ndarray, corners: tuple[np.ndarray, ...], kind: str) -> np.ndarray:
-    """One enrolment picture's face as templates: at every turn of every size it was read at (a size whose face
-    was not placed gives a blank template, which matches nothing)."""
-    out = []
-    for placed in corners:
-        for turn in range(FACE_SIDES[kind]):
-            if len(placed) == FACE_SIDES[kind]:
-                out.append(face_template(face_picture(image, placed, turn), kind))
-            else:
-                out.append(np.zeros(int(_inside(kind).sum()), np.float32))
-    return np.stack(out)
+    return Enrolment(EnrolledDice(faces), tuple(views))
 
 
 def _view(

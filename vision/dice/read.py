@@ -255,9 +255,6 @@ class Looks:
     features: np.ndarray  # (n, F)
     levels: tuple[LevelFace | None, ...] = ()  # each die's level face, where the table is calibrated
     corners: tuple[np.ndarray, ...] = ()  # each die's top-face corners in the frame as read (none: no face placed)
-    # each die's top face warped onto the canonical face at its first turn (None: no face placed), for matching
-    # against a player's enrolled faces (`enrol.EnrolledDice.blend`)
-    pictures: tuple[np.ndarray | None, ...] = ()
 
     def subset(self, keep: list[int]) -> Looks:
         """The looks of the dice picked (by index)."""
@@ -268,7 +265,6 @@ class Looks:
             self.features[keep],
             tuple(self.levels[i] for i in keep) if self.levels else (),
             tuple(self.corners[i] for i in keep) if self.corners else (),
-            tuple(self.pictures[i] for i in keep) if self.pictures else (),
         )
 
     @property
@@ -334,7 +330,6 @@ def read_faces(reader: Any, frame: np.ndarray, kinds: np.ndarray, places: list[F
         return Looks(np.zeros((0, len(KINDS)), np.float32), [], np.zeros((0, len(FACES)), np.float32), np.zeros((0, 0)))
     kinds = kinds.copy()
     pictures, owner = [], []
-    first: list[np.ndarray | None] = []
     for i, place in enumerate(places):
         corners = place.corners
         if len(corners) == 0:
@@ -342,7 +337,6 @@ def read_faces(reader: Any, frame: np.ndarray, kinds: np.ndarray, places: list[F
         for turn in range(len(corners)):
             pictures.append(face_picture(frame, corners, turn))
             owner.append(i)
-        first.append(pictures[-len(corners)] if len(corners) else None)
     if not pictures:
         pictures.append(np.zeros((FACE_PX, FACE_PX, 3), np.uint8))
         owner.append(-1)
@@ -357,7 +351,6 @@ def read_faces(reader: Any, frame: np.ndarray, kinds: np.ndarray, places: list[F
         mean_features,
         tuple(p.level for p in places),
         tuple(p.corners for p in places),
-        tuple(first),
     )
 
 
@@ -395,7 +388,7 @@ class DiceReader:
         probabilities = seen.probabilities(self.settings.cut(seen.level)[0])
         if self.enrolled is None or len(probabilities) == 0:
             return probabilities
-        return self.enrolled.blend(probabilities, seen.features, seen.pictures)
+        return self.enrolled.blend(probabilities, seen.features)
 
     def decide(self, seen: Looks, probabilities: np.ndarray, i: int, floor: float) -> tuple[str, float, bool]:
         """Die i's label and confidence, and whether it was doubted as cocked: a die the floor would read is left
