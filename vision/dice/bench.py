@@ -384,10 +384,7 @@ class ClipRecord:
             ClipFrame(
                 f["frame"],
                 f["solids"],
-                {
-                    name: [_reading_of(r) for r in rs]
-                    for name, rs in f["readings"].items()
-                },
+                {name: [_reading_of(r) for r in rs] for name, rs in f["readings"].items()},
             )
             for f in data["frames"]
         ]
