@@ -214,6 +214,30 @@ def test_a_recorded_clip_replays_as_it_was_read() -> None:
     assert tallies[0].right == 1 and tallies[0].read_while_moving == 0 and tallies[0].delays == [STILL_FRAMES - 1]
 
 
+def test_a_roll_clip_is_read_and_kept_for_the_watchers_tuning(loot_roll_test: Path, tmp_path: Path) -> None:
+    """A bench roll clip rendered, read frame by frame both ways and kept (`tune_watch record`): every frame holds the
+    thrown dice's truth and both ways' readings, each die its settle frame and label; the tuner scores rules on it
+    and never finds a value given while a die moves."""
+    import gzip
+
+    from vision.train.tune_watch import load_records, record_one, score
+
+    designs = ["loot-roll-design-017"]
+    path = Path(record_one((str(loot_roll_test), designs, 0, "test", str(models_dir()), str(tmp_path))))
+    again = record_one((str(loot_roll_test), designs, 0, "test", "no-models-here", str(tmp_path)))
+    assert path.is_file() and again == str(path)  # kept, not read again (with no models it could not be)
+    (record,) = load_records(tmp_path)
+    assert record.truths and all(label.split(":")[0] in ("D6", "D20") for _, label in record.truths)
+    assert len(record.frames) > 30 and all(set(f.readings) == {"runtime", "runtime_calibrated"} for f in record.frames)
+    assert {s["index"] for s in record.frames[-1].solids} == set(range(len(record.truths)))
+    assert all(s["settled"] for s in record.frames[-1].solids)  # the clip ends with every die at rest
+    for way in ("runtime", "runtime_calibrated"):
+        result = score([record], WatchRule(), way)
+        assert result["read_while_moving"] == 0 and result["settled_dice"] == len(record.truths)
+    with gzip.open(path, "rt") as f:
+        assert json.load(f)["truths"] == [list(t) for t in record.truths]
+
+
 def test_dice_scenes_report_dice_in_frame_with_their_truth(loot_roll_test: Path) -> None:
     from vision.synth.dice_scenes import COCKED_DEG, render_dice_scene
 

@@ -50,6 +50,7 @@ from vision.synth.dice_scenes import DIE_PX
 from vision.synth.legibility import LEGIBLE
 
 if TYPE_CHECKING:
+    from vision.dice.enrol import EnrolledDice
     from vision.synth.clips import Clip
     from vision.synth.pieces import PieceSet
 
@@ -261,6 +262,25 @@ def run_dice_bench(
     return result
 
 
+def enrolled_player(
+    pieces_root: Path, designs: list[str], player: int, seed: int, split: str, reader: DiceReader
+) -> tuple[dict, EnrolledDice]:
+    """A bench player's dice (a d20 and a d6 of the split's looks) and their enrolment from one rendered picture per
+    face (`dice_scenes.write_face_pictures`); DiceEnrolError names the picture refused (its folder as FOLDER)."""
+    from vision.dice.enrol import DiceEnrolError, enrol_dice
+    from vision.synth.components import load_component
+    from vision.synth.dice_scenes import random_looks, write_face_pictures
+
+    looks = random_looks(np.random.default_rng([seed, player, 23]), split)
+    table = load_component(pieces_root / designs[player % len(designs)])
+    with tempfile.TemporaryDirectory() as tmp:
+        write_face_pictures(Path(tmp), looks, seed + player, table)
+        try:
+            return looks, enrol_dice(Path(tmp), reader).dice
+        except DiceEnrolError as err:
+            raise DiceEnrolError(str(err).replace(tmp, "FOLDER")) from err
+
+
 def run_enrol_bench(
     pieces_root: Path,
     designs: list[str],
@@ -274,23 +294,18 @@ def run_enrol_bench(
 ) -> dict:
     """Per player: a held-out d20 and d6 look, one enrolment picture per face (`dice_scenes.write_face_pictures`),
     then `scenes` scenes of only that player's dice, read with and without the enrolment, on the same frames."""
-    from vision.dice.enrol import DiceEnrolError, enrol_dice
-    from vision.synth.components import load_component
-    from vision.synth.dice_scenes import random_looks, write_face_pictures
+    from vision.dice.enrol import DiceEnrolError
 
     plain = DiceReader(models)
     tallies = {"runtime": DiceTally(), "runtime_enrolled": DiceTally()}
     refused: list[str] = []
     for player in range(players):
-        looks = random_looks(np.random.default_rng([seed, player, 23]), split)
-        table = load_component(pieces_root / designs[player % len(designs)])
-        with tempfile.TemporaryDirectory() as tmp:
-            write_face_pictures(Path(tmp), looks, seed + player, table)
-            try:
-                enrolled = DiceReader(models, enrol_dice(Path(tmp), plain).dice)
-            except DiceEnrolError as err:  # the player would be told so and asked for another picture
-                refused.append(f"player {player}: {str(err).replace(tmp, 'FOLDER')}")
-                continue
+        try:
+            looks, dice = enrolled_player(pieces_root, designs, player, seed, split, plain)
+        except DiceEnrolError as err:  # the player would be told so and asked for another picture
+            refused.append(f"player {player}: {err}")
+            continue
+        enrolled = DiceReader(models, dice)
         jobs = [(10_000 * (player + 1) + i, seed, str(pieces_root), designs, split, looks) for i in range(scenes)]
         with Pool(workers) as pool:
             for done, frame in enumerate(pool.imap(render_frame, jobs), 1):

@@ -17,15 +17,14 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import tempfile
 from dataclasses import replace
 from multiprocessing import Pool
 from pathlib import Path
 
 import numpy as np
 
-from vision.dice.bench import DiceTally, calibration_of, render_frame
-from vision.dice.enrol import DiceEnrolError, enrol_dice
+from vision.dice.bench import DiceTally, calibration_of, enrolled_player, render_frame
+from vision.dice.enrol import DiceEnrolError
 from vision.dice.read import DiceReader, table_camera
 
 WRONG_COST = 3.0
@@ -34,23 +33,18 @@ MATCH_SCALES = (0.0, 2.0, 5.0, 10.0)
 
 
 def tune(pieces_root: Path, players: int, scenes: int, models: Path, split: str, workers: int) -> dict:
-    from vision.synth.components import load_component, split_design_names
-    from vision.synth.dice_scenes import random_looks, write_face_pictures
+    from vision.synth.components import split_design_names
 
     designs = split_design_names(pieces_root, split, "loot-roll")
     plain = DiceReader(models)
     tallies = {(way, scale): DiceTally() for way in ("free", "calibrated") for scale in MATCH_SCALES}
     refused = []
     for player in range(players):
-        looks = random_looks(np.random.default_rng([SEED, player, 23]), split)
-        table = load_component(pieces_root / designs[player % len(designs)])
-        with tempfile.TemporaryDirectory() as tmp:
-            write_face_pictures(Path(tmp), looks, SEED + player, table)
-            try:
-                enrolled = enrol_dice(Path(tmp), plain).dice
-            except DiceEnrolError as err:
-                refused.append(f"player {player}: {err}")
-                continue
+        try:
+            looks, enrolled = enrolled_player(pieces_root, designs, player, SEED, split, plain)
+        except DiceEnrolError as err:
+            refused.append(f"player {player}: {err}")
+            continue
         jobs = [(10_000 * (player + 1) + i, SEED, str(pieces_root), designs, split, looks) for i in range(scenes)]
         rng = np.random.default_rng([SEED, player, 41])
         with Pool(workers) as pool:
