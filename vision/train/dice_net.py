@@ -39,6 +39,7 @@ from vision.dice.crops import (
     STRIDE,
     face_picture,
     image_from_square,
+    normalised_face,
     ordered,
     square,
     square_matrix,
@@ -334,7 +335,7 @@ class FaceBatches:
     half its d20 faces upside down: on validation dice it read fewer, 75.0% of legible dice through the whole
     runtime against 76.4%, so the shipped reader is not taught that way.)"""
 
-    def __init__(self, scenes: list[DiceScene], seed: int) -> None:
+    def __init__(self, scenes: list[DiceScene], seed: int, normalised: bool = False) -> None:
         self.items = [
             (s.window(i), row)
             for s in scenes
@@ -342,13 +343,14 @@ class FaceBatches:
             if kind_target(row) and len(face_corners_of(row))
         ]  # only the windows read: a tray's dice are tens of thousands
         self.rng = np.random.default_rng(seed)
+        self.normalised = normalised
 
     def sample(self, batch: int) -> tuple[torch.Tensor, torch.Tensor]:
         xs, ys = [], []
         for i in self.rng.integers(0, len(self.items), batch):
             window, row = self.items[i]
-            picture = face_picture(window, jittered_face(row, self.rng))
-            xs.append(reader_input(_light(self.rng, _recoloured(self.rng, picture))[None])[0])
+            picture = _light(self.rng, _recoloured(self.rng, face_picture(window, jittered_face(row, self.rng))))
+            xs.append(reader_input((normalised_face(picture) if self.normalised else picture)[None])[0])
             ys.append(face_target(row))
         return torch.from_numpy(np.stack(xs)), torch.from_numpy(np.stack(ys))
 
@@ -438,7 +440,7 @@ def evaluate_face_finder(model: FaceFinderNet, scenes: list[DiceScene], view: st
     }
 
 
-def evaluate_face_reader(model: FaceReaderNet, scenes: list[DiceScene]) -> dict:
+def evaluate_face_reader(model: FaceReaderNet, scenes: list[DiceScene], normalised: bool = False) -> dict:
     """Faces at their true corners, every turn looked at: share read right, of the legible and of all."""
     model.eval()
     windows, rows = _decoded(scenes)
@@ -449,6 +451,8 @@ def evaluate_face_reader(model: FaceReaderNet, scenes: list[DiceScene]) -> dict:
                 continue
             face = to_window(face_corners_of(row), row)
             looks = np.stack([face_picture(window, face, t) for t in range(len(face))])
+            if normalised:
+                looks = np.stack([normalised_face(look) for look in looks])
             logits = model(torch.from_numpy(reader_input(looks)))[0].mean(0).numpy()
             ok = int(logits.argmax()) == int(row[3]) - 1
             right.append(ok)
@@ -501,7 +505,7 @@ def train(args: argparse.Namespace) -> None:
         extra = {"view": args.view}
     else:
         model = FaceReaderNet()
-        faces = FaceBatches(scenes, args.seed)
+        faces = FaceBatches(scenes, args.seed, args.normalised)
         print(f"face reader: {len(faces.items)} faces")
 
         def next_loss() -> torch.Tensor:
@@ -510,9 +514,10 @@ def train(args: argparse.Namespace) -> None:
             return -(target * torch.log_softmax(model(x)[0], 1)).sum(1).mean()
 
         def evaluate() -> dict:
-            return evaluate_face_reader(model, val)  # type: ignore[arg-type]
+            return evaluate_face_reader(model, val, args.normalised)  # type: ignore[arg-type]
 
         seen = ("faces", args.batch)
+        extra = {"normalised": str(args.normalised)}
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     state = resume(args.out, model, opt, args.minutes)
     train_for_budget(
@@ -560,6 +565,9 @@ def add_train_args(t: argparse.ArgumentParser) -> None:
         help="faces: teach a cocked die's leaning face as corner marks (`dice_data.corners_taught`; not shipped)",
     )
     t.add_argument("--view", choices=VIEWS, default="upright", help="faces: the square the face finder reads")
+    t.add_argument(
+        "--normalised", action="store_true", help="reader: faces with their local light taken away (not shipped)"
+    )
     add_budget_args(t, minutes=40.0, batch=32, lr=3e-3, threads=1)
 
 
