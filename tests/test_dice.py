@@ -238,6 +238,25 @@ def test_a_roll_clip_is_read_and_kept_for_the_watchers_tuning(loot_roll_test: Pa
         assert json.load(f)["truths"] == [list(t) for t in record.truths]
 
 
+def test_a_reader_trained_on_normalised_faces_is_shown_normalised_faces() -> None:
+    """The face reader graph says in its metadata which pictures it learnt from (`dice_net export`): a graph marked
+    "normalised" (here an identity graph, tests/data) is shown `crops.normalised_face` of each face, the shipped
+    reader the faces as they are."""
+    from vision.dice.crops import FACE_PX, normalised_face
+    from vision.dice.read import READER_FILE, face_input, reader_input, reads_normalised
+    from vision.recognise.models import session
+
+    marked = session(Path(__file__).parent / "data" / "identity-normalised.onnx")
+    shipped = session(models_dir() / READER_FILE)
+    pictures = np.random.default_rng(0).integers(0, 256, (2, FACE_PX, FACE_PX, 3), dtype=np.uint8)
+    assert reads_normalised(marked) and not reads_normalised(shipped)
+    expected = reader_input(np.stack([normalised_face(p) for p in pictures]))
+    assert np.array_equal(marked.run(None, {"x": face_input(marked, pictures)})[0], expected)
+    assert np.array_equal(face_input(shipped, pictures), reader_input(pictures))
+    flat = np.full((FACE_PX, FACE_PX, 3), 90, np.uint8)  # no light to take away: mid-grey, whatever the body
+    assert np.all(np.abs(normalised_face(flat).astype(int) - 128) <= 1)
+
+
 def test_dice_scenes_report_dice_in_frame_with_their_truth(loot_roll_test: Path) -> None:
     from vision.synth.dice_scenes import COCKED_DEG, render_dice_scene
 

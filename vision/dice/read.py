@@ -33,6 +33,7 @@ from vision.dice.crops import (
     READ_PX,
     face_picture,
     image_from_square,
+    normalised_face,
     square,
 )
 from vision.dice.enrol import EnrolledDice
@@ -93,6 +94,22 @@ def value_of(label: str) -> int | None:
 def reader_input(crops: np.ndarray) -> np.ndarray:
     """(n, 3, side, side) float32 from (n, side, side, 3) BGR pictures, centred on 0 (both nets take this)."""
     return np.ascontiguousarray((crops.astype(np.float32) / 255.0 - 0.5).transpose(0, 3, 1, 2))
+
+
+READER_INPUT_KEY = "input"  # the face reader graph's metadata: "normalised" when it reads `crops.normalised_face`
+
+
+def reads_normalised(reader: Any) -> bool:
+    """Whether a face reader (an ONNX session) was trained on normalised faces, as its graph's metadata says: the
+    picture it is shown must be made as the one it learnt from, so the graph carries it, not a setting beside it."""
+    return reader.get_modelmeta().custom_metadata_map.get(READER_INPUT_KEY) == "normalised"
+
+
+def face_input(reader: Any, pictures: np.ndarray) -> np.ndarray:
+    """The face reader's input for (n, FACE_PX, FACE_PX, 3) face pictures, normalised when the reader wants them so."""
+    if reads_normalised(reader):
+        pictures = np.stack([normalised_face(p) for p in pictures])
+    return reader_input(pictures)
 
 
 def softmax(logits: np.ndarray, temperature: float = 1.0) -> np.ndarray:
@@ -340,7 +357,7 @@ def read_faces(reader: Any, frame: np.ndarray, kinds: np.ndarray, places: list[F
     if not pictures:
         pictures.append(np.zeros((FACE_PX, FACE_PX, 3), np.uint8))
         owner.append(-1)
-    logits, features = reader.run(None, {"x": reader_input(np.stack(pictures))})
+    logits, features = reader.run(None, {"x": face_input(reader, np.stack(pictures))})
     who = np.array(owner)
     mean_logits = np.stack([_mean_of(logits, who == i) for i in range(len(places))])
     mean_features = np.stack([_mean_of(features, who == i) for i in range(len(places))])

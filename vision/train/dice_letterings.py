@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from vision.dice.crops import FACES, face_picture
-from vision.dice.read import reader_input
+from vision.dice.read import face_input
 from vision.synth.legibility import LEGIBLE
 from vision.train.dice_data import face_corners_of, kind_target, load_scenes, to_window
 
@@ -69,13 +69,13 @@ def main(argv: list[str] | None = None) -> None:
             _, kind, style = min(dice, key=lambda d: math.hypot(d[0][0] - row[0], d[0][1] - row[1]))
             legible = not np.isnan(row[7]) and row[7] >= LEGIBLE
             face = to_window(face_corners_of(row), row)
-            looks = reader_input(np.stack([face_picture(scene.window(i), face, t) for t in range(len(face))]))
+            pictures = np.stack([face_picture(scene.window(i), face, t) for t in range(len(face))])
             truth = int(row[3]) - 1
             size = "under 50 px" if row[2] < 50 else ("50-80 px" if row[2] < 80 else "over 80 px")
             keys = [kind, f"{kind} {style.split(':')[0]}", f"{kind} {style}", f"{kind} {size}"]
             keys += [f"{kind} legible", f"{kind} {style.split(':')[0]} legible"] if legible else [f"{kind} illegible"]
             for n, net in enumerate(nets):
-                read = int(net.run(None, {"x": looks})[0].mean(0).argmax())
+                read = int(net.run(None, {"x": face_input(net, pictures)})[0].mean(0).argmax())
                 for key in keys:
                     right[n][key][0] += read == truth
                     right[n][key][1] += 1

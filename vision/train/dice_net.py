@@ -46,7 +46,7 @@ from vision.dice.crops import (
 )
 from vision.dice.find import SIZE_UNIT, finder_input, found_dice
 from vision.dice.level import TableCamera
-from vision.dice.read import CELL, corners_from_heat, reader_input
+from vision.dice.read import CELL, READER_INPUT_KEY, corners_from_heat, reader_input
 from vision.dice.table_view import carried, to_view, view_of_find, view_picture
 from vision.heatmap import cell_of, turned
 from vision.synth.legibility import LEGIBLE
@@ -551,6 +551,12 @@ def export(run: Path, onnx_path: Path) -> None:
         reader.load_state_dict(checkpoint["model"])
         dynamic = {"x": {0: "n"}, "out": {0: "n"}, "features": {0: "n"}}
         export_onnx(reader, torch.zeros(1, 3, FACE_PX, FACE_PX), onnx_path, ["x"], ["out", "features"], dynamic)
+        if checkpoint.get("normalised") == "True":  # the runtime shows it faces as it learnt them (read.face_input)
+            import onnx
+
+            graph = onnx.load(str(onnx_path))
+            onnx.helper.set_model_props(graph, {READER_INPUT_KEY: "normalised"})
+            onnx.save(graph, str(onnx_path))
 
 
 def add_train_args(t: argparse.ArgumentParser) -> None:
