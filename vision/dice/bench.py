@@ -43,7 +43,7 @@ from vision.dice.read import (
     read_faces,
     table_camera,
 )
-from vision.dice.watch import DiceWatcher, WatchRule
+from vision.dice.watch import WAY_CALIBRATED, WAY_FREE, DiceWatcher, WatchRule
 from vision.recognise.calibration import TableCalibration, calibration_from
 from vision.synth.camera import Camera, apply_homography
 from vision.synth.dice_scenes import DIE_PX
@@ -58,7 +58,8 @@ SEEN = 0.9  # a resting die is scored when this much of it, and of its top face,
 HIDDEN = 0.4  # a die with less of its top face showing must not be given a value
 
 
-CLIP_WAYS = ("runtime", "runtime_calibrated")  # roll clips read without the table's calibration, and with it
+# roll clips read without the table's calibration, and with it: each way's watcher rule in the thresholds file
+CLIP_WAYS = {"runtime": WAY_FREE, "runtime_calibrated": WAY_CALIBRATED}
 CLICK_PX = 2.0  # how far off a player's click on a calibration point lands (standard deviation, each axis)
 
 
@@ -253,7 +254,7 @@ def run_dice_bench(
         },
     }
     if clips:
-        rules = {name: WatchRule.load(models, name == "runtime_calibrated") for name in CLIP_WAYS}
+        rules = {name: WatchRule.load(models, way == WAY_CALIBRATED) for name, way in CLIP_WAYS.items()}
         result["clips"] = run_clip_bench(pieces_root, designs, clips, seed, reader, split, progress, rules)
     if enrol_players:
         result["enrolled"] = run_enrol_bench(

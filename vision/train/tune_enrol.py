@@ -26,8 +26,8 @@ import numpy as np
 from vision.dice.bench import DiceTally, calibration_of, enrolled_player, render_frame
 from vision.dice.enrol import DiceEnrolError
 from vision.dice.read import DiceReader, table_camera
+from vision.train.tune_dice import WRONG_COST
 
-WRONG_COST = 3.0
 SEED = 2
 MATCH_SCALES = (0.0, 2.0, 5.0, 10.0)
 

@@ -27,11 +27,10 @@ from pathlib import Path
 
 from vision.dice.bench import CLIP_WAYS, ClipRecord, ClipTally, plan_bench_clip, record_clip, replay
 from vision.dice.read import THRESHOLDS_FILE, DiceReader
-from vision.dice.watch import WAY_CALIBRATED, WAY_FREE, WatchRule
+from vision.dice.watch import WatchRule
+from vision.train.tune_dice import WRONG_COST  # a wrong value costs as much as three the player must read out
 
-WRONG_COST = 3.0  # a wrong value announced costs as much as three dice the player must read out themselves
 SEED = 2  # the validation clips' seed (the bench's test clips use its own seed, 3 by default)
-WAYS = dict(zip(CLIP_WAYS, (WAY_FREE, WAY_CALIBRATED), strict=True))  # the bench's name -> the thresholds file's
 GRID = {  # in the order ties are broken: the first rule of least cost is kept
     "still_frames": (4, 6, 8),
     "window": (8, 12, 16, 24),
@@ -93,7 +92,7 @@ def _keep(records: list[ClipRecord]) -> None:
 
 
 def _score_kept(rule: WatchRule) -> dict[str, dict]:
-    return {way: score(_RECORDS, rule, way) for way in WAYS}
+    return {way: score(_RECORDS, rule, way) for way in CLIP_WAYS}
 
 
 def tune(records: list[ClipRecord], models: Path, workers: int = 2) -> dict:
@@ -106,7 +105,7 @@ def tune(records: list[ClipRecord], models: Path, workers: int = 2) -> dict:
             print(f"\rrules {n}/{len(candidates)}", end="", file=sys.stderr, flush=True)
     print(file=sys.stderr)
     chosen = {}
-    for name, way in WAYS.items():
+    for name, way in CLIP_WAYS.items():
         best = min(range(len(candidates)), key=lambda i: results[i][name]["cost"])  # the first of least cost
         chosen[way] = {
             **asdict(candidates[best]),
