@@ -246,7 +246,7 @@ def test_cube_scenes_never_put_one_cube_inside_another(test_design: Path) -> Non
 
     pieces = load_component(test_design)
     for seed in range(6):
-        spec, eras = cube_scene_spec(np.random.default_rng(seed), pieces, 0, 1280, 720, 0)
+        spec, eras, _ = cube_scene_spec(np.random.default_rng(seed), pieces, 0, 1280, 720, 0)
         cubes = [s for s in spec.solids if s.kind == "cube"]
         assert set(eras) == set(ERA_CODES) and cubes
         for i, a in enumerate(cubes):

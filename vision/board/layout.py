@@ -1,17 +1,20 @@
 """A board folder: the board's picture and where its Eras lie on it, as the cube counter needs them.
 
-    board.json   {"picture": "board.jpg", "eras": {"daw": [[x, y], ...], "med": [...], ...}}
+    board.json   {"picture": "board.jpg", "eras": {"daw": [[x, y], ...], "med": [...], ...},
+                  "missions": {"daw": [[x, y], [x, y], [x, y], [x, y]], ...}}
     board.jpg    the board seen from straight above (a scan, a photo squared up, or the synthetic stand-in)
 
 Each Era is a polygon in fractions of the picture (0-1 across, 0-1 down), in any order of its corners; all seven
-Era codes must be there. `models/the-loop-board/` holds the stand-in (synthetic design 0) that is used until a
-player gives their own board's folder (`--board DIR`).
+Era codes must be there. "missions" may be left out (no mission tiles are read then); where given, it names for
+some or all Eras the four corners of the spot, outside the ring, where that Era's mission tile lies, in order round
+the square (either way, from any corner: a tile is read in all four turns). `models/the-loop-board/` holds the
+stand-in (synthetic design 0) that is used until a player gives their own board's folder (`--board DIR`).
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import cv2
@@ -31,6 +34,7 @@ class BoardLayout:
     picture: np.ndarray  # BGR
     eras: dict[str, np.ndarray]  # Era code -> (n, 2) polygon in picture fractions
     folder: Path
+    missions: dict[str, np.ndarray] = field(default_factory=dict)  # Era code -> (4, 2) mission spot, fractions
 
 
 def load_board(folder: Path) -> BoardLayout:
@@ -62,11 +66,29 @@ def load_board(folder: Path) -> BoardLayout:
     missing = [c for c in ERA_CODES if c not in eras]
     if missing:
         raise BoardLayoutError(f"{path}: 'eras': no polygon for {', '.join(missing)}")
-    return BoardLayout(picture, {code: _polygon(path, code, eras[code]) for code in ERA_CODES}, Path(folder))
+    polygons = {code: _polygon(path, f"eras.{code}", eras[code]) for code in ERA_CODES}
+    return BoardLayout(picture, polygons, Path(folder), _missions(path, data.get("missions", {})))
 
 
-def _polygon(path: Path, code: str, value: object) -> np.ndarray:
-    where = f"{path}: 'eras.{code}'"
+def _missions(path: Path, spots: object) -> dict[str, np.ndarray]:
+    if not isinstance(spots, dict):
+        raise BoardLayoutError(f"{path}: 'missions': expected an object of Era code -> the spot's four corners")
+    unknown = sorted(set(spots) - set(ERA_CODES))
+    if unknown:
+        raise BoardLayoutError(
+            f"{path}: 'missions': unknown Era {', '.join(unknown)} (expected {', '.join(ERA_CODES)})"
+        )
+    out = {}
+    for code in (c for c in ERA_CODES if c in spots):
+        square = _polygon(path, f"missions.{code}", spots[code])
+        if len(square) != 4 or not cv2.isContourConvex(square.astype(np.float32)):
+            raise BoardLayoutError(f"{path}: 'missions.{code}': expected the spot's 4 corners in order round it")
+        out[code] = square
+    return out
+
+
+def _polygon(path: Path, field_name: str, value: object) -> np.ndarray:
+    where = f"{path}: '{field_name}'"
     try:
         polygon = np.asarray(value, np.float64)
     except (TypeError, ValueError) as err:
@@ -80,12 +102,26 @@ def _polygon(path: Path, code: str, value: object) -> np.ndarray:
     return polygon
 
 
-def save_board(folder: Path, picture: np.ndarray, eras: dict[str, np.ndarray], name: str = "board.jpg") -> None:
-    """Writes a board folder (the picture as JPEG, quality 92)."""
+def save_board(
+    folder: Path,
+    picture: np.ndarray,
+    eras: dict[str, np.ndarray],
+    name: str = "board.jpg",
+    missions: dict[str, np.ndarray] | None = None,
+) -> None:
+    """Writes a board folder (the picture as JPEG, quality 92), with the mission spots when given."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     if not cv2.imwrite(str(folder / name), picture[..., :3], [cv2.IMWRITE_JPEG_QUALITY, 92]):
         raise OSError(f"{folder / name}: could not write the board picture")
-    rows = [f'  "{c}": {json.dumps(np.round(np.asarray(eras[c]), 5).tolist())}' for c in ERA_CODES]
-    body = ",\n".join(rows)  # one Era a line: readable, and diffs name the Era that changed
-    (folder / BOARD_JSON).write_text(f'{{\n "picture": {json.dumps(name)},\n "eras": {{\n{body}\n }}\n}}\n')
+    text = f'{{\n "picture": {json.dumps(name)},\n "eras": {{\n{_rows(eras)}\n }}'
+    if missions:
+        text += f',\n "missions": {{\n{_rows(missions)}\n }}'
+    (folder / BOARD_JSON).write_text(text + "\n}\n")
+
+
+def _rows(polygons: dict[str, np.ndarray]) -> str:
+    """One Era a line: readable, and a diff names the Era that changed."""
+    return ",\n".join(
+        f'  "{c}": {json.dumps(np.round(np.asarray(polygons[c]), 5).tolist())}' for c in ERA_CODES if c in polygons
+    )

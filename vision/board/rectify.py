@@ -69,9 +69,14 @@ def era_masks(regions: Mapping[str, Sequence[Sequence[float]]], size: int = CUT_
 
 
 def difference(cut: np.ndarray, reference: np.ndarray) -> np.ndarray:
-    """Per cut pixel, how far it departs (summed over B, G, R) from the board's picture fitted to the cut's light: a
-    gain and an offset per channel, fitted twice, the second time without the pixels that differed most (whatever
-    stands on the board), so that only what the board's print cannot explain stands out."""
+    """Per cut pixel, how far it departs (summed over B, G, R) from the board's picture fitted to the cut's light
+    (`in_light`), so that only what the board's print cannot explain stands out."""
+    return np.abs(cut.astype(np.float32) - in_light(cut, reference)).sum(axis=2)
+
+
+def in_light(cut: np.ndarray, reference: np.ndarray) -> np.ndarray:
+    """The reference picture as the cut's light shows it (float32 BGR): a gain and an offset per channel, fitted
+    twice, the second time without the pixels that differed most (whatever stands on the board)."""
     x = reference.reshape(-1, 3).astype(np.float32)
     y = cut.reshape(-1, 3).astype(np.float32)
     keep = np.ones(len(x), bool)
@@ -80,4 +85,4 @@ def difference(cut: np.ndarray, reference: np.ndarray) -> np.ndarray:
         predicted = np.stack([np.polyval(fit[c], x[:, c]) for c in range(3)], axis=1)
         residual = np.abs(y - predicted).sum(axis=1)
         keep = residual < np.percentile(residual, 70)
-    return residual.reshape(cut.shape[:2])
+    return predicted.reshape(cut.shape).astype(np.float32)

@@ -53,9 +53,17 @@ def board_code(pieces: PieceSet) -> str:
 
 
 def cube_scene_spec(
-    rng: np.random.Generator, pieces: PieceSet, n_backgrounds: int, width: int, height: int, set_index: int
-) -> tuple[SceneSpec, dict[str, np.ndarray]]:
-    """A board scene and its Era sectors in table millimetres (keyed by Era code)."""
+    rng: np.random.Generator,
+    pieces: PieceSet,
+    n_backgrounds: int,
+    width: int,
+    height: int,
+    set_index: int,
+    mission_rng: np.random.Generator | None = None,
+) -> tuple[SceneSpec, dict[str, np.ndarray], tuple[SpotTile, ...]]:
+    """A board scene, its Era sectors in table millimetres (keyed by Era code), and with `mission_rng` the mission
+    tiles on their spots (`spot_tiles`, drawn from that stream alone, so the rest of the scene is the one drawn
+    without them)."""
     code = board_code(pieces)
     size = pieces.pieces[code].size_mm
     base = random_spec(rng, 1, n_backgrounds, width, height, codes=_flat(pieces, "card"), deck_index=set_index)
@@ -85,15 +93,100 @@ def cube_scene_spec(
         foot = camera.position()[:2]
         heading = math.degrees(math.atan2(-(x - foot[0]), y - foot[1] + 1e-3)) + float(rng.normal(0, 35))
         hands.append(random_occluder(rng, "hand", x, y, heading))
+    tiles: list[CardSpec] = []
+    progress: list[SolidSpec] = []
+    spots: tuple[SpotTile, ...] = ()
+    if mission_rng is not None:
+        spots = spot_tiles(mission_rng, pieces, to_table)
+        tiles, progress = _spot_pieces(mission_rng, spots)
+        if spots and mission_rng.random() < 0.25:  # a hand reaching for a mission
+            x, y = spots[int(mission_rng.integers(0, len(spots)))].centre
+            foot = camera.position()[:2]
+            heading = math.degrees(math.atan2(-(x - foot[0]), y - foot[1] + 1e-3)) + float(mission_rng.normal(0, 35))
+            hands.append(random_occluder(mission_rng, "hand", x + float(mission_rng.normal(0, 20)), y, heading))
     spec = replace(
         base,
         camera=camera,
-        cards=(board, *far, *tokens),
-        solids=(*cubes, *pawns),
+        cards=(board, *far, *tokens, *tiles),
+        solids=(*cubes, *pawns, *progress),
         occluders=tuple(hands),
-        layout="board-cubes",
+        layout="board-cubes" + ("+missions" if spots else ""),
     )
-    return spec, eras
+    return spec, eras, spots
+
+
+@dataclass(frozen=True)
+class SpotTile:
+    """What lies on one Era's mission spot: nothing, a mission tile face down, or one face up with progress cubes
+    on some of its slots."""
+
+    era: str
+    spot_mm: np.ndarray  # the printed spot's corners, table millimetres
+    code: str | None  # the tile's mission (M01...), None for an empty spot
+    face_up: bool
+    x_mm: float = 0.0  # the tile's centre and turn on the table
+    y_mm: float = 0.0
+    rotation_deg: float = 0.0
+    progress: tuple[tuple[str, float, float], ...] = ()  # (colour, table x, y) of each progress cube
+
+    @property
+    def centre(self) -> tuple[float, float]:
+        return float(self.spot_mm[:, 0].mean()), float(self.spot_mm[:, 1].mean())
+
+
+SPOT_STATES = ("empty", "back", "front")
+SPOT_WEIGHTS = (0.15, 0.4, 0.45)  # a game shows mostly tiles face down, two face up; fronts weigh more to be read
+
+
+def spot_tiles(rng: np.random.Generator, pieces: PieceSet, to_table: np.ndarray) -> tuple[SpotTile, ...]:
+    """A tile (or none) on each Era's mission spot, distinct missions, laid by hand: a few mm off the spot's
+    centre, a few degrees off square, in any of four turns; a face-up tile holds 0 to all of its progress cubes on
+    randomly chosen slots. A piece set that is not one of the art module's designs has no known spots: none."""
+    from games.the_loop.catalogue import load_catalogue
+    from vision.synth.art.the_loop import mission_regions, mission_slot_boxes
+    from vision.synth.game_scenes import design_number
+
+    number = design_number(pieces)
+    if number is None:
+        return ()
+    slots = {code: m.slots for code, m in load_catalogue().missions.items() if code in pieces.pieces}
+    codes = [str(c) for c in rng.permutation(np.array(sorted(slots), dtype=object))]
+    out = []
+    for era, square in mission_regions(number).items():
+        spot = apply_homography(to_table, np.array(square, float))
+        state = str(rng.choice(SPOT_STATES, p=SPOT_WEIGHTS))
+        if state == "empty" or not codes:
+            out.append(SpotTile(era, spot, None, False))
+            continue
+        code = codes.pop()
+        edge = spot[1] - spot[0]
+        turn = math.degrees(math.atan2(edge[1], edge[0])) + 90.0 * int(rng.integers(0, 4)) + float(rng.normal(0, 3))
+        x, y = spot.mean(axis=0) + rng.normal(0, 1.5, 2)
+        cubes: tuple[tuple[str, float, float], ...] = ()
+        if state == "front":
+            to_tile = card_to_table(float(x), float(y), turn, 1, 1, pieces.pieces[code].size_mm)
+            boxes = mission_slot_boxes(len(slots[code]))
+            filled = sorted(rng.choice(len(boxes), int(rng.integers(0, len(boxes) + 1)), replace=False).tolist())
+            centres = np.array([((boxes[k][0] + boxes[k][2]) / 2, (boxes[k][1] + boxes[k][3]) / 2) for k in filled])
+            points = apply_homography(to_tile, centres) if filled else np.zeros((0, 2))
+            cubes = tuple((slots[code][k], float(px), float(py)) for k, (px, py) in zip(filled, points, strict=True))
+        out.append(SpotTile(era, spot, code, state == "front", float(x), float(y), turn, cubes))
+    return tuple(out)
+
+
+def _spot_pieces(rng: np.random.Generator, spots: Sequence[SpotTile]) -> tuple[list[CardSpec], list[SolidSpec]]:
+    """The tiles and progress cubes `spot_tiles` drew, as the renderer takes them (cubes set square on their
+    slots, as a player drops them, a little askew)."""
+    tiles, cubes = [], []
+    for spot in spots:
+        if spot.code is None:
+            continue
+        tiles.append(CardSpec(spot.code, spot.face_up, spot.x_mm, spot.y_mm, spot.rotation_deg, False))
+        for colour, x, y in spot.progress:
+            turn = rotation_about((0, 0, 1), math.radians(spot.rotation_deg + float(rng.normal(0, 6))))
+            cube = random_solid(rng, "cube", x + float(rng.normal(0, 0.7)), y + float(rng.normal(0, 0.7)), code=colour)
+            cubes.append(replace(cube, size_mm=float(rng.uniform(8.0, 9.5)), rotation=tuple(turn.ravel())))
+    return tiles, cubes
 
 
 def _ring_pieces(rng: np.random.Generator, pieces: PieceSet, n: int) -> list[str]:
@@ -130,20 +223,39 @@ class RenderedBoard:
     rng: np.random.Generator  # the scene's stream, drawn on by callers that need more (a registration's error)
     # every token, tile and pawn the counter reads: (label in cubes.PIECES, table x, y mm, visible share)
     on_ring: tuple[tuple[str, float, float, float], ...] = ()
+    spots: tuple[SpotTruth, ...] = ()  # the mission spots, when the scene was drawn with them
 
 
-def render_board_scene(index: int, seed: int, root: Path, designs: Sequence[str]) -> RenderedBoard:
-    """Scene `index` of the stream `seed`, of one of `designs` (folders under `root`), with its truth."""
+@dataclass(frozen=True)
+class SpotTruth:
+    """One mission spot as the camera sees it: what lies there, its progress cubes by colour, how much of the tile
+    shows and how much of its least seen cube."""
+
+    era: str
+    tile: str | None  # the mission's code face up, BACK_MISSION face down, None when the spot is empty
+    progress: dict[str, int]
+    tile_seen: float  # the share of the tile that shows; of an empty spot, the share of the spot
+    least_seen: float
+    spot_in_frame: float  # share of the spot's corners inside the frame (1: all four)
+
+
+def render_board_scene(
+    index: int, seed: int, root: Path, designs: Sequence[str], missions: bool = False
+) -> RenderedBoard:
+    """Scene `index` of the stream `seed`, of one of `designs` (folders under `root`), with its truth; with
+    `missions`, mission tiles lie on their spots (`spot_tiles`)."""
     from vision.board.cubes import COLOURS
     from vision.synth.backgrounds import table_textures
     from vision.synth.components import load_component
-    from vision.synth.scene import render_scene
+    from vision.synth.scene import finish_scene, paint_scene
 
     rng = np.random.default_rng([seed, index])
     pieces = load_component(Path(root) / designs[int(rng.integers(0, len(designs)))])
     backgrounds = table_textures()
-    spec, eras = cube_scene_spec(rng, pieces, len(backgrounds), 1280, 720, 0)
-    scene = render_scene(spec, [pieces], backgrounds)
+    mission_rng = np.random.default_rng([seed, index, 7]) if missions else None
+    spec, eras, spots = cube_scene_spec(rng, pieces, len(backgrounds), 1280, 720, 0, mission_rng)
+    painting = paint_scene(spec, [pieces], backgrounds)
+    scene = finish_scene(spec, painting)
     board = spec.cards[0]
     size = pieces.pieces[board_code(pieces)].size_mm
     truth = spec.camera.table_to_image() @ card_to_table(board.x_mm, board.y_mm, board.rotation_deg, 1, 1, size)
@@ -160,7 +272,32 @@ def render_board_scene(index: int, seed: int, root: Path, designs: Sequence[str]
         for o in scene.objects
         if (label := piece_class(o.kind, o.subtype)) is not None
     )
-    return RenderedBoard(scene, pieces, truth, info, rng, on_ring)
+    return RenderedBoard(scene, pieces, truth, info, rng, on_ring, tuple(spot_truth(scene, spots, painting.ids)))
+
+
+def spot_truth(scene: Scene, spots: Sequence[SpotTile], ids: np.ndarray) -> list[SpotTruth]:
+    """Each spot's truth from the rendered scene's labels (tiles and cubes found by where they were put); an empty
+    spot is seen as much as its pixels show the board (the first piece painted: id 1 in the painting's `ids`)."""
+    w, h = scene.spec.camera.width, scene.spec.camera.height
+    to_image = scene.spec.camera.table_to_image()
+    out = []
+    for spot in spots:
+        corners = apply_homography(to_image, spot.spot_mm)
+        inside = float(np.mean([(0 <= x < w and 0 <= y < h) for x, y in corners]))
+        mask = np.zeros((h, w), np.uint8)
+        cv2.fillPoly(mask, [np.round(corners).astype(np.int32)], 1)
+        tile_seen = float((ids[mask.astype(bool)] == 1).mean()) if mask.any() else 0.0
+        least = 1.0
+        for o in scene.objects:
+            at = (float(o.table_pose[0]), float(o.table_pose[1]))
+            if o.kind == "tile" and spot.code is not None and math.dist(at, (spot.x_mm, spot.y_mm)) < 1e-3:
+                tile_seen = float(o.visible_fraction)
+            if o.kind == "cube" and any(math.dist(at, (x, y)) < 3.0 for _, x, y in spot.progress):
+                least = min(least, float(o.visible_fraction))
+        tile = None if spot.code is None else (spot.code if spot.face_up else "BACK_MISSION")
+        progress = {c: sum(1 for colour, _, _ in spot.progress if colour == c) for c in ("red", "green")}
+        out.append(SpotTruth(spot.era, tile, progress, tile_seen, least, inside))
+    return out
 
 
 def piece_class(kind: str, identity: str) -> str | None:

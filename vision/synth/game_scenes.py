@@ -115,16 +115,22 @@ def _the_loop_table(rng: np.random.Generator, spec: SceneSpec, pieces: PieceSet,
     )
 
 
+def design_number(pieces: PieceSet) -> int | None:
+    """The art module's design number of a The LOOP piece set it drew (its name ends -design-N), else None."""
+    match = _DESIGN.search(pieces.name)
+    return int(match.group(1)) if pieces.game == "the-loop" and match else None
+
+
 def era_polygons(
     pieces: PieceSet, to_table: np.ndarray, board: CardSpec, size_mm: tuple[float, float]
 ) -> list[np.ndarray]:
     """The Era sectors in table millimetres, from the art module's own board layout when the set is one of its
     designs; otherwise seven sectors of a ring centred on the board, which is where any ring board has them."""
-    match = _DESIGN.search(pieces.name)
-    if pieces.game == "the-loop" and match:
+    number = design_number(pieces)
+    if number is not None:
         from vision.synth.art.the_loop import era_regions
 
-        regions = era_regions(int(match.group(1)))
+        regions = era_regions(number)
         return [apply_homography(to_table, np.array(poly, float)) for poly in regions.values()]
     r0, r1 = 0.25 * min(size_mm), 0.45 * min(size_mm)
     sectors = []

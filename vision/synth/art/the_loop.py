@@ -1192,7 +1192,7 @@ def mission_tile(d: Design, mission: Mission, ppm: float) -> tuple[np.ndarray, R
     art = (w / 2 - 10 * ppm, 17.5 * ppm, w / 2 + 10 * ppm, 37.5 * ppm)
     colour = p.eras[int(rng.integers(0, COUNT))]
     draw_icon(s, _gadget_shapes(rng), art, _art_colours(d, colour), outline=(BLACK, max(0.3 * ppm, 1)))
-    _cube_slots(s, mission.slots, (w / 2, 44 * ppm), 9.5 * ppm, ink)
+    _cube_slots(s, mission.slots, ink)
     label = _index_code(d, mission.code)
     corner = (3 * ppm, h - 10 * ppm, 14 * ppm, h - 3 * ppm)
     corner = (w - corner[2], corner[1], w - corner[0], corner[3]) if d.index_right else corner
@@ -1234,19 +1234,31 @@ def _mission_backdrop(s: Surface, rng: np.random.Generator, d: Design, base: BGR
             fill_circle(s, (x * ppm - 0.3 * ppm, y * ppm - 0.3 * ppm), 0.5 * ppm, mix(base, WHITE, 0.5))
 
 
-def _cube_slots(s: Surface, slots: tuple[str, ...], centre: tuple[float, float], side: float, ink: BGR) -> None:
-    """One printed square per cube the mission needs, in its cube's colour; up to six fit across the tile."""
-    side = min(side, _size(s)[0] * 0.82 / (len(slots) * 1.3 - 0.3))
-    gap = side * 0.3
-    total = len(slots) * side + (len(slots) - 1) * gap
-    x = centre[0] - total / 2
-    for colour_name in slots:
+def mission_slot_boxes(n: int, size_px: tuple[float, float] = (1.0, 1.0)) -> tuple[Box, ...]:
+    """The printed squares of a mission's `n` cube slots on its tile (x0, y0, x1, y1, as fractions of the tile, or
+    pixels of a tile `size_px` wide and high): one row at 44 mm of 60, 9.5 mm squares 0.3 of a side apart, smaller
+    when more than five must fit across. Where the progress cubes go, for the art and for the scenes that put them
+    there."""
+    w, h = size_px
+    ppm_x, ppm_y = w / MISSION_MM[0], h / MISSION_MM[1]
+    side_mm = min(9.5, MISSION_MM[0] * 0.82 / (n * 1.3 - 0.3))
+    gap_mm = side_mm * 0.3
+    x_mm = MISSION_MM[0] / 2 - (n * side_mm + (n - 1) * gap_mm) / 2
+    boxes = []
+    for _ in range(n):
+        boxes.append((x_mm * ppm_x, (44 - side_mm / 2) * ppm_y, (x_mm + side_mm) * ppm_x, (44 + side_mm / 2) * ppm_y))
+        x_mm += side_mm + gap_mm
+    return tuple(boxes)
+
+
+def _cube_slots(s: Surface, slots: tuple[str, ...], ink: BGR) -> None:
+    """One printed square per cube the mission needs, in its cube's colour (`mission_slot_boxes`)."""
+    for colour_name, box in zip(slots, mission_slot_boxes(len(slots), _size(s)), strict=True):
+        side = box[2] - box[0]
         colour = GREEN_CUBE if colour_name == "green" else RED_CUBE
-        box = (x, centre[1] - side / 2, x + side, centre[1] + side / 2)
         paint_box(s, box, mix(colour, WHITE, 0.35), side * 0.12)
         paint_frame(s, box, max(side * 0.08, 1.0), mix(colour, BLACK, 0.35), side * 0.12)
         paint_frame(s, (box[0] - 1, box[1] - 1, box[2] + 1, box[3] + 1), 1.0, ink, side * 0.14)
-        x += side + gap
 
 
 def mission_back(d: Design, ppm: float) -> tuple[np.ndarray, Regions]:
@@ -1357,6 +1369,24 @@ def era_regions(design: int) -> dict[str, tuple[tuple[float, float], ...]]:
     }
 
 
+def mission_spot(layout: BoardLayout, era: int) -> np.ndarray:
+    """The printed square outside the ring where the Era's mission tile lies: (4, 2) board fractions, clockwise on
+    the picture, turned with the Era's middle."""
+    half = (MISSION_MM[0] / 2 + 1.5) / BOARD_MM
+    square = np.array([(-half, -half), (half, -half), (half, half), (-half, half)])
+    return _rotate(square, (0, 0), layout.mid_angle(era) + 90) + np.array(layout.mission_slot(era))
+
+
+def mission_regions(design: int) -> dict[str, tuple[tuple[float, float], ...]]:
+    """Where each Era's mission spot lies on the board picture (`mission_spot`), keyed by Era code: what a board
+    folder's "missions" says of a player's board."""
+    layout = design_for(design).board
+    return {
+        code: tuple((round(float(x), 5), round(float(y), 5)) for x, y in mission_spot(layout, era))
+        for era, code in enumerate(CODES)
+    }
+
+
 def board(d: Design, ppm: float) -> np.ndarray:
     """The 7-Era ring board: Era sectors clockwise with their names, emblems and rift slots, mission spots outside
     the ring, Dr. Foo's machine base in the middle."""
@@ -1407,9 +1437,7 @@ def _era_sector(s: Surface, rng: np.random.Generator, d: Design, era: int, n: in
     ex, ey = layout.at(era, (low + high) / 2 / BOARD_MM)
     _era_badge(s, d, era, (ex * n - radius, ey * n - radius, ex * n + radius, ey * n + radius))
     mx, my = layout.mission_slot(era)
-    half = (MISSION_MM[0] / 2 + 1.5) * ppm
-    spot = _rotate(np.array([(-half, -half), (half, -half), (half, half), (-half, half)]), (0, 0), angle + 90)
-    spot = spot + np.array([mx * n, my * n])
+    spot = mission_spot(layout, era) * n
     fill_polygons(s, [spot], mix(colour, p.panel, 0.75), 0.9)
     stroke_polygons(s, [spot], colour, max(1.2 * ppm, 1))
     mark = 14 * ppm

@@ -1,0 +1,251 @@
+"""The mission tiles on The LOOP's board: what lies on each Era's mission spot (nothing, a tile face down, or a
+face-up mission by its code) and how many progress cubes of each colour stand on its slots.
+
+Every spot is read on its own small view, cut upright out of the frame along the board's registration at about
+1 px/mm with a margin round it (a tile is laid by hand, a few mm off its spot). What lies there is the picture
+that best matches the view: each mission's face and the tiles' shared back in four turns, found by normalised
+correlation anywhere in the margin; but first, a view whose middle the board's own print of the spot explains (fitted
+to the view's light) is an empty spot, and a view no picture fits well is covered (a hand), read as nothing rather
+than as a guess. A face-up tile's slots
+are then known exactly (the catalogue says where they are printed): a slot holds a cube when most of its middle
+departs from the tile's own picture fitted to the view's light, and the cube's colour is the colour that departs.
+Geometry and colour only: nothing is learnt but two cut-offs.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.board.rectify import difference, in_light
+from vision.recognise.models import ModelError
+
+BACK = "BACK_MISSION"  # the name of the tiles' shared back in the piece set and in readings
+MISSIONS_FILE = "the-loop-missions.npz"  # the stand-in tiles (synthetic design 0) until a player enrols theirs
+TILE_PX = 60  # a tile's side in the reader's view: 60 mm at 1 px/mm
+SPOT_PX = 63  # the printed spot's side in the view (1.5 mm wider than a tile each side)
+MARGIN_PX = 14  # view beyond the spot on each side: a tile laid off its spot, a registration a few mm out
+EMPTY_INSET_PX = 6  # an empty spot is matched on its print this far inside its outline
+# an empty spot: the median departure (B, G, R summed) of its middle from the board's print in the view's light
+EMPTY_RESIDUAL = 20.0
+MIN_SCORE = 0.3  # a view no face fits better than this is covered (chosen on training designs' scenes)
+MATCH_SCALE = 0.5  # identity is matched at half the view's resolution: print detail, not texture, tells tiles apart
+SLOT_CORE = 0.5  # the share of a slot's side, about its centre, that is read (a neighbour leaning in covers less)
+# a slot holds a cube when its core's mean colour departs from the print (B, G, R summed) by FILLED times the tile's
+# own contrast in the view (mean departure of its fitted picture from its mean colour) plus CONTRAST_FLOOR: a dim or
+# washed-out view departs less, a sharp bright one more (chosen on training designs' scenes)
+FILLED = 0.9
+CONTRAST_FLOOR = 80.0
+COLOURS = ("red", "green")  # progress cubes: rift and energy
+FORMAT = 1
+
+
+@dataclass(frozen=True)
+class MissionTiles:
+    """One upright picture per mission face and one of the back, each at TILE_PX, with each face's slots."""
+
+    codes: tuple[str, ...]
+    fronts: np.ndarray  # (k, TILE_PX, TILE_PX, 3) uint8 BGR
+    back: np.ndarray  # (TILE_PX, TILE_PX, 3)
+    slots: tuple[np.ndarray, ...]  # per face: (n, 4) x0, y0, x1, y1 of its printed cube slots, tile fractions
+    source: str = ""
+
+    def save(self, path: Path) -> Path:
+        meta = {"format": FORMAT, "codes": list(self.codes), "source": self.source}
+        meta["slots"] = [s.round(5).tolist() for s in self.slots]
+        tmp = path.with_name(path.name + ".tmp.npz")
+        np.savez_compressed(tmp, fronts=self.fronts, back=self.back, meta=json.dumps(meta))
+        tmp.replace(path)
+        return path
+
+    @classmethod
+    def load(cls, path: Path) -> MissionTiles:
+        if not path.is_file():
+            raise ModelError(f"{path}: no mission tiles file (the stand-in is models/{MISSIONS_FILE})")
+        try:
+            with np.load(path) as data:
+                meta = json.loads(str(data["meta"]))
+                fronts, back = data["fronts"], data["back"]
+        except (OSError, KeyError, ValueError) as err:
+            raise ModelError(f"{path}: not a mission tiles file ({err})") from err
+        side = (TILE_PX, TILE_PX, 3)
+        if meta.get("format") != FORMAT or fronts.shape[1:] != side or back.shape != side:
+            raise ModelError(f"{path}: a mission tiles file of another format ({TILE_PX} px tiles expected)")
+        slots = tuple(np.asarray(s, np.float64).reshape(-1, 4) for s in meta["slots"])
+        if len(slots) != len(fronts) or len(meta["codes"]) != len(fronts):
+            raise ModelError(f"{path}: {len(fronts)} faces but {len(meta['codes'])} codes, {len(slots)} slot lists")
+        return cls(tuple(meta["codes"]), fronts, back, slots, meta.get("source", ""))
+
+
+def mission_tiles_of_piece_set(folder: Path) -> MissionTiles:
+    """A synthetic piece set's mission tiles, with their slots where the art module prints them."""
+    from games.the_loop.catalogue import load_catalogue
+    from vision.recognise.catalogue import opaque
+    from vision.synth.art.the_loop import mission_slot_boxes
+    from vision.synth.pieces import load_piece_set
+
+    pieces = load_piece_set(folder)
+    missions = {c: m for c, m in load_catalogue().missions.items() if c in pieces.pieces}
+    if not missions or BACK not in pieces.pieces:
+        raise ModelError(f"{folder}: a piece set without mission tiles (expected {BACK} and M01...)")
+    codes = tuple(sorted(missions))
+
+    def shrunk(code: str) -> np.ndarray:
+        return cv2.resize(opaque(pieces.image(code)), (TILE_PX, TILE_PX), interpolation=cv2.INTER_AREA)
+
+    slots = tuple(np.array(mission_slot_boxes(len(missions[c].slots)), np.float64) for c in codes)
+    return MissionTiles(codes, np.stack([shrunk(c) for c in codes]), shrunk(BACK), slots, str(folder))
+
+
+@dataclass(frozen=True)
+class SpotReading:
+    era: str
+    tile: str | None  # a mission's code (face up), BACK (face down), None (empty, or not seen)
+    progress: dict[str, int]  # progress cubes by colour (face-up tiles only)
+    confidence: float  # 0-1: how far the reading stands above the best one saying otherwise
+    x: float  # the spot's centre, frame pixels
+    y: float
+    seen: bool = True  # False: something covers the spot, and what lies there is not said
+
+    def to_json(self) -> dict:
+        return {
+            "seen": self.seen,
+            "tile": self.tile,
+            "progress": dict(self.progress),
+            "confidence": round(self.confidence, 3),
+            "center": [round(self.x, 1), round(self.y, 1)],
+        }
+
+
+def turned_box(box: np.ndarray, turns: int) -> np.ndarray:
+    """A box (x0, y0, x1, y1, fractions of a square) where it lands when the square turns as np.rot90 turns it
+    `turns` times: each turn takes (x, y) to (y, 1 - x)."""
+    x0, y0, x1, y1 = box
+    for _ in range(turns % 4):
+        x0, y0, x1, y1 = y0, 1 - x1, y1, 1 - x0
+    return np.array([x0, y0, x1, y1])
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    tile: str
+    turns: int
+    score: float
+    at: tuple[int, int]  # top-left of the picture in the view, full resolution
+
+
+class MissionReader:
+    """Reads every mission spot of one board (its picture, the spots' corners in its fractions) against one set of
+    mission tiles."""
+
+    def __init__(self, board_picture: np.ndarray, spots: Mapping[str, np.ndarray], tiles: MissionTiles) -> None:
+        self.spots = {era: np.asarray(q, np.float64) for era, q in spots.items()}
+        self.tiles = tiles
+        self.view_px = SPOT_PX + 2 * MARGIN_PX
+        picture = board_picture[..., :3]
+        scale = np.diag([picture.shape[1], picture.shape[0], 1.0])
+        # the board's own print of each spot, cut as a frame's view is (from the picture's pixels)
+        self.empty = {era: self._cut(picture, scale, q) for era, q in self.spots.items()}
+        pictures = [*tiles.fronts, tiles.back]
+        names = [*tiles.codes, BACK]
+        # (name, turns, picture at full and at match resolution) of every face in every turn
+        self.faces = [
+            (name, k, turned, _small(turned))
+            for name, picture in zip(names, pictures, strict=True)
+            for k in range(4)
+            for turned in [np.ascontiguousarray(np.rot90(picture, k))]
+        ]
+
+    def _cut(self, image: np.ndarray, image_from_board: np.ndarray, quad: np.ndarray | None = None) -> np.ndarray:
+        corners = cv2.perspectiveTransform(np.asarray(quad, np.float64).reshape(-1, 1, 2), image_from_board)
+        m, s = MARGIN_PX, SPOT_PX
+        target = np.array([[m, m], [m + s, m], [m + s, m + s], [m, m + s]], np.float32)
+        to_view = cv2.getPerspectiveTransform(corners.reshape(4, 2).astype(np.float32), target)
+        return cv2.warpPerspective(image, to_view, (self.view_px, self.view_px), flags=cv2.INTER_AREA)
+
+    def view(self, frame: np.ndarray, frame_from_board: np.ndarray, era: str) -> np.ndarray:
+        """The spot of `era` cut upright out of `frame` with its margin (`view_px` square)."""
+        return self._cut(frame, frame_from_board, self.spots[era])
+
+    def frame_quad(self, era: str, frame_from_board: np.ndarray) -> np.ndarray:
+        """The spot's corners in frame pixels."""
+        return cv2.perspectiveTransform(self.spots[era].reshape(-1, 1, 2), frame_from_board).reshape(-1, 2)
+
+    def read(self, frame: np.ndarray, frame_from_board: np.ndarray) -> list[SpotReading]:
+        """Every spot's reading; a spot whose view leaves the frame is not read (it is left out)."""
+        h, w = frame.shape[:2]
+        out = []
+        for era in self.spots:
+            corners = self.frame_quad(era, frame_from_board)
+            if not ((corners >= 0).all() and (corners[:, 0] < w).all() and (corners[:, 1] < h).all()):
+                continue
+            out.append(self.read_view(era, self.view(frame, frame_from_board, era), *corners.mean(axis=0)))
+        return out
+
+    def candidates(self, era: str, view: np.ndarray) -> list[_Candidate]:
+        """Every picture's best fit anywhere in the view, best first."""
+        small = _small(view)
+        out = []
+        for name, k, _, face in self.faces:
+            fit = cv2.matchTemplate(small, face, cv2.TM_CCOEFF_NORMED)
+            _, best, _, (x, y) = cv2.minMaxLoc(fit)
+            out.append(_Candidate(name, k, float(best), (round(x / MATCH_SCALE), round(y / MATCH_SCALE))))
+        return sorted(out, key=lambda c: -c.score)
+
+    def empty_residual(self, era: str, view: np.ndarray) -> float:
+        """How far the spot's middle departs from the board's own print there (median, B, G, R summed)."""
+        inner = slice(MARGIN_PX + EMPTY_INSET_PX, MARGIN_PX + SPOT_PX - EMPTY_INSET_PX)
+        return float(np.median(difference(view, self.empty[era])[inner, inner]))
+
+    def read_view(self, era: str, view: np.ndarray, x: float = 0.0, y: float = 0.0) -> SpotReading:
+        none = dict.fromkeys(COLOURS, 0)
+        residual = self.empty_residual(era, view)
+        if residual <= EMPTY_RESIDUAL:
+            return SpotReading(era, None, none, 1.0 - residual / EMPTY_RESIDUAL / 2, float(x), float(y))
+        ranked = self.candidates(era, view)
+        best = ranked[0]
+        if best.score < MIN_SCORE:
+            return SpotReading(era, None, none, 0.0, float(x), float(y), seen=False)
+        other = next((c for c in ranked[1:] if c.tile != best.tile), best)
+        progress = self.progress(view, best) if best.tile != BACK else none
+        confidence = float(np.clip((best.score - other.score) * 4, 0, 1))
+        return SpotReading(era, best.tile, progress, confidence, float(x), float(y))
+
+    def progress(self, view: np.ndarray, fit: _Candidate) -> dict[str, int]:
+        """Cubes on the fitted face's slots, by colour: the face's place refined at full resolution, then each slot's
+        core judged against the face's own picture."""
+        index = self.tiles.codes.index(str(fit.tile))
+        picture = next(p for name, k, p, _ in self.faces if name == fit.tile and k == fit.turns)
+        x0, y0 = _refine(view, picture, fit.at)
+        seen = view[y0 : y0 + TILE_PX, x0 : x0 + TILE_PX].astype(np.float32)
+        expected = in_light(seen, picture)
+        contrast = float(np.abs(expected - expected.reshape(-1, 3).mean(axis=0)).sum(axis=2).mean())
+        counts = dict.fromkeys(COLOURS, 0)
+        for box in self.tiles.slots[index]:
+            bx0, by0, bx1, by1 = turned_box(box, fit.turns) * TILE_PX
+            cx, cy, half = (bx0 + bx1) / 2, (by0 + by1) / 2, (bx1 - bx0) * SLOT_CORE / 2
+            core = (slice(round(cy - half), round(cy + half) + 1), slice(round(cx - half), round(cx + half) + 1))
+            colour = seen[core].reshape(-1, 3).mean(axis=0)
+            departs = float(np.abs(colour - expected[core].reshape(-1, 3).mean(axis=0)).sum())
+            if departs >= FILLED * (contrast + CONTRAST_FLOOR):
+                counts["red" if colour[2] > colour[1] else "green"] += 1
+        return counts
+
+
+def _small(image: np.ndarray) -> np.ndarray:
+    return cv2.resize(image, None, fx=MATCH_SCALE, fy=MATCH_SCALE, interpolation=cv2.INTER_AREA)
+
+
+def _refine(view: np.ndarray, picture: np.ndarray, at: tuple[int, int], reach: int = 3) -> tuple[int, int]:
+    """The picture's top-left in the view, searched `reach` px about the coarse fit at full resolution."""
+    limit = view.shape[0] - picture.shape[0]
+    x0, y0 = (int(np.clip(v - reach, 0, limit)) for v in at)
+    x1, y1 = (int(np.clip(v + reach, 0, limit)) for v in at)
+    window = view[y0 : y1 + picture.shape[0], x0 : x1 + picture.shape[1]]
+    _, _, _, (dx, dy) = cv2.minMaxLoc(cv2.matchTemplate(window, picture, cv2.TM_CCOEFF_NORMED))
+    return x0 + dx, y0 + dy
