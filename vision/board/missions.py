@@ -30,6 +30,7 @@ MISSIONS_FILE = "the-loop-missions.npz"  # the stand-in tiles (synthetic design 
 TILE_PX = 60  # a tile's side in the reader's view: 60 mm at 1 px/mm
 SPOT_PX = 63  # the printed spot's side in the view (1.5 mm wider than a tile each side)
 MARGIN_PX = 14  # view beyond the spot on each side: a tile laid off its spot, a registration a few mm out
+REACH_PX = 8  # a tile's centre is searched this far (px, about mm) about the spot's
 EMPTY_INSET_PX = 6  # an empty spot is matched on its print this far inside its outline
 # an empty spot: the median departure (B, G, R summed) of its middle from the board's print in the view's light
 EMPTY_RESIDUAL = 20.0
@@ -151,6 +152,7 @@ class MissionReader:
         scale = np.diag([picture.shape[1], picture.shape[0], 1.0])
         # the board's own print of each spot, cut as a frame's view is (from the picture's pixels)
         self.empty = {era: self._cut(picture, scale, q) for era, q in self.spots.items()}
+        self.empty_small = {era: _small(v) for era, v in self.empty.items()}
         pictures = [*tiles.fronts, tiles.back]
         names = [*tiles.codes, BACK]
         # (name, turns, picture at full and at match resolution) of every face in every turn
@@ -160,6 +162,9 @@ class MissionReader:
             for k in range(4)
             for turned in [np.ascontiguousarray(np.rot90(picture, k))]
         ]
+        # the small faces as rows, each channel less its mean, each row of unit length: one product with a view's
+        # windows treated alike correlates every face at every place at once (TM_CCOEFF_NORMED, summed channels)
+        self.face_rows = np.stack([_unit_rows(face[None].astype(np.float32))[0] for _, _, _, face in self.faces])
 
     def _cut(self, image: np.ndarray, image_from_board: np.ndarray, quad: np.ndarray | None = None) -> np.ndarray:
         corners = cv2.perspectiveTransform(np.asarray(quad, np.float64).reshape(-1, 1, 2), image_from_board)
@@ -189,18 +194,31 @@ class MissionReader:
 
     def candidates(self, era: str, view: np.ndarray) -> list[_Candidate]:
         """Every picture's best fit anywhere in the view, best first."""
-        small = _small(view)
+        # the window a tile of TILE_PX lies in when its centre is within REACH_PX of the spot's
+        lo = round((MARGIN_PX + (SPOT_PX - TILE_PX) / 2 - REACH_PX) * MATCH_SCALE)
+        hi = round((MARGIN_PX + (SPOT_PX + TILE_PX) / 2 + REACH_PX) * MATCH_SCALE)
+        small = _small(view)[lo:hi, lo:hi].astype(np.float32)
+        side = self.faces[0][3].shape[0]
+        windows = np.lib.stride_tricks.sliding_window_view(small, (side, side), axis=(0, 1))  # (y, x, 3, s, s)
+        places = windows.shape[:2]
+        rows = _unit_rows(windows.reshape(-1, 3, side, side).transpose(0, 2, 3, 1))
+        fits = self.face_rows @ rows.T  # (faces, places)
+        best = fits.argmax(axis=1)
         out = []
-        for name, k, _, face in self.faces:
-            fit = cv2.matchTemplate(small, face, cv2.TM_CCOEFF_NORMED)
-            _, best, _, (x, y) = cv2.minMaxLoc(fit)
-            out.append(_Candidate(name, k, float(best), (round(x / MATCH_SCALE), round(y / MATCH_SCALE))))
+        for (name, k, _, _), place, score in zip(self.faces, best, fits[np.arange(len(best)), best], strict=True):
+            y, x = divmod(int(place), places[1])
+            out.append(
+                _Candidate(name, k, float(score), (round((x + lo) / MATCH_SCALE), round((y + lo) / MATCH_SCALE)))
+            )
         return sorted(out, key=lambda c: -c.score)
 
     def empty_residual(self, era: str, view: np.ndarray) -> float:
         """How far the spot's middle departs from the board's own print there (median, B, G, R summed)."""
-        inner = slice(MARGIN_PX + EMPTY_INSET_PX, MARGIN_PX + SPOT_PX - EMPTY_INSET_PX)
-        return float(np.median(difference(view, self.empty[era])[inner, inner]))
+        inner = slice(
+            round((MARGIN_PX + EMPTY_INSET_PX) * MATCH_SCALE),
+            round((MARGIN_PX + SPOT_PX - EMPTY_INSET_PX) * MATCH_SCALE),
+        )
+        return float(np.median(difference(_small(view), self.empty_small[era])[inner, inner]))
 
     def read_view(self, era: str, view: np.ndarray, x: float = 0.0, y: float = 0.0) -> SpotReading:
         none = dict.fromkeys(COLOURS, 0)
@@ -235,6 +253,13 @@ class MissionReader:
             if departs >= FILLED * (contrast + CONTRAST_FLOOR):
                 counts["red" if colour[2] > colour[1] else "green"] += 1
         return counts
+
+
+def _unit_rows(patches: np.ndarray) -> np.ndarray:
+    """(n, h, w, 3) patches as rows (n, h * w * 3): each channel less its own mean, the row of unit length."""
+    centred = patches - patches.mean(axis=(1, 2), keepdims=True)
+    rows = centred.reshape(len(patches), -1)
+    return rows / (np.linalg.norm(rows, axis=1, keepdims=True) + 1e-6)
 
 
 def _small(image: np.ndarray) -> np.ndarray:

@@ -79,10 +79,17 @@ def in_light(cut: np.ndarray, reference: np.ndarray) -> np.ndarray:
     twice, the second time without the pixels that differed most (whatever stands on the board)."""
     x = reference.reshape(-1, 3).astype(np.float32)
     y = cut.reshape(-1, 3).astype(np.float32)
-    keep = np.ones(len(x), bool)
-    for _ in range(2):
-        fit = [np.polyfit(x[keep, c], y[keep, c], 1) for c in range(3)]
-        predicted = np.stack([np.polyval(fit[c], x[:, c]) for c in range(3)], axis=1)
-        residual = np.abs(y - predicted).sum(axis=1)
-        keep = residual < np.percentile(residual, 70)
-    return predicted.reshape(cut.shape).astype(np.float32)
+    predicted = _line_fit(x, y, x)
+    residual = np.abs(y - predicted).sum(axis=1)
+    keep = residual < np.percentile(residual, 70)
+    return _line_fit(x[keep], y[keep], x).reshape(cut.shape)
+
+
+def _line_fit(x: np.ndarray, y: np.ndarray, at: np.ndarray) -> np.ndarray:
+    """Least squares y = gain * x + offset per channel ((n, 3) each), evaluated at `at` (a flat channel: gain 0)."""
+    n = max(len(x), 1)
+    mx, my = x.sum(axis=0) / n, y.sum(axis=0) / n
+    var = np.einsum("ij,ij->j", x, x) / n - mx * mx
+    cov = np.einsum("ij,ij->j", x, y) / n - mx * my
+    gain = np.where(var > 1e-3, cov / np.maximum(var, 1e-3), 0.0).astype(np.float32)
+    return at * gain + (my - mx * gain).astype(np.float32)
