@@ -275,7 +275,7 @@ def bench_vision(args: argparse.Namespace) -> int:
     """`bench vision`: the card recognisers on held-out standard decks, or with `--game loop|bag-o-loot` the
     number-card recogniser on that game's held-out designs, or with `--game loot-roll|the-loop` the catalogue
     recogniser on its held-out designs (the standard deck's beside each); The LOOP's also counts the cubes per Era
-    on held-out boards (`vision.board.bench`)."""
+    on held-out boards (`vision.board.bench`) and reads their mission spots (`vision.board.mission_bench`)."""
     from tqdm import tqdm
 
     from vision.recognise.enrol import EnrolError
@@ -284,12 +284,13 @@ def bench_vision(args: argparse.Namespace) -> int:
     from vision.synth.deckdir import DeckError
 
     game = getattr(args, "game", None)
-    for option in ("cube_scenes", "dice_scenes", "dice_clips", "dice_enrol"):
+    for option in ("cube_scenes", "mission_scenes", "dice_scenes", "dice_clips", "dice_enrol"):
         if getattr(args, option) < 0:
             raise CliError(f"--{option.replace('_', '-')} must be 0 or more, got {getattr(args, option)}")
     cubes = game == "the-loop" and args.cube_scenes > 0
+    missions = game == "the-loop" and args.mission_scenes > 0
     dice = game == "loot-roll" and args.dice_scenes > 0
-    if args.scenes < 1 and not ((cubes or dice) and args.scenes == 0):
+    if args.scenes < 1 and not ((cubes or missions or dice) and args.scenes == 0):
         raise CliError(
             f"--scenes must be at least 1, got {args.scenes} (0 only with --game the-loop or loot-roll: their cubes "
             "or dice alone)"
@@ -338,6 +339,17 @@ def bench_vision(args: argparse.Namespace) -> int:
                     boards, args.cube_scenes, models=common["models"] or models_dir(), **common_cubes
                 )
                 tables.append(format_cube_table(result["cubes"]))
+            if missions:
+                from vision.board.mission_bench import format_mission_table, run_mission_bench
+
+                result["missions"] = run_mission_bench(
+                    Path(args.board_pieces),
+                    args.mission_scenes,
+                    common["seed"],
+                    progress=progress,
+                    split=args.split,
+                )
+                tables.append(format_mission_table(result["missions"]))
             if dice:
                 from vision.dice.bench import format_dice_table, run_dice_bench
 
@@ -1085,6 +1097,13 @@ def build_parser() -> argparse.ArgumentParser:
         default=200,
         help="vision --game the-loop: board scenes for the cube count (default 200; 0 skips it; --scenes 0 skips the "
         "catalogue cards)",
+    )
+    p.add_argument(
+        "--mission-scenes",
+        type=int,
+        default=100,
+        help="vision --game the-loop: board scenes for the mission spots (tiles and their progress cubes; default "
+        "100; 0 skips it)",
     )
     p.add_argument(
         "--board-pieces",

@@ -184,14 +184,31 @@ def format_board(reading: Any) -> str:
     if not reading.found:
         return f"  board: {reading.note}"
     rows = []
+    spots = {m.era: m for m in getattr(reading, "missions", ())}
     for e in reading.eras:
         cubes = ", ".join(f"{n} {colour}" for colour, n in e.counts.items() if n) or "no cubes"
         pieces = [p.label for p in reading.pieces if p.era == e.era]
+        if e.era in spots:
+            pieces.append(_mission_spot_text(spots[e.era]))
         rows.append(f"  {e.era}: {cubes}" + (f"; {', '.join(pieces)}" if pieces else ""))
     elsewhere = [p.label for p in reading.pieces if p.era is None]
     if elsewhere:
         rows.append(f"  between Eras: {', '.join(elsewhere)}")
     return "  board found; cubes and pieces per Era:\n" + "\n".join(rows)
+
+
+def _mission_spot_text(spot: Any) -> str:
+    """A mission spot's reading in words: "mission M03 (1 red, 2 green)", "mission face down", "no mission"."""
+    from vision.board.missions import BACK
+
+    if not spot.seen:
+        return "mission spot covered"
+    if spot.tile is None:
+        return "no mission"
+    if spot.tile == BACK:
+        return "mission face down"
+    cubes = ", ".join(f"{n} {colour}" for colour, n in spot.progress.items() if n) or "no progress"
+    return f"mission {spot.tile} ({cubes})"
 
 
 def catalogue_entries(game: str) -> dict[str, dict[str, Any]]:
