@@ -107,19 +107,23 @@ class TokenGate:
 
 
 MAX_BODY = 64 * 1024  # bytes: the largest entry the page sends is well under a kilobyte
+MAX_PHOTO = 12 * 1024 * 1024  # bytes: a photo sent from the page (a phone's JPEG of a board is 2-6 MB)
+UPLOADS = {"/api/board/photo": MAX_PHOTO}  # the routes that take a picture, and their own limit
 
 
 class BodyLimit:
     """ASGI middleware: a request body over MAX_BODY is refused with 413 before the app sees it (by its
     Content-Length, or, sent in chunks, once it has passed the limit), so no request can make the server hold an
-    upload of any size in memory; nothing reaches the game. A body within the limit is read here and handed on."""
+    upload of any size in memory; nothing reaches the game. A body within the limit is read here and handed on. The
+    routes in `uploads` (a picture sent from the page) have their own, larger limit."""
 
-    def __init__(self, app: Any, limit: int = MAX_BODY) -> None:
+    def __init__(self, app: Any, limit: int = MAX_BODY, uploads: dict[str, int] | None = None) -> None:
         self.app = app
         self.limit = limit
+        self.uploads = UPLOADS if uploads is None else uploads
 
-    async def _refuse(self, send: Any, size: str) -> None:
-        body = f'{{"ok": false, "error": "request too large ({size}; at most {self.limit} bytes)"}}'.encode()
+    async def _refuse(self, send: Any, size: str, limit: int) -> None:
+        body = f'{{"ok": false, "error": "request too large ({size}; at most {limit} bytes)"}}'.encode()
         await send({"type": "http.response.start", "status": 413, "headers": [(b"content-type", b"application/json")]})
         await send({"type": "http.response.body", "body": body})
 
@@ -127,9 +131,10 @@ class BodyLimit:
         if scope["type"] != "http" or scope.get("method") in ("GET", "HEAD"):
             await self.app(scope, receive, send)  # (the video stream must not be read ahead)
             return
+        limit = self.uploads.get(scope.get("path", ""), self.limit)
         declared = next((v for k, v in scope.get("headers", []) if k == b"content-length"), None)
-        if declared is not None and (not declared.isdigit() or int(declared) > self.limit):
-            await self._refuse(send, f"{declared.decode('latin-1')[:20]} bytes")
+        if declared is not None and (not declared.isdigit() or int(declared) > limit):
+            await self._refuse(send, f"{declared.decode('latin-1')[:20]} bytes", limit)
             return
         chunks: list[bytes] = []
         seen = 0
@@ -139,8 +144,8 @@ class BodyLimit:
                 return
             chunks.append(message.get("body", b""))
             seen += len(chunks[-1])
-            if seen > self.limit:
-                await self._refuse(send, f"more than {self.limit} bytes sent in chunks")
+            if seen > limit:
+                await self._refuse(send, f"more than {limit} bytes sent in chunks", limit)
                 return
             if not message.get("more_body", False):
                 break

@@ -346,6 +346,7 @@ def bench_vision(args: argparse.Namespace) -> int:
                     Path(args.board_pieces),
                     args.mission_scenes,
                     common["seed"],
+                    common["models"] or models_dir(),
                     progress=progress,
                     split=args.split,
                 )
@@ -593,13 +594,17 @@ def _run_options(args: argparse.Namespace, **kw: Any) -> dict[str, Any]:
     table_dir = Path(args.table_dir) if args.table_dir else None
     if table_dir is not None and table_dir.exists() and not table_dir.is_dir():
         raise CliError(f"--table-dir {table_dir}: not a folder")
+    board_dir = Path(args.board_dir) if args.board_dir else None
+    if board_dir is not None and board_dir.exists() and not board_dir.is_dir():
+        raise CliError(f"--board-dir {board_dir}: not a folder")
     mat = Path(args.mat) if args.mat else None
     if mat is not None and not mat.is_file():
         raise CliError(f"--mat {mat}: no such file (the layout JSON that tabletop mat wrote beside the picture)")
     deck = enrolled_deck(getattr(args, "deck", None))
     return dict(
         host=args.host, port=args.port, speech=not args.no_speech, rate=args.rate, voice=args.voice,
-        exit_at_end=args.exit_at_end, duration=args.duration, table_dir=table_dir, mat=mat, deck=deck, **kw,
+        exit_at_end=args.exit_at_end, duration=args.duration, table_dir=table_dir, mat=mat, deck=deck,
+        board_dir=board_dir, **kw,
     )  # fmt: skip
 
 
@@ -668,6 +673,12 @@ def _server_args(p: argparse.ArgumentParser) -> None:
         metavar="DIR",
         help="where the table set up on the page (four corners, zones) is kept and read back "
         "(default ~/.config/tabletop-companion/table)",
+    )
+    p.add_argument(
+        "--board-dir",
+        metavar="DIR",
+        help="The LOOP: where the board set up on the page (a photo squared up, its Eras drawn) is kept and read "
+        "back, a board folder for tabletop detect --board (default ~/.config/tabletop-companion/board)",
     )
     p.add_argument(
         "--mat",

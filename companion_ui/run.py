@@ -45,6 +45,7 @@ class RunOptions:
     duration: float | None = None
     realtime: bool = True
     table_dir: Path | None = None  # where the page's table setup is kept (default: table_setup.default_folder())
+    board_dir: Path | None = None  # The LOOP: where the board set up on the page is kept (default: beside the table's)
     mat: Path | None = None  # a printed mat's layout: its markers place the table
     deck: Any = None  # an enrolled deck's head (tabletop enrol): the camera reads the players' own deck with it
 
@@ -98,8 +99,16 @@ def build(opts: RunOptions, notice: Callable[[str], None] = print) -> Companion:
         session = tracked
     else:
         session = new_manual(opts.game, opts.players, opts.seed, opts.options, speaker, opts.save, opts.resume, _echo)
+    board = None
+    if opts.game == "the-loop":
+        from companion_ui.board_setup import BoardSetup
+        from companion_ui.table_setup import default_folder
+
+        board = BoardSetup.open(opts.board_dir or default_folder().parent / "board")
+        for note in board.notes:
+            notice(note)
     closing = threading.Event()
-    app = create_app(session, live, closing.is_set, opts.token, table)
+    app = create_app(session, live, closing.is_set, opts.token, table, board)
     return Companion(session, speaker, live, app, closing)
 
 

@@ -27,6 +27,8 @@ from pydantic import Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from companion_ui.access import BodyLimit, TokenGate
+from companion_ui.board_routes import board_router
+from companion_ui.board_setup import BoardSetup
 from companion_ui.replies import REFUSED, Asked, Taken, refusal
 from companion_ui.session import Refused, Session
 from companion_ui.table_routes import table_router
@@ -76,11 +78,13 @@ def create_app(
     stopping: Callable[[], bool] = lambda: False,
     token: str | None = None,
     table: TableSetup | None = None,
+    board: BoardSetup | None = None,
 ) -> FastAPI:
     """The page's app. `stopping` turns true when the server begins to shut down: the streams that never end by
     themselves (the push socket, the MJPEG video) end then, so Ctrl-C stops the server at once whatever is open.
     With a `token` (served to the network) every route needs it (`access.TokenGate`). With a `table` setup, the
-    page can calibrate the table and draw its zones (`table_routes`)."""
+    page can calibrate the table and draw its zones (`table_routes`); with a `board` setup (The LOOP), square the
+    board up from a photo and draw its Eras (`board_routes`)."""
     app = FastAPI(title="Tabletop Companion", docs_url=None, redoc_url=None)
     app.add_middleware(BodyLimit)
     if token:
@@ -88,6 +92,8 @@ def create_app(
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     if table is not None:
         app.include_router(table_router(table, live))
+    if board is not None:
+        app.include_router(board_router(board, live))
 
     @app.exception_handler(StarletteHTTPException)
     async def plain_error(_request: Any, err: StarletteHTTPException) -> JSONResponse:

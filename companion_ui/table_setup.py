@@ -61,6 +61,29 @@ class TableView:
         return {"x0": self.x0, "y0": self.y0, "mm_per_px": self.mm_per_px, "width": self.width, "height": self.height}
 
 
+def clicked_quad(points: Any, frame_size: tuple[int, int], picture: str) -> np.ndarray:
+    """Four corners clicked on a picture `frame_size` (w, h) large, in order TL, TR, BR, BL, as a (4, 2) array; a
+    SetupError names what is wrong with them (too few, outside the picture, crossed, mirrored)."""
+    try:
+        src = np.array(points, np.float64) if isinstance(points, list) else np.zeros(0)
+    except (TypeError, ValueError):
+        src = np.zeros(0)
+    if src.shape != (4, 2) or not np.isfinite(src).all():
+        raise SetupError(f"points: expected four [x, y] points in the {picture} (TL, TR, BR, BL)")
+    w, h = frame_size
+    if (src < 0).any() or (src[:, 0] > w).any() or (src[:, 1] > h).any():
+        raise SetupError(f"points: every point must lie inside the {picture} ({w} x {h} px)")
+    # in picture terms (y down) TL, TR, BR, BL go clockwise: a positive area; the other way round is a mirror
+    area = cv2.contourArea(src.astype(np.float32), oriented=True)
+    if not cv2.isContourConvex(src.astype(np.float32)) or abs(area) < 100:
+        raise SetupError("points: the four points must outline the rectangle in order (TL, TR, BR, BL), none "
+                         "inside the others and not in a line")  # fmt: skip
+    if area < 0:
+        raise SetupError("points: click the corners clockwise (top left, top right, bottom right, bottom left): "
+                         "these go the other way, which would mirror it")  # fmt: skip
+    return src
+
+
 @dataclass
 class TableSetup:
     """The table's calibration and zones for one companion run, kept in `folder`."""
@@ -144,25 +167,9 @@ class TableSetup:
         rectangle's size. The zones set before are kept (they are in table millimetres, which this re-defines:
         the same rectangle clicked again keeps them where they were)."""
         self._no_mat()
-        try:
-            src = np.array(points, np.float64) if isinstance(points, list) else np.zeros(0)
-        except (TypeError, ValueError):
-            src = np.zeros(0)
-        if src.shape != (4, 2) or not np.isfinite(src).all():
-            raise SetupError("points: expected four [x, y] points in the camera picture (TL, TR, BR, BL)")
-        w, h = frame_size
-        if (src < 0).any() or (src[:, 0] > w).any() or (src[:, 1] > h).any():
-            raise SetupError(f"points: every point must lie inside the camera picture ({w} x {h} px)")
+        src = clicked_quad(points, frame_size, "camera picture")
         if min(width_mm, height_mm) < MIN_SIDE_MM:
             raise SetupError(f"width_mm, height_mm: the rectangle must be at least {MIN_SIDE_MM:.0f} mm a side")
-        # in picture terms (y down) TL, TR, BR, BL go clockwise: a positive area; the other way round is a mirror
-        area = cv2.contourArea(src.astype(np.float32), oriented=True)
-        if not cv2.isContourConvex(src.astype(np.float32)) or abs(area) < 100:
-            raise SetupError("points: the four points must outline the rectangle in order (TL, TR, BR, BL), none "
-                             "inside the others and not in a line")  # fmt: skip
-        if area < 0:
-            raise SetupError("points: click the corners clockwise (top left, top right, bottom right, bottom left): "
-                             "these go the other way, which would mirror the table")  # fmt: skip
         dst = np.array([[0, 0], [width_mm, 0], [width_mm, height_mm], [0, height_mm]], np.float64)
         homography = cv2.getPerspectiveTransform(src.astype(np.float32), dst.astype(np.float32)).astype(np.float64)
         with self.lock:

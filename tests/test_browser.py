@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
+import numpy as np
 import pytest
 
 from tests.servers import ROOT, TABLETOP, free_port
@@ -312,5 +313,71 @@ def test_the_table_is_set_up_on_the_page_by_four_corners_and_dragged_zones(brows
         layout = load_layout(folder / "table-layout.json")
         assert layout.zone_at((80, 140)) == "deck"
         page.screenshot(path=str(SHOTS / "table-setup.png"), full_page=True)
+    finally:
+        stop(proc)
+
+
+def test_the_loop_board_is_squared_up_from_a_photo_and_its_eras_drawn_on_the_page(browser, tmp_path):
+    import cv2
+
+    from tests.test_board_setup import board_photo
+    from vision.board.layout import ERA_CODES, load_board
+    from vision.recognise.models import models_dir
+
+    photo, corners = board_photo(8.0)
+    cv2.imwrite(str(tmp_path / "board.jpg"), photo)
+    folder = tmp_path / "board"
+    proc, url = start(["run", "--game", "the-loop", "--manual", "--no-speech", "--board-dir", str(folder)], tmp_path)
+    try:
+        page = open_page(browser, url, 1280, 1100)
+        page.wait_for_selector("#board-setup:not([hidden])", timeout=20_000)
+        page.click("#board-setup summary")
+        page.set_input_files("#board-file", str(tmp_path / "board.jpg"))
+        page.wait_for_function("document.getElementById('board-canvas').dataset.ready === 'corners'", timeout=20_000)
+
+        def clicker() -> object:
+            page.locator("#board-canvas").scroll_into_view_if_needed()
+            box = page.locator("#board-canvas").bounding_box()
+            width, height = page.evaluate(
+                "[document.getElementById('board-canvas').width, document.getElementById('board-canvas').height]"
+            )
+
+            def click(x: float, y: float) -> None:
+                page.mouse.click(box["x"] + x * box["width"] / width, box["y"] + y * box["height"] / height)
+
+            return click, width, height
+
+        click, _, _ = clicker()
+        for x, y in corners:
+            click(x, y)
+        page.click("#board-square")
+        page.wait_for_function("document.getElementById('board-canvas').dataset.ready === 'regions'", timeout=20_000)
+        page.click("#board-save")  # nothing drawn yet: refused, naming what is missing
+        page.wait_for_selector("#error:not([hidden])", timeout=10_000)
+        assert "no polygon for" in page.text_content("#error")
+        click, width, height = clicker()
+        truth = load_board(models_dir() / "the-loop-board")
+        for code in ERA_CODES:
+            page.select_option("#board-region", f"eras:{code}")
+            for fx, fy in truth.eras[code][::6]:
+                click(fx * width, fy * height)
+            page.click("#board-close")
+        page.select_option("#board-region", "missions:med")
+        for fx, fy in truth.missions["med"][:3]:
+            click(fx * width, fy * height)
+        page.click("#board-close")  # three corners: refused
+        assert "exactly 4 corners" in page.text_content("#error")
+        fx, fy = truth.missions["med"][3]
+        click(fx * width, fy * height)
+        page.click("#board-close")
+        assert page.locator("#board-list li").count() == 8
+        page.click("#board-save")
+        page.wait_for_function("document.getElementById('board-files').textContent.includes('--board')", timeout=10_000)
+        board = load_board(folder)
+        assert set(board.eras) == set(ERA_CODES) and set(board.missions) == {"med"}
+        for code in ERA_CODES:  # each region where the Era is printed, to within a few mm of a 420 mm board
+            assert np.abs(board.eras[code].mean(axis=0) - truth.eras[code][::6].mean(axis=0)).max() < 0.01
+        assert np.abs(board.missions["med"] - truth.missions["med"]).max() < 0.01
+        page.screenshot(path=str(SHOTS / "the-loop-board-setup.png"), full_page=True)
     finally:
         stop(proc)

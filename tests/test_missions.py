@@ -16,8 +16,10 @@ from vision.board.layout import ERA_CODES, BoardLayoutError, load_board, save_bo
 from vision.board.missions import (
     BACK,
     MISSIONS_FILE,
+    SLOTS_FILE,
     MissionReader,
     MissionTiles,
+    SlotModel,
     SpotReading,
     turned_box,
 )
@@ -153,7 +155,7 @@ def test_the_reader_names_every_spot_and_counts_progress_cubes(board, tiles: Mis
         "rob": ("back", 3),
     }  # "end": an empty spot
     frame = _table(board, to_frame, spots)
-    reader = MissionReader(board.picture, board.missions, tiles)
+    reader = MissionReader(board.picture, board.missions, tiles, SlotModel.load(models_dir() / SLOTS_FILE))
     got = {r.era: r for r in reader.read(frame, to_frame)}
     assert set(got) == set(ERA_CODES)
 
@@ -180,7 +182,9 @@ def test_the_reader_names_every_spot_and_counts_progress_cubes(board, tiles: Mis
 def test_a_spot_off_the_frame_is_not_read(board, tiles: MissionTiles) -> None:
     to_frame = np.array([[1, 0, 450], [0, 1, 0], [0, 0, 1.0]]) @ _placement(0.0, 700.0)
     frame = _table(board, to_frame, {})
-    read = MissionReader(board.picture, board.missions, tiles).read(frame, to_frame)
+    read = MissionReader(board.picture, board.missions, tiles, SlotModel.load(models_dir() / SLOTS_FILE)).read(
+        frame, to_frame
+    )
     assert 0 < len(read) < 7 and all(r.tile is None for r in read)
 
 
@@ -240,7 +244,7 @@ def test_scenes_lay_tiles_on_their_spots_without_changing_the_rest(test_design: 
         assert len(codes) == len(set(codes))  # each mission once
         for s in spots:
             assert not s.progress or s.face_up
-            assert all(colour in slots[s.code] for colour, _, _ in s.progress)
+            assert all(slots[s.code][k] == colour for colour, _, _, k in s.progress)
             if s.code:
                 assert len(s.progress) <= len(slots[s.code])
                 assert math.dist((s.x_mm, s.y_mm), s.centre) < 8.0  # on its spot, a few mm off
@@ -250,7 +254,7 @@ def test_the_mission_bench_reads_held_out_spots_beside_its_baseline(test_design:
     """A regression floor on a few rendered frames of a test design."""
     from vision.board.mission_bench import format_mission_table, run_mission_bench
 
-    result = run_mission_bench(test_design.parent, 6, 3, split="test", workers=1)
+    result = run_mission_bench(test_design.parent, 6, 3, models_dir(), split="test", workers=1)
     reader, baseline = result["readers"]["reader"], result["readers"]["colour"]
     assert reader["spots"] >= 15 and reader["spots"] == baseline["spots"]
     assert reader["right_pct"] >= 70.0 and reader["right_pct"] > baseline["right_pct"], result

@@ -194,7 +194,148 @@ $("viewer").addEventListener("change", (e) => {
   if (viewer) url.searchParams.set("viewer", viewer); else url.searchParams.delete("viewer");
   history.replaceState(null, "", url);
   if (socket) { socket.onclose = null; socket.close(); }
-  connect();
+  // ----- The LOOP's board: its four corners clicked on a photo square it up; each Era's region clicked round on that
+const boardSetup = { mode: "", status: null, image: null, points: [], current: [], regions: { eras: {}, missions: {} } };
+
+async function showBoardSetup() {
+  const reply = await fetch("/api/board");
+  if (!reply.ok) return;  // not The LOOP: no board to set up
+  $("board-setup").hidden = false;
+  boardSetup.status = await reply.json();
+  $("board-region").replaceChildren(...boardSetup.status.eras.flatMap((e) => [
+    el("option", { value: `eras:${e.code}`, text: e.name }),
+    el("option", { value: `missions:${e.code}`, text: `${e.name}: its mission spot` })]));
+}
+
+function boardRegionName(key) {
+  const [kind, code] = key.split(":");
+  const era = boardSetup.status.eras.find((e) => e.code === code);
+  return kind === "eras" ? era.name : `${era.name}'s mission spot`;
+}
+
+async function loadBoard(mode) {
+  boardSetup.points = [];
+  boardSetup.current = [];
+  $("board-square").disabled = true;
+  $("board-canvas").dataset.ready = "";
+  const reply = await fetch("/api/board");
+  if (!reply.ok) return;
+  const s = boardSetup.status = await reply.json();
+  boardSetup.regions = { eras: { ...s.regions.eras }, missions: { ...s.regions.missions } };
+  boardSetup.mode = mode || (s.squared ? "regions" : "corners");
+  const regions = boardSetup.mode === "regions";
+  $("board-camera").hidden = !s.camera;
+  $("board-photo-tools").hidden = regions;
+  $("board-region-tools").hidden = !regions;
+  $("board-files").textContent = s.folder ? `Kept in ${s.folder} (tabletop detect --game the-loop --board ${s.folder} reads it).` : "";
+  $("board-step").textContent = regions
+    ? "The board squared up. Pick a region, click round it on the picture (a mission spot: its four corners), then Close this region. Save the board when all seven Eras are drawn."
+    : s.photo ? "Click the board's four corners in order: top left, top right, bottom right, bottom left (a round board: the square it fits in). Then Square the board up."
+      : "Take the camera's picture, or choose a photo of the board seen from above.";
+  renderBoardList();
+  if (!regions && !s.photo) { boardSetup.image = null; drawBoard(); return; }
+  const image = new Image();
+  image.onload = () => {
+    boardSetup.image = image;
+    const c = $("board-canvas");
+    if (c.width !== image.naturalWidth || c.height !== image.naturalHeight) { c.width = image.naturalWidth; c.height = image.naturalHeight; }
+    drawBoard();
+    c.dataset.ready = boardSetup.mode;  // the picture of this mode is shown (the browser tests wait for it)
+  };
+  image.src = `/api/board/${regions ? "picture" : "photo"}.jpg?t=${Date.now()}`;
+}
+
+function drawBoard() {
+  const c = $("board-canvas"), g = c.getContext("2d");
+  g.clearRect(0, 0, c.width, c.height);
+  if (!boardSetup.image) return;
+  g.drawImage(boardSetup.image, 0, 0);
+  g.lineWidth = Math.max(2, c.width / 400);
+  g.font = `${Math.max(14, c.width / 50)}px sans-serif`;
+  const path = (points, closed) => {
+    g.beginPath();
+    points.forEach((p, i) => (i ? g.lineTo(...p) : g.moveTo(...p)));
+    if (closed) g.closePath();
+    g.stroke();
+    points.forEach((p) => { g.beginPath(); g.arc(p[0], p[1], g.lineWidth * 2, 0, 7); g.fill(); });
+  };
+  if (boardSetup.mode === "corners") {
+    g.strokeStyle = g.fillStyle = "#f2c14e";
+    path(boardSetup.points, boardSetup.points.length === 4);
+    return;
+  }
+  const px = (f) => [f[0] * c.width, f[1] * c.height];
+  for (const kind of ["eras", "missions"]) {
+    g.strokeStyle = g.fillStyle = kind === "eras" ? "#00c8ff" : "#ff8c00";
+    for (const [code, polygon] of Object.entries(boardSetup.regions[kind])) {
+      const points = polygon.map(px);
+      path(points, true);
+      const mid = points.reduce((a, p) => [a[0] + p[0] / points.length, a[1] + p[1] / points.length], [0, 0]);
+      g.fillText(code, mid[0] - 12, mid[1] + 6);
+    }
+  }
+  g.strokeStyle = g.fillStyle = "#f2c14e";
+  path(boardSetup.current.map(px), false);
+}
+
+function renderBoardList() {
+  const items = [];
+  for (const kind of ["eras", "missions"]) {
+    for (const code of Object.keys(boardSetup.regions[kind])) {
+      items.push(el("li", {}, `${boardRegionName(`${kind}:${code}`)} `, el("button", { class: "secondary", text: "remove",
+        onclick: () => { delete boardSetup.regions[kind][code]; renderBoardList(); drawBoard(); } })));
+    }
+  }
+  $("board-list").replaceChildren(...items);
+}
+
+$("board-setup").addEventListener("toggle", () => { if ($("board-setup").open) loadBoard(); });
+$("board-again").addEventListener("click", () => loadBoard("corners"));
+$("board-camera").addEventListener("click", async () => { if (await post("/api/board/camera")) loadBoard("corners"); });
+$("board-file").addEventListener("change", async () => {
+  const file = $("board-file").files[0];
+  if (!file) return;
+  const reply = await fetch("/api/board/photo", { method: "POST", body: file });
+  const data = await reply.json().catch(() => ({ error: `the server answered ${reply.status}` }));
+  if (!reply.ok || data.ok === false) { showError(data.error || `refused (${reply.status})`); return; }
+  showError("");
+  loadBoard("corners");
+});
+$("board-canvas").addEventListener("pointerdown", (e) => {
+  const c = $("board-canvas");
+  const p = canvasPoint(e, c);
+  if (boardSetup.mode === "corners") {
+    if (boardSetup.points.length >= 4) boardSetup.points = [];
+    boardSetup.points.push(p);
+    $("board-square").disabled = boardSetup.points.length !== 4;
+  } else if (boardSetup.mode === "regions") {
+    boardSetup.current.push([p[0] / c.width, p[1] / c.height]);
+  }
+  drawBoard();
+});
+$("board-square").addEventListener("click", async () => {
+  const points = boardSetup.points.map((p) => p.map((v) => Math.round(v * 10) / 10));
+  if (await post("/api/board/corners", { points })) loadBoard("regions");
+});
+$("board-undo").addEventListener("click", () => { boardSetup.current.pop(); drawBoard(); });
+$("board-close").addEventListener("click", () => {
+  const key = $("board-region").value, [kind, code] = key.split(":");
+  const need = kind === "missions" ? "exactly 4 corners" : "at least 3 points";
+  const n = boardSetup.current.length;
+  if (kind === "missions" ? n !== 4 : n < 3) { showError(`${boardRegionName(key)}: click ${need} round it (${n} so far)`); return; }
+  showError("");
+  boardSetup.regions[kind][code] = boardSetup.current.map((p) => p.map((v) => Math.round(v * 1e5) / 1e5));
+  boardSetup.current = [];
+  const options = [...$("board-region").options];
+  const next = options.find((o) => { const [k, c] = o.value.split(":"); return k === "eras" && !boardSetup.regions.eras[c]; });
+  if (next) $("board-region").value = next.value;
+  renderBoardList();
+  drawBoard();
+});
+$("board-save").addEventListener("click", async () => {
+  if (await post("/api/board/regions", boardSetup.regions)) loadBoard("regions");
+});
+connect();
 });
 // ----- table setup: four corners clicked on the camera's picture, then zones dragged out on the table from above
 const tableSetup = { mode: "", status: null, image: null, points: [], zones: [], drag: null };
@@ -252,8 +393,7 @@ async function loadTable(mode) {
   renderZoneList();
 }
 
-function canvasPoint(e) {
-  const c = $("table-canvas");
+function canvasPoint(e, c = $("table-canvas")) {
   const box = c.getBoundingClientRect();
   return [(e.clientX - box.left) * c.width / box.width, (e.clientY - box.top) * c.height / box.height];
 }
@@ -330,4 +470,146 @@ $("table-set").addEventListener("click", async () => {
 $("zones-save").addEventListener("click", async () => {
   if (await post("/api/table/zones", { zones: tableSetup.zones })) loadTable("zones");
 });
+// ----- The LOOP's board: its four corners clicked on a photo square it up; each Era's region clicked round on that
+const boardSetup = { mode: "", status: null, image: null, points: [], current: [], regions: { eras: {}, missions: {} } };
+
+async function showBoardSetup() {
+  const reply = await fetch("/api/board");
+  if (!reply.ok) return;  // not The LOOP: no board to set up
+  $("board-setup").hidden = false;
+  boardSetup.status = await reply.json();
+  $("board-region").replaceChildren(...boardSetup.status.eras.flatMap((e) => [
+    el("option", { value: `eras:${e.code}`, text: e.name }),
+    el("option", { value: `missions:${e.code}`, text: `${e.name}: its mission spot` })]));
+}
+
+function boardRegionName(key) {
+  const [kind, code] = key.split(":");
+  const era = boardSetup.status.eras.find((e) => e.code === code);
+  return kind === "eras" ? era.name : `${era.name}'s mission spot`;
+}
+
+async function loadBoard(mode) {
+  boardSetup.points = [];
+  boardSetup.current = [];
+  $("board-square").disabled = true;
+  $("board-canvas").dataset.ready = "";
+  const reply = await fetch("/api/board");
+  if (!reply.ok) return;
+  const s = boardSetup.status = await reply.json();
+  boardSetup.regions = { eras: { ...s.regions.eras }, missions: { ...s.regions.missions } };
+  boardSetup.mode = mode || (s.squared ? "regions" : "corners");
+  const regions = boardSetup.mode === "regions";
+  $("board-camera").hidden = !s.camera;
+  $("board-photo-tools").hidden = regions;
+  $("board-region-tools").hidden = !regions;
+  $("board-files").textContent = s.folder ? `Kept in ${s.folder} (tabletop detect --game the-loop --board ${s.folder} reads it).` : "";
+  $("board-step").textContent = regions
+    ? "The board squared up. Pick a region, click round it on the picture (a mission spot: its four corners), then Close this region. Save the board when all seven Eras are drawn."
+    : s.photo ? "Click the board's four corners in order: top left, top right, bottom right, bottom left (a round board: the square it fits in). Then Square the board up."
+      : "Take the camera's picture, or choose a photo of the board seen from above.";
+  renderBoardList();
+  if (!regions && !s.photo) { boardSetup.image = null; drawBoard(); return; }
+  const image = new Image();
+  image.onload = () => {
+    boardSetup.image = image;
+    const c = $("board-canvas");
+    if (c.width !== image.naturalWidth || c.height !== image.naturalHeight) { c.width = image.naturalWidth; c.height = image.naturalHeight; }
+    drawBoard();
+    c.dataset.ready = boardSetup.mode;  // the picture of this mode is shown (the browser tests wait for it)
+  };
+  image.src = `/api/board/${regions ? "picture" : "photo"}.jpg?t=${Date.now()}`;
+}
+
+function drawBoard() {
+  const c = $("board-canvas"), g = c.getContext("2d");
+  g.clearRect(0, 0, c.width, c.height);
+  if (!boardSetup.image) return;
+  g.drawImage(boardSetup.image, 0, 0);
+  g.lineWidth = Math.max(2, c.width / 400);
+  g.font = `${Math.max(14, c.width / 50)}px sans-serif`;
+  const path = (points, closed) => {
+    g.beginPath();
+    points.forEach((p, i) => (i ? g.lineTo(...p) : g.moveTo(...p)));
+    if (closed) g.closePath();
+    g.stroke();
+    points.forEach((p) => { g.beginPath(); g.arc(p[0], p[1], g.lineWidth * 2, 0, 7); g.fill(); });
+  };
+  if (boardSetup.mode === "corners") {
+    g.strokeStyle = g.fillStyle = "#f2c14e";
+    path(boardSetup.points, boardSetup.points.length === 4);
+    return;
+  }
+  const px = (f) => [f[0] * c.width, f[1] * c.height];
+  for (const kind of ["eras", "missions"]) {
+    g.strokeStyle = g.fillStyle = kind === "eras" ? "#00c8ff" : "#ff8c00";
+    for (const [code, polygon] of Object.entries(boardSetup.regions[kind])) {
+      const points = polygon.map(px);
+      path(points, true);
+      const mid = points.reduce((a, p) => [a[0] + p[0] / points.length, a[1] + p[1] / points.length], [0, 0]);
+      g.fillText(code, mid[0] - 12, mid[1] + 6);
+    }
+  }
+  g.strokeStyle = g.fillStyle = "#f2c14e";
+  path(boardSetup.current.map(px), false);
+}
+
+function renderBoardList() {
+  const items = [];
+  for (const kind of ["eras", "missions"]) {
+    for (const code of Object.keys(boardSetup.regions[kind])) {
+      items.push(el("li", {}, `${boardRegionName(`${kind}:${code}`)} `, el("button", { class: "secondary", text: "remove",
+        onclick: () => { delete boardSetup.regions[kind][code]; renderBoardList(); drawBoard(); } })));
+    }
+  }
+  $("board-list").replaceChildren(...items);
+}
+
+$("board-setup").addEventListener("toggle", () => { if ($("board-setup").open) loadBoard(); });
+$("board-again").addEventListener("click", () => loadBoard("corners"));
+$("board-camera").addEventListener("click", async () => { if (await post("/api/board/camera")) loadBoard("corners"); });
+$("board-file").addEventListener("change", async () => {
+  const file = $("board-file").files[0];
+  if (!file) return;
+  const reply = await fetch("/api/board/photo", { method: "POST", body: file });
+  const data = await reply.json().catch(() => ({ error: `the server answered ${reply.status}` }));
+  if (!reply.ok || data.ok === false) { showError(data.error || `refused (${reply.status})`); return; }
+  showError("");
+  loadBoard("corners");
+});
+$("board-canvas").addEventListener("pointerdown", (e) => {
+  const c = $("board-canvas");
+  const p = canvasPoint(e, c);
+  if (boardSetup.mode === "corners") {
+    if (boardSetup.points.length >= 4) boardSetup.points = [];
+    boardSetup.points.push(p);
+    $("board-square").disabled = boardSetup.points.length !== 4;
+  } else if (boardSetup.mode === "regions") {
+    boardSetup.current.push([p[0] / c.width, p[1] / c.height]);
+  }
+  drawBoard();
+});
+$("board-square").addEventListener("click", async () => {
+  const points = boardSetup.points.map((p) => p.map((v) => Math.round(v * 10) / 10));
+  if (await post("/api/board/corners", { points })) loadBoard("regions");
+});
+$("board-undo").addEventListener("click", () => { boardSetup.current.pop(); drawBoard(); });
+$("board-close").addEventListener("click", () => {
+  const key = $("board-region").value, [kind, code] = key.split(":");
+  const need = kind === "missions" ? "exactly 4 corners" : "at least 3 points";
+  const n = boardSetup.current.length;
+  if (kind === "missions" ? n !== 4 : n < 3) { showError(`${boardRegionName(key)}: click ${need} round it (${n} so far)`); return; }
+  showError("");
+  boardSetup.regions[kind][code] = boardSetup.current.map((p) => p.map((v) => Math.round(v * 1e5) / 1e5));
+  boardSetup.current = [];
+  const options = [...$("board-region").options];
+  const next = options.find((o) => { const [k, c] = o.value.split(":"); return k === "eras" && !boardSetup.regions.eras[c]; });
+  if (next) $("board-region").value = next.value;
+  renderBoardList();
+  drawBoard();
+});
+$("board-save").addEventListener("click", async () => {
+  if (await post("/api/board/regions", boardSetup.regions)) loadBoard("regions");
+});
 connect();
+showBoardSetup();

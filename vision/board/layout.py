@@ -57,20 +57,27 @@ def load_board(folder: Path) -> BoardLayout:
         raise BoardLayoutError(
             f"{path}: 'picture': {picture.shape[1]}x{picture.shape[0]} px, expected at least {MIN_PICTURE_PX} px a side"
         )
+    eras, missions = parse_regions(data, str(path))
+    return BoardLayout(picture, eras, Path(folder), missions)
+
+
+def parse_regions(data: dict, where: str) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """The Eras' polygons and the mission spots of a board.json's object (or of what the page sent), checked;
+    `where` names the source in the errors."""
     eras = data.get("eras")
     if not isinstance(eras, dict):
-        raise BoardLayoutError(f"{path}: 'eras': expected an object of Era code -> polygon")
+        raise BoardLayoutError(f"{where}: 'eras': expected an object of Era code -> polygon")
     unknown = sorted(set(eras) - set(ERA_CODES))
     if unknown:
-        raise BoardLayoutError(f"{path}: 'eras': unknown Era {', '.join(unknown)} (expected {', '.join(ERA_CODES)})")
+        raise BoardLayoutError(f"{where}: 'eras': unknown Era {', '.join(unknown)} (expected {', '.join(ERA_CODES)})")
     missing = [c for c in ERA_CODES if c not in eras]
     if missing:
-        raise BoardLayoutError(f"{path}: 'eras': no polygon for {', '.join(missing)}")
-    polygons = {code: _polygon(path, f"eras.{code}", eras[code]) for code in ERA_CODES}
-    return BoardLayout(picture, polygons, Path(folder), _missions(path, data.get("missions", {})))
+        raise BoardLayoutError(f"{where}: 'eras': no polygon for {', '.join(missing)}")
+    polygons = {code: _polygon(where, f"eras.{code}", eras[code]) for code in ERA_CODES}
+    return polygons, _missions(where, data.get("missions", {}))
 
 
-def _missions(path: Path, spots: object) -> dict[str, np.ndarray]:
+def _missions(path: str, spots: object) -> dict[str, np.ndarray]:
     if not isinstance(spots, dict):
         raise BoardLayoutError(f"{path}: 'missions': expected an object of Era code -> the spot's four corners")
     unknown = sorted(set(spots) - set(ERA_CODES))
@@ -87,7 +94,7 @@ def _missions(path: Path, spots: object) -> dict[str, np.ndarray]:
     return out
 
 
-def _polygon(path: Path, field_name: str, value: object) -> np.ndarray:
+def _polygon(path: str, field_name: str, value: object) -> np.ndarray:
     where = f"{path}: '{field_name}'"
     try:
         polygon = np.asarray(value, np.float64)

@@ -26,9 +26,11 @@ from vision.board.missions import (
     BACK,
     COLOURS,
     MARGIN_PX,
+    SLOTS_FILE,
     SPOT_PX,
     TILE_PX,
     MissionReader,
+    SlotModel,
     SpotReading,
     mission_tiles_of_piece_set,
 )
@@ -143,6 +145,7 @@ def run_mission_bench(
     pieces_root: Path,
     scenes: int,
     seed: int,
+    models: Path,
     progress: Callable[[str, int, int], None] | None = None,
     split: str = "test",
     workers: int = 2,
@@ -158,6 +161,7 @@ def run_mission_bench(
             rendered.append(scene)
             if progress:
                 progress("mission scenes", len(rendered), scenes)
+    slot_model = SlotModel.load(Path(models) / SLOTS_FILE)
     readers: dict[str, MissionReader] = {}
     registrars: dict[str, BoardRegistrar] = {}
     tallies = {"reader": SpotTally(), "reader_true_placement": SpotTally(), "colour": SpotTally()}
@@ -168,7 +172,7 @@ def run_mission_bench(
             number = int(scene.design.rsplit("-", 1)[1])
             picture = pieces.image("BOARD")
             tiles = mission_tiles_of_piece_set(pieces_root / scene.design)
-            readers[scene.design] = MissionReader(picture, mission_regions(number), tiles)
+            readers[scene.design] = MissionReader(picture, mission_regions(number), tiles, slot_model)
             registrars[scene.design] = BoardRegistrar(picture)
         reader = readers[scene.design]
         frame = cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR)

@@ -7,9 +7,10 @@ that best matches the view: each mission's face and the tiles' shared back in fo
 correlation anywhere in the margin; but first, a view whose middle the board's own print of the spot explains (fitted
 to the view's light) is an empty spot, and a view no picture fits well is covered (a hand), read as nothing rather
 than as a guess. A face-up tile's slots
-are then known exactly (the catalogue says where they are printed): a slot holds a cube when most of its middle
-departs from the tile's own picture fitted to the view's light, and the cube's colour is the colour that departs.
-Geometry and colour only: nothing is learnt but two cut-offs.
+are then known exactly (the catalogue says where they are printed): whether a slot holds a cube is read from how its
+middle departs from the tile's own picture fitted to the view's light (a logistic regression on a dozen such
+measures, `SlotModel`), and the cube's colour is the colour its middle shows. Geometry and colour, and a dozen
+learnt weights.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from vision.recognise.models import ModelError
 
 BACK = "BACK_MISSION"  # the name of the tiles' shared back in the piece set and in readings
 MISSIONS_FILE = "the-loop-missions.npz"  # the stand-in tiles (synthetic design 0) until a player enrols theirs
+SLOTS_FILE = "the-loop-mission-slots.json"  # the slot model (`SlotModel`)
 TILE_PX = 60  # a tile's side in the reader's view: 60 mm at 1 px/mm
 SPOT_PX = 63  # the printed spot's side in the view (1.5 mm wider than a tile each side)
 MARGIN_PX = 14  # view beyond the spot on each side: a tile laid off its spot, a registration a few mm out
@@ -37,11 +39,6 @@ EMPTY_RESIDUAL = 20.0
 MIN_SCORE = 0.3  # a view no face fits better than this is covered (chosen on training designs' scenes)
 MATCH_SCALE = 0.5  # identity is matched at half the view's resolution: print detail, not texture, tells tiles apart
 SLOT_CORE = 0.5  # the share of a slot's side, about its centre, that is read (a neighbour leaning in covers less)
-# a slot holds a cube when its core's mean colour departs from the print (B, G, R summed) by FILLED times the tile's
-# own contrast in the view (mean departure of its fitted picture from its mean colour) plus CONTRAST_FLOOR: a dim or
-# washed-out view departs less, a sharp bright one more (chosen on training designs' scenes)
-FILLED = 0.9
-CONTRAST_FLOOR = 80.0
 COLOURS = ("red", "green")  # progress cubes: rift and energy
 FORMAT = 1
 
@@ -144,9 +141,12 @@ class MissionReader:
     """Reads every mission spot of one board (its picture, the spots' corners in its fractions) against one set of
     mission tiles."""
 
-    def __init__(self, board_picture: np.ndarray, spots: Mapping[str, np.ndarray], tiles: MissionTiles) -> None:
+    def __init__(
+        self, board_picture: np.ndarray, spots: Mapping[str, np.ndarray], tiles: MissionTiles, slot_model: SlotModel
+    ) -> None:
         self.spots = {era: np.asarray(q, np.float64) for era, q in spots.items()}
         self.tiles = tiles
+        self.slot_model = slot_model
         self.view_px = SPOT_PX + 2 * MARGIN_PX
         picture = board_picture[..., :3]
         scale = np.diag([picture.shape[1], picture.shape[0], 1.0])
@@ -234,25 +234,115 @@ class MissionReader:
         confidence = float(np.clip((best.score - other.score) * 4, 0, 1))
         return SpotReading(era, best.tile, progress, confidence, float(x), float(y))
 
-    def progress(self, view: np.ndarray, fit: _Candidate) -> dict[str, int]:
-        """Cubes on the fitted face's slots, by colour: the face's place refined at full resolution, then each slot's
-        core judged against the face's own picture."""
+    def fitted_face(self, view: np.ndarray, fit: _Candidate) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(the face as the view shows it, its picture in the view's light, its slots turned as it lies): the face's
+        place refined at full resolution about the coarse fit."""
         index = self.tiles.codes.index(str(fit.tile))
         picture = next(p for name, k, p, _ in self.faces if name == fit.tile and k == fit.turns)
         x0, y0 = _refine(view, picture, fit.at)
         seen = view[y0 : y0 + TILE_PX, x0 : x0 + TILE_PX].astype(np.float32)
-        expected = in_light(seen, picture)
-        contrast = float(np.abs(expected - expected.reshape(-1, 3).mean(axis=0)).sum(axis=2).mean())
+        boxes = np.array([turned_box(box, fit.turns) for box in self.tiles.slots[index]])
+        return seen, in_light(seen, picture), boxes
+
+    def progress(self, view: np.ndarray, fit: _Candidate) -> dict[str, int]:
+        """Cubes on the fitted face's slots, by colour: each slot that `slot_model` says holds a cube counts in the
+        colour its core shows (redder or greener)."""
+        seen, expected, boxes = self.fitted_face(view, fit)
         counts = dict.fromkeys(COLOURS, 0)
-        for box in self.tiles.slots[index]:
-            bx0, by0, bx1, by1 = turned_box(box, fit.turns) * TILE_PX
-            cx, cy, half = (bx0 + bx1) / 2, (by0 + by1) / 2, (bx1 - bx0) * SLOT_CORE / 2
-            core = (slice(round(cy - half), round(cy + half) + 1), slice(round(cx - half), round(cx + half) + 1))
-            colour = seen[core].reshape(-1, 3).mean(axis=0)
-            departs = float(np.abs(colour - expected[core].reshape(-1, 3).mean(axis=0)).sum())
-            if departs >= FILLED * (contrast + CONTRAST_FLOOR):
+        features, colours = slot_features(seen, expected, boxes)
+        for filled, colour in zip(self.slot_model.filled(features), colours, strict=True):
+            if filled:
                 counts["red" if colour[2] > colour[1] else "green"] += 1
         return counts
+
+
+SLOT_FEATURES = (
+    "departure",  # |mean colour of the core - of the fitted print there|, B, G, R summed
+    "contrast",  # the fitted face's mean departure from its own mean colour: how sharp and bright the view is
+    "saturation",  # the core's mean colour: its largest channel less its smallest
+    "print_saturation",  # ... of the fitted print's core
+    "lightness",  # the core's mean over B, G, R
+    "print_lightness",
+    "median_departure",  # the median over the core's pixels of their departure
+    "log_departure",
+    "log_contrast",
+    "log_median_departure",
+    "saturation_gain",  # saturation less the print's
+    "lightness_gain",
+)
+
+
+def slot_features(seen: np.ndarray, expected: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(features (slots, SLOT_FEATURES), each core's mean colour (slots, 3) BGR) of the slots `boxes` (tile
+    fractions, as the face lies) of a face as the view shows it (`seen`) and its picture in the view's light."""
+    side = seen.shape[0]
+    contrast = float(np.abs(expected - expected.reshape(-1, 3).mean(axis=0)).sum(axis=2).mean())
+    rows, colours = [], []
+    for bx0, by0, bx1, by1 in boxes * side:
+        cx, cy, half = (bx0 + bx1) / 2, (by0 + by1) / 2, (bx1 - bx0) * SLOT_CORE / 2
+        core = (slice(round(cy - half), round(cy + half) + 1), slice(round(cx - half), round(cx + half) + 1))
+        here, printed = seen[core].reshape(-1, 3), expected[core].reshape(-1, 3)
+        colour, print_colour = here.mean(axis=0), printed.mean(axis=0)
+        departure = float(np.abs(colour - print_colour).sum())
+        median = float(np.median(np.abs(here - printed).sum(axis=1)))
+        saturation, print_saturation = float(np.ptp(colour)), float(np.ptp(print_colour))
+        lightness, print_lightness = float(colour.mean()), float(print_colour.mean())
+        rows.append(
+            (
+                departure,
+                contrast,
+                saturation,
+                print_saturation,
+                lightness,
+                print_lightness,
+                median,
+                np.log1p(departure),
+                np.log1p(contrast),
+                np.log1p(median),
+                saturation - print_saturation,
+                lightness - print_lightness,
+            )
+        )
+        colours.append(colour)
+    return np.array(rows, np.float64).reshape(-1, len(SLOT_FEATURES)), np.array(colours).reshape(-1, 3)
+
+
+@dataclass(frozen=True)
+class SlotModel:
+    """A logistic regression on `SLOT_FEATURES` (standardised): whether a slot holds a cube. Fitted on training
+    designs' scenes by `vision.train.mission_slots`; numpy at run time."""
+
+    mean: np.ndarray
+    scale: np.ndarray
+    weights: np.ndarray
+    bias: float
+
+    def filled(self, features: np.ndarray) -> np.ndarray:
+        return ((features - self.mean) / self.scale) @ self.weights + self.bias > 0
+
+    def to_json(self) -> dict:
+        return {
+            "features": list(SLOT_FEATURES),
+            "mean": self.mean.round(6).tolist(),
+            "scale": self.scale.round(6).tolist(),
+            "weights": self.weights.round(6).tolist(),
+            "bias": round(self.bias, 6),
+        }
+
+    @classmethod
+    def load(cls, path: Path) -> SlotModel:
+        try:
+            data = json.loads(Path(path).read_text())
+            names = list(data["features"])
+            values = [np.asarray(data[k], np.float64) for k in ("mean", "scale", "weights")]
+            bias = float(data["bias"])
+        except (OSError, ValueError, KeyError, TypeError) as err:
+            raise ModelError(f"{path}: expected JSON with features, mean, scale, weights and bias ({err})") from err
+        if names != list(SLOT_FEATURES) or any(v.shape != (len(SLOT_FEATURES),) for v in values):
+            raise ModelError(f"{path}: its features {names} are not this build's {list(SLOT_FEATURES)}")
+        if (values[1] <= 0).any():
+            raise ModelError(f"{path}: 'scale' must be positive")
+        return cls(*values, bias)
 
 
 def _unit_rows(patches: np.ndarray) -> np.ndarray:

@@ -19,7 +19,7 @@ import numpy as np
 
 from vision.board.cubes import BoardPiece, CubeCounter, EraCubes
 from vision.board.layout import BoardLayout
-from vision.board.missions import MISSIONS_FILE, MissionReader, MissionTiles, SpotReading
+from vision.board.missions import MISSIONS_FILE, SLOTS_FILE, MissionReader, MissionTiles, SlotModel, SpotReading
 from vision.board.register import BoardNotFound, BoardRegistrar
 
 
@@ -81,7 +81,10 @@ class BoardReader:
         self.counter = CubeCounter(layout.picture, layout.eras, models)
         if tiles is None and layout.missions and (Path(models) / MISSIONS_FILE).is_file():
             tiles = MissionTiles.load(Path(models) / MISSIONS_FILE)
-        self.missions = MissionReader(layout.picture, layout.missions, tiles) if tiles and layout.missions else None
+        self.missions = None
+        if tiles is not None and layout.missions:
+            slots = SlotModel.load(Path(models) / SLOTS_FILE)
+            self.missions = MissionReader(layout.picture, layout.missions, tiles, slots)
 
     def read(self, frame: np.ndarray, frame_from_board: np.ndarray | None = None) -> BoardReading:
         """Registers the frame unless a placement is given (a live loop holds the last one), then counts."""

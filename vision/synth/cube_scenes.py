@@ -127,7 +127,7 @@ class SpotTile:
     x_mm: float = 0.0  # the tile's centre and turn on the table
     y_mm: float = 0.0
     rotation_deg: float = 0.0
-    progress: tuple[tuple[str, float, float], ...] = ()  # (colour, table x, y) of each progress cube
+    progress: tuple[tuple[str, float, float, int], ...] = ()  # (colour, table x, y, slot) of each progress cube
 
     @property
     def centre(self) -> tuple[float, float]:
@@ -169,7 +169,9 @@ def spot_tiles(rng: np.random.Generator, pieces: PieceSet, to_table: np.ndarray)
             filled = sorted(rng.choice(len(boxes), int(rng.integers(0, len(boxes) + 1)), replace=False).tolist())
             centres = np.array([((boxes[k][0] + boxes[k][2]) / 2, (boxes[k][1] + boxes[k][3]) / 2) for k in filled])
             points = apply_homography(to_tile, centres) if filled else np.zeros((0, 2))
-            cubes = tuple((slots[code][k], float(px), float(py)) for k, (px, py) in zip(filled, points, strict=True))
+            cubes = tuple(
+                (slots[code][k], float(px), float(py), int(k)) for k, (px, py) in zip(filled, points, strict=True)
+            )
         out.append(SpotTile(era, spot, code, state == "front", float(x), float(y), turn, cubes))
     return tuple(out)
 
@@ -182,7 +184,7 @@ def _spot_pieces(rng: np.random.Generator, spots: Sequence[SpotTile]) -> tuple[l
         if spot.code is None:
             continue
         tiles.append(CardSpec(spot.code, spot.face_up, spot.x_mm, spot.y_mm, spot.rotation_deg, False))
-        for colour, x, y in spot.progress:
+        for colour, x, y, _ in spot.progress:
             turn = rotation_about((0, 0, 1), math.radians(spot.rotation_deg + float(rng.normal(0, 6))))
             cube = random_solid(rng, "cube", x + float(rng.normal(0, 0.7)), y + float(rng.normal(0, 0.7)), code=colour)
             cubes.append(replace(cube, size_mm=float(rng.uniform(8.0, 9.5)), rotation=tuple(turn.ravel())))
@@ -237,6 +239,7 @@ class SpotTruth:
     tile_seen: float  # the share of the tile that shows; of an empty spot, the share of the spot
     least_seen: float
     spot_in_frame: float  # share of the spot's corners inside the frame (1: all four)
+    filled: tuple[int, ...] = ()  # the slots that hold a cube (their order in the mission's slots)
 
 
 def render_board_scene(
@@ -292,11 +295,12 @@ def spot_truth(scene: Scene, spots: Sequence[SpotTile], ids: np.ndarray) -> list
             at = (float(o.table_pose[0]), float(o.table_pose[1]))
             if o.kind == "tile" and spot.code is not None and math.dist(at, (spot.x_mm, spot.y_mm)) < 1e-3:
                 tile_seen = float(o.visible_fraction)
-            if o.kind == "cube" and any(math.dist(at, (x, y)) < 3.0 for _, x, y in spot.progress):
+            if o.kind == "cube" and any(math.dist(at, (x, y)) < 3.0 for _, x, y, _ in spot.progress):
                 least = min(least, float(o.visible_fraction))
         tile = None if spot.code is None else (spot.code if spot.face_up else "BACK_MISSION")
-        progress = {c: sum(1 for colour, _, _ in spot.progress if colour == c) for c in ("red", "green")}
-        out.append(SpotTruth(spot.era, tile, progress, tile_seen, least, inside))
+        progress = {c: sum(1 for colour, *_ in spot.progress if colour == c) for c in ("red", "green")}
+        filled = tuple(sorted(k for *_, k in spot.progress))
+        out.append(SpotTruth(spot.era, tile, progress, tile_seen, least, inside, filled))
     return out
 
 
