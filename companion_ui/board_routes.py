@@ -10,8 +10,7 @@ from pydantic import Field
 
 from companion_ui.board_setup import BoardSetup
 from companion_ui.replies import REFUSED, Asked, Taken, refusal
-from companion_ui.table_routes import jpeg
-from companion_ui.table_setup import SetupError
+from companion_ui.table_routes import attempt, jpeg
 
 Point = Annotated[list[float], Field(min_length=2, max_length=2)]
 NO_PICTURE: dict[int | str, dict[str, Any]] = {404: {"description": "no photo yet, or the board is not squared up"}}
@@ -37,11 +36,7 @@ def board_router(setup: BoardSetup, live: Any) -> APIRouter:
     @router.post("/photo", response_model=Taken, responses=REFUSED)
     async def photo(request: Request) -> Any:
         """A photo of the board, sent as the file's bytes (any picture format OpenCV reads)."""
-        try:
-            setup.set_photo(await request.body())
-        except SetupError as err:
-            return refusal(err)
-        return {"ok": True}
+        return attempt(setup.set_photo, await request.body())
 
     @router.post("/camera", response_model=Taken, responses=REFUSED)
     def camera() -> Any:
@@ -49,27 +44,15 @@ def board_router(setup: BoardSetup, live: Any) -> APIRouter:
         image = getattr(live, "image", None)
         if image is None:
             return refusal("no camera picture: send a photo of the board instead")
-        try:
-            setup.set_photo(image.copy())
-        except SetupError as err:
-            return refusal(err)
-        return {"ok": True}
+        return attempt(setup.set_photo, image.copy())
 
     @router.post("/corners", response_model=Taken, responses=REFUSED)
     def corners(body: Corners) -> Any:
-        try:
-            setup.set_corners(body.points)
-        except SetupError as err:
-            return refusal(err)
-        return {"ok": True}
+        return attempt(setup.set_corners, body.points)
 
     @router.post("/regions", response_model=Taken, responses=REFUSED)
     def regions(body: Regions) -> Any:
-        try:
-            setup.save(body.eras, body.missions)
-        except SetupError as err:
-            return refusal(err)
-        return {"ok": True}
+        return attempt(setup.save, body.eras, body.missions)
 
     def shown(image: Any, what: str) -> Response:
         if image is None:

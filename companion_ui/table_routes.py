@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated, Any
 
 import cv2
@@ -49,19 +50,11 @@ def table_router(setup: TableSetup, live: Any) -> APIRouter:
     @router.post("/points", response_model=Taken, responses={**REFUSED, **NO_PICTURE})
     def points(body: Points) -> Any:
         image = picture()
-        try:
-            setup.set_points(body.points, body.width_mm, body.height_mm, (image.shape[1], image.shape[0]))
-        except SetupError as err:
-            return refusal(err)
-        return {"ok": True}
+        return attempt(setup.set_points, body.points, body.width_mm, body.height_mm, (image.shape[1], image.shape[0]))
 
     @router.post("/zones", response_model=Taken, responses=REFUSED)
     def zones(body: Zones) -> Any:
-        try:
-            setup.set_zones([z.model_dump() for z in body.zones])
-        except SetupError as err:
-            return refusal(err)
-        return {"ok": True}
+        return attempt(setup.set_zones, [z.model_dump() for z in body.zones])
 
     @router.get(
         "/camera.jpg",
@@ -85,6 +78,15 @@ def table_router(setup: TableSetup, live: Any) -> APIRouter:
         return jpeg(made[0])
 
     return router
+
+
+def attempt(change: Callable[..., Any], *args: Any) -> Any:
+    """Taken, or refused with the SetupError's reason (nothing changed then)."""
+    try:
+        change(*args)
+    except SetupError as err:
+        return refusal(err)
+    return {"ok": True}
 
 
 def jpeg(image: Any) -> Response:

@@ -22,6 +22,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from multiprocessing import Pool
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -213,6 +214,30 @@ def pieces_on_cut(scene: BoardScene, size: int) -> list[tuple[str, float, float,
     ]
 
 
+def render_bench_scenes(
+    render: Callable[[tuple[int, int, str, list[str]]], Any],
+    pieces_root: Path,
+    scenes: int,
+    seed: int,
+    split: str,
+    workers: int,
+    progress: Callable[[str, int, int], None] | None,
+    what: str,
+) -> tuple[list[str], list[Any]]:
+    """(the split's design names, `scenes` scenes of them rendered by `render` in `workers` processes)."""
+    from vision.synth.components import split_design_names
+
+    designs = split_design_names(pieces_root, split, "the-loop")
+    jobs = [(i, seed, str(pieces_root), designs) for i in range(scenes)]
+    rendered: list[Any] = []
+    with Pool(workers) as pool:
+        for scene in pool.imap(render, jobs):
+            rendered.append(scene)
+            if progress:
+                progress(f"{what} scenes", len(rendered), scenes)
+    return designs, rendered
+
+
 def run_cube_bench(
     pieces_root: Path,
     scenes: int,
@@ -223,16 +248,9 @@ def run_cube_bench(
     workers: int = 2,
 ) -> dict:
     from vision.synth.art.the_loop import era_regions
-    from vision.synth.components import load_component, split_design_names
+    from vision.synth.components import load_component
 
-    designs = split_design_names(pieces_root, split, "the-loop")
-    jobs = [(i, seed, str(pieces_root), designs) for i in range(scenes)]
-    rendered: list[BoardScene] = []
-    with Pool(workers) as pool:
-        for scene in pool.imap(render_frame, jobs):
-            rendered.append(scene)
-            if progress:
-                progress("cube scenes", len(rendered), scenes)
+    designs, rendered = render_bench_scenes(render_frame, pieces_root, scenes, seed, split, workers, progress, "cube")
     counters: dict[str, CubeCounter] = {}
     registrars: dict[str, BoardRegistrar] = {}
     tallies = {"net": Tally(), "colour": Tally(), "net_true_placement": Tally(), "net_unchecked": Tally()}

@@ -16,7 +16,6 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from multiprocessing import Pool
 from pathlib import Path
 
 import cv2
@@ -150,17 +149,13 @@ def run_mission_bench(
     split: str = "test",
     workers: int = 2,
 ) -> dict:
+    from vision.board.bench import render_bench_scenes
     from vision.synth.art.the_loop import mission_regions
-    from vision.synth.components import load_component, split_design_names
+    from vision.synth.components import load_component
 
-    designs = split_design_names(pieces_root, split, "the-loop")
-    jobs = [(i, seed, str(pieces_root), designs) for i in range(scenes)]
-    rendered: list[MissionScene] = []
-    with Pool(workers) as pool:
-        for scene in pool.imap(render_mission_frame, jobs):
-            rendered.append(scene)
-            if progress:
-                progress("mission scenes", len(rendered), scenes)
+    designs, rendered = render_bench_scenes(
+        render_mission_frame, pieces_root, scenes, seed, split, workers, progress, "mission"
+    )
     slot_model = SlotModel.load(Path(models) / SLOTS_FILE)
     readers: dict[str, MissionReader] = {}
     registrars: dict[str, BoardRegistrar] = {}
