@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 
@@ -17,3 +19,14 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
     """`-m slow` runs one test at a time. Among the slow runs, the companion bench plays the demo in real time and
     counts the moves it reads live; a worker beside it would take half the CPU it is timed on."""
     return 0 if config.getoption("markexpr") == "slow" else None
+
+
+@pytest.fixture(scope="session")
+def test_design(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A held-out board design of The LOOP (17: the test split), rendered once per worker for every module that
+    needs one (about 10 s each time)."""
+    from vision.synth.components import design_dir, render_designs
+
+    root = tmp_path_factory.mktemp("the-loop")
+    render_designs("the-loop", root, [17], workers=1, progress=False)
+    return design_dir(root, "the-loop", 17)

@@ -21,16 +21,6 @@ from vision.recognise.models import models_dir
 STAND_IN = models_dir() / "the-loop-board"
 
 
-@pytest.fixture(scope="module")
-def test_design(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A held-out board design (17: the test split) rendered once for the module."""
-    from vision.synth.components import design_dir, render_designs
-
-    root = tmp_path_factory.mktemp("the-loop")
-    render_designs("the-loop", root, [17], workers=1, progress=False)
-    return design_dir(root, "the-loop", 17)
-
-
 def _board_in_frame(picture: np.ndarray, frame_from_board: np.ndarray, table: tuple[int, int, int]) -> np.ndarray:
     h, w = picture.shape[:2]
     to_frame = frame_from_board @ np.diag([1 / w, 1 / h, 1.0])

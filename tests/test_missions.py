@@ -217,15 +217,6 @@ def test_a_reading_as_json() -> None:
     }
 
 
-@pytest.fixture(scope="module")
-def test_design(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from vision.synth.components import design_dir, render_designs
-
-    root = tmp_path_factory.mktemp("the-loop")
-    render_designs("the-loop", root, [18], workers=1, progress=False)
-    return design_dir(root, "the-loop", 18)
-
-
 def test_scenes_lay_tiles_on_their_spots_without_changing_the_rest(test_design: Path) -> None:
     from games.the_loop.catalogue import load_catalogue
     from vision.synth.components import load_component
@@ -250,8 +241,10 @@ def test_scenes_lay_tiles_on_their_spots_without_changing_the_rest(test_design: 
                 assert math.dist((s.x_mm, s.y_mm), s.centre) < 8.0  # on its spot, a few mm off
 
 
+@pytest.mark.slow
 def test_the_mission_bench_reads_held_out_spots_beside_its_baseline(test_design: Path) -> None:
-    """A regression floor on a few rendered frames of a test design."""
+    """A regression floor on a few rendered frames of a test design (slow: 16 s; the reader's geometry is tested on
+    exact frames above, in the default suite)."""
     from vision.board.mission_bench import format_mission_table, run_mission_bench
 
     result = run_mission_bench(test_design.parent, 6, 3, models_dir(), split="test", workers=1)
