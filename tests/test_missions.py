@@ -179,6 +179,23 @@ def test_the_reader_names_every_spot_and_counts_progress_cubes(board, tiles: Mis
     assert math.dist((got["daw"].x, got["daw"].y), centre) < 1.0
 
 
+def test_a_spot_keeps_its_reading_until_its_view_changes(board, tiles: MissionTiles) -> None:
+    to_frame = _placement(10.0, 680.0)
+    three = next(i for i, s in enumerate(tiles.slots) if len(s) == 3)
+    reader = MissionReader(board.picture, board.missions, tiles, SlotModel.load(models_dir() / SLOTS_FILE))
+    before = {r.era: r for r in reader.read(_table(board, to_frame, {"daw": ("front", three, 1, ())}), to_frame)}
+    assert before["daw"].tile == tiles.codes[three] and sum(before["daw"].progress.values()) == 0
+    noisy = _table(board, to_frame, {"daw": ("front", three, 1, ())}).astype(np.int16)
+    noisy += np.random.default_rng(0).normal(0, 3, noisy.shape).astype(np.int16)
+    again = {r.era: r for r in reader.read(np.clip(noisy, 0, 255).astype(np.uint8), to_frame)}
+    assert again == before  # camera noise: the spots are not read again, and say the same
+    after = {r.era: r for r in reader.read(_table(board, to_frame, {"daw": ("front", three, 1, (1,))}), to_frame)}
+    assert sum(after["daw"].progress.values()) == 1  # a cube put on a slot: that spot is read again
+    assert after["med"] == before["med"]
+    reader.forget()
+    assert reader.read(_table(board, to_frame, {}), to_frame)[0].tile is None  # afresh: the tile was taken away
+
+
 def test_a_spot_off_the_frame_is_not_read(board, tiles: MissionTiles) -> None:
     to_frame = np.array([[1, 0, 450], [0, 1, 0], [0, 0, 1.0]]) @ _placement(0.0, 700.0)
     frame = _table(board, to_frame, {})

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import cv2
@@ -37,6 +37,10 @@ EMPTY_INSET_PX = 6  # an empty spot is matched on its print this far inside its 
 # an empty spot: the median departure (B, G, R summed) of its middle from the board's print in the view's light
 EMPTY_RESIDUAL = 20.0
 MIN_SCORE = 0.3  # a view no face fits better than this is covered (chosen on training designs' scenes)
+# a spot's view is the one last read unless CHANGED_PX of its half-resolution pixels (a quarter of a cube's top is
+# about 5) moved more than CHANGED_LEVELS in some channel: noise and a flicker of light move none that far
+CHANGED_LEVELS = 25
+CHANGED_PX = 5
 MATCH_SCALE = 0.5  # identity is matched at half the view's resolution: print detail, not texture, tells tiles apart
 SLOT_CORE = 0.5  # the share of a slot's side, about its centre, that is read (a neighbour leaning in covers less)
 COLOURS = ("red", "green")  # progress cubes: rift and energy
@@ -147,6 +151,7 @@ class MissionReader:
         self.spots = {era: np.asarray(q, np.float64) for era, q in spots.items()}
         self.tiles = tiles
         self.slot_model = slot_model
+        self._last: dict[str, tuple[np.ndarray, SpotReading]] = {}  # per spot: the view last read, its reading
         self.view_px = SPOT_PX + 2 * MARGIN_PX
         picture = board_picture[..., :3]
         scale = np.diag([picture.shape[1], picture.shape[0], 1.0])
@@ -177,19 +182,33 @@ class MissionReader:
         """The spot of `era` cut upright out of `frame` with its margin (`view_px` square)."""
         return self._cut(frame, frame_from_board, self.spots[era])
 
+    def forget(self) -> None:
+        """Every spot is read afresh next time (another table, or a board moved)."""
+        self._last.clear()
+
     def frame_quad(self, era: str, frame_from_board: np.ndarray) -> np.ndarray:
         """The spot's corners in frame pixels."""
         return cv2.perspectiveTransform(self.spots[era].reshape(-1, 1, 2), frame_from_board).reshape(-1, 2)
 
     def read(self, frame: np.ndarray, frame_from_board: np.ndarray) -> list[SpotReading]:
-        """Every spot's reading; a spot whose view leaves the frame is not read (it is left out)."""
+        """Every spot's reading; a spot whose view leaves the frame is not read (it is left out). A spot whose view
+        is the one it last read (`CHANGED_PX`, `CHANGED_LEVELS`) keeps that reading: on a live table a mission changes
+        a few times a game, and reading every spot again every frame would cost half a frame's time."""
         h, w = frame.shape[:2]
         out = []
         for era in self.spots:
             corners = self.frame_quad(era, frame_from_board)
             if not ((corners >= 0).all() and (corners[:, 0] < w).all() and (corners[:, 1] < h).all()):
                 continue
-            out.append(self.read_view(era, self.view(frame, frame_from_board, era), *corners.mean(axis=0)))
+            view = self.view(frame, frame_from_board, era)
+            small = _small(view).astype(np.int16)
+            last = self._last.get(era)
+            if last is not None and int((np.abs(small - last[0]).max(axis=2) > CHANGED_LEVELS).sum()) < CHANGED_PX:
+                reading = replace(last[1], x=float(corners[:, 0].mean()), y=float(corners[:, 1].mean()))
+            else:
+                reading = self.read_view(era, view, *corners.mean(axis=0))
+            self._last[era] = (small, reading)
+            out.append(reading)
         return out
 
     def candidates(self, era: str, view: np.ndarray) -> list[_Candidate]:
