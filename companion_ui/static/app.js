@@ -238,18 +238,24 @@ async function loadTable(mode) {
       ? "The table from above. Pick a zone, then drag its rectangle out on the picture; Save zones when done."
       : "Click four corners of something of known size lying on the table (a sheet of paper, the board) in order: top left, top right, bottom right, bottom left. Give its size, then Set the table.";
   if (mat && !tableSetup.status.calibrated) return;
-  const image = new Image();
-  image.onload = () => {
-    tableSetup.image = image;
-    const c = $("table-canvas");
-    if (c.width !== image.naturalWidth || c.height !== image.naturalHeight) { c.width = image.naturalWidth; c.height = image.naturalHeight; }
-    drawTable();
-    c.dataset.ready = tableSetup.mode;  // the picture of this mode is shown (the browser tests wait for it)
-  };
+  const image = showOnCanvas($("table-canvas"), tableSetup, drawTable);
   image.onerror = () => showError(zoning ? "The table is not set yet." : "No camera picture yet: try again in a moment.");
   image.src = mat ? `/api/table/view.jpg?t=${Date.now()}`
     : zoning ? `/api/table/view.jpg?plain=1&t=${Date.now()}` : `/api/table/camera.jpg?t=${Date.now()}`;
   renderZoneList();
+}
+
+// A picture shown on a setup's canvas at its own size once loaded (set the returned image's src), then drawn over;
+// the canvas's data-ready names the mode whose picture shows (the browser tests wait for it).
+function showOnCanvas(c, setup, draw) {
+  const image = new Image();
+  image.onload = () => {
+    setup.image = image;
+    if (c.width !== image.naturalWidth || c.height !== image.naturalHeight) { c.width = image.naturalWidth; c.height = image.naturalHeight; }
+    draw();
+    c.dataset.ready = setup.mode;
+  };
+  return image;
 }
 
 function canvasPoint(e, c = $("table-canvas")) {
@@ -369,15 +375,7 @@ async function loadBoard(mode) {
       : "Take the camera's picture, or choose a photo of the board seen from above.";
   renderBoardList();
   if (!regions && !s.photo) { boardSetup.image = null; drawBoard(); return; }
-  const image = new Image();
-  image.onload = () => {
-    boardSetup.image = image;
-    const c = $("board-canvas");
-    if (c.width !== image.naturalWidth || c.height !== image.naturalHeight) { c.width = image.naturalWidth; c.height = image.naturalHeight; }
-    drawBoard();
-    c.dataset.ready = boardSetup.mode;  // the picture of this mode is shown (the browser tests wait for it)
-  };
-  image.src = `/api/board/${regions ? "picture" : "photo"}.jpg?t=${Date.now()}`;
+  showOnCanvas($("board-canvas"), boardSetup, drawBoard).src = `/api/board/${regions ? "picture" : "photo"}.jpg?t=${Date.now()}`;
 }
 
 function drawBoard() {
