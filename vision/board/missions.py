@@ -154,9 +154,9 @@ class MissionReader:
         self._last: dict[str, tuple[np.ndarray, SpotReading]] = {}  # per spot: the view last read, its reading
         self.view_px = SPOT_PX + 2 * MARGIN_PX
         picture = board_picture[..., :3]
-        scale = np.diag([picture.shape[1], picture.shape[0], 1.0])
+        size = np.array([picture.shape[1], picture.shape[0]], np.float64)
         # the board's own print of each spot, cut as a frame's view is (from the picture's pixels)
-        self.empty = {era: self._cut(picture, scale, q) for era, q in self.spots.items()}
+        self.empty = {era: self._cut(picture, q * size) for era, q in self.spots.items()}
         self.empty_small = {era: _small(v) for era, v in self.empty.items()}
         pictures = [*tiles.fronts, tiles.back]
         names = [*tiles.codes, BACK]
@@ -171,8 +171,8 @@ class MissionReader:
         # windows treated alike correlates every face at every place at once (TM_CCOEFF_NORMED, summed channels)
         self.face_rows = np.stack([_unit_rows(face[None].astype(np.float32))[0] for _, _, _, face in self.faces])
 
-    def _cut(self, image: np.ndarray, image_from_board: np.ndarray, quad: np.ndarray | None = None) -> np.ndarray:
-        corners = cv2.perspectiveTransform(np.asarray(quad, np.float64).reshape(-1, 1, 2), image_from_board)
+    def _cut(self, image: np.ndarray, corners: np.ndarray) -> np.ndarray:
+        """The spot whose corners lie at `corners` (image pixels) cut upright with its margin (`view_px` square)."""
         m, s = MARGIN_PX, SPOT_PX
         target = np.array([[m, m], [m + s, m], [m + s, m + s], [m, m + s]], np.float32)
         to_view = cv2.getPerspectiveTransform(corners.reshape(4, 2).astype(np.float32), target)
@@ -180,7 +180,7 @@ class MissionReader:
 
     def view(self, frame: np.ndarray, frame_from_board: np.ndarray, era: str) -> np.ndarray:
         """The spot of `era` cut upright out of `frame` with its margin (`view_px` square)."""
-        return self._cut(frame, frame_from_board, self.spots[era])
+        return self._cut(frame, self.frame_quad(era, frame_from_board))
 
     def forget(self) -> None:
         """Every spot is read afresh next time (another table, or a board moved)."""
@@ -200,23 +200,28 @@ class MissionReader:
             corners = self.frame_quad(era, frame_from_board)
             if not ((corners >= 0).all() and (corners[:, 0] < w).all() and (corners[:, 1] < h).all()):
                 continue
-            view = self.view(frame, frame_from_board, era)
-            small = _small(view).astype(np.int16)
+            view = self._cut(frame, corners)
+            small = _small(view)
+            seen = small.astype(np.int16)
             last = self._last.get(era)
-            if last is not None and int((np.abs(small - last[0]).max(axis=2) > CHANGED_LEVELS).sum()) < CHANGED_PX:
+            if last is not None and int((np.abs(seen - last[0]).max(axis=2) > CHANGED_LEVELS).sum()) < CHANGED_PX:
                 reading = replace(last[1], x=float(corners[:, 0].mean()), y=float(corners[:, 1].mean()))
             else:
-                reading = self.read_view(era, view, *corners.mean(axis=0))
-            self._last[era] = (small, reading)
+                reading = self.read_view(era, view, small, *corners.mean(axis=0))
+            self._last[era] = (seen, reading)
             out.append(reading)
         return out
 
-    def candidates(self, era: str, view: np.ndarray) -> list[_Candidate]:
+    def candidates(self, view: np.ndarray) -> list[_Candidate]:
         """Every picture's best fit anywhere in the view, best first."""
+        return self._ranked(_small(view))
+
+    def _ranked(self, small: np.ndarray) -> list[_Candidate]:
+        """`candidates` of the view at match resolution (`_small`)."""
         # the window a tile of TILE_PX lies in when its centre is within REACH_PX of the spot's
         lo = round((MARGIN_PX + (SPOT_PX - TILE_PX) / 2 - REACH_PX) * MATCH_SCALE)
         hi = round((MARGIN_PX + (SPOT_PX + TILE_PX) / 2 + REACH_PX) * MATCH_SCALE)
-        small = _small(view)[lo:hi, lo:hi].astype(np.float32)
+        small = small[lo:hi, lo:hi].astype(np.float32)
         side = self.faces[0][3].shape[0]
         windows = np.lib.stride_tricks.sliding_window_view(small, (side, side), axis=(0, 1))  # (y, x, 3, s, s)
         places = windows.shape[:2]
@@ -231,20 +236,22 @@ class MissionReader:
             )
         return sorted(out, key=lambda c: -c.score)
 
-    def empty_residual(self, era: str, view: np.ndarray) -> float:
-        """How far the spot's middle departs from the board's own print there (median, B, G, R summed)."""
+    def empty_residual(self, era: str, small: np.ndarray) -> float:
+        """How far the spot's middle departs from the board's own print there (median, B, G, R summed), on the view
+        at match resolution (`_small`)."""
         inner = slice(
             round((MARGIN_PX + EMPTY_INSET_PX) * MATCH_SCALE),
             round((MARGIN_PX + SPOT_PX - EMPTY_INSET_PX) * MATCH_SCALE),
         )
-        return float(np.median(difference(_small(view), self.empty_small[era])[inner, inner]))
+        return float(np.median(difference(small, self.empty_small[era])[inner, inner]))
 
-    def read_view(self, era: str, view: np.ndarray, x: float = 0.0, y: float = 0.0) -> SpotReading:
+    def read_view(self, era: str, view: np.ndarray, small: np.ndarray, x: float, y: float) -> SpotReading:
+        """One spot's reading from its view, and the view at match resolution (made once for the whole reading)."""
         none = dict.fromkeys(COLOURS, 0)
-        residual = self.empty_residual(era, view)
+        residual = self.empty_residual(era, small)
         if residual <= EMPTY_RESIDUAL:
             return SpotReading(era, None, none, 1.0 - residual / EMPTY_RESIDUAL / 2, float(x), float(y))
-        ranked = self.candidates(era, view)
+        ranked = self._ranked(small)
         best = ranked[0]
         if best.score < MIN_SCORE:
             return SpotReading(era, None, none, 0.0, float(x), float(y), seen=False)

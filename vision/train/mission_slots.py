@@ -64,7 +64,7 @@ def slot_rows(pieces_root: Path, split: str, scenes: int, seed: int, workers: in
                 if truth.tile_seen < SEEN or truth.least_seen < SEEN:
                     continue
                 view = reader.view(frame, scene.truth_h, truth.era)
-                fit = reader.candidates(truth.era, view)[0]
+                fit = reader.candidates(view)[0]
                 if fit.tile != truth.tile:
                     continue
                 rows, _ = slot_features(*reader.fitted_face(view, fit))
