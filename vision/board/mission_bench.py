@@ -24,6 +24,7 @@ import numpy as np
 from vision.board.missions import (
     BACK,
     COLOURS,
+    EMPTY_INSET_PX,
     MARGIN_PX,
     SLOTS_FILE,
     SPOT_PX,
@@ -114,17 +115,16 @@ def colour_reading(reader: MissionReader, frame: np.ndarray, frame_from_board: n
     """The baseline: per spot, the picture (each face, the back, the empty print) whose mean colour, over the board's
     around it, is nearest the view's; on a face, each saturated red or green blob is a cube."""
     out = {}
-    inner = slice(MARGIN_PX + 6, MARGIN_PX + SPOT_PX - 6)
+    inner = slice(MARGIN_PX + EMPTY_INSET_PX, MARGIN_PX + SPOT_PX - EMPTY_INSET_PX)
     ring = np.ones((reader.view_px, reader.view_px), bool)
     ring[MARGIN_PX : MARGIN_PX + SPOT_PX, MARGIN_PX : MARGIN_PX + SPOT_PX] = False
-    faces = {name: picture for name, k, picture, _ in reader.faces if k == 0}
+    faces = {name: picture.reshape(-1, 3).mean(axis=0) for name, k, picture, _ in reader.faces if k == 0}
     for era in reader.spots:
         view = reader.view(frame, frame_from_board, era).astype(np.float32)
         board = reader.empty[era].astype(np.float32)
         light = view[ring].mean(axis=0) / np.maximum(board[ring].mean(axis=0), 1.0)
         seen = view[inner, inner].reshape(-1, 3).mean(axis=0) / np.maximum(light, 1e-3)
-        means = {name: p.reshape(-1, 3).mean(axis=0) for name, p in faces.items()}
-        means[""] = board[inner, inner].reshape(-1, 3).mean(axis=0)
+        means = {**faces, "": board[inner, inner].reshape(-1, 3).mean(axis=0)}
         name = min(means, key=lambda n: float(np.abs(means[n] - seen).sum()))
         tile = name or None
         progress = dict.fromkeys(COLOURS, 0)

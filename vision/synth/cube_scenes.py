@@ -90,9 +90,7 @@ def cube_scene_spec(
     for _ in range(int(rng.random() < 0.35) + int(rng.random() < 0.1)):
         x, y = _point_in(rng, list(eras.values())[int(rng.integers(0, len(eras)))])
         x, y = x + float(rng.normal(0, 25)), y + float(rng.normal(0, 25))
-        foot = camera.position()[:2]
-        heading = math.degrees(math.atan2(-(x - foot[0]), y - foot[1] + 1e-3)) + float(rng.normal(0, 35))
-        hands.append(random_occluder(rng, "hand", x, y, heading))
+        hands.append(random_occluder(rng, "hand", x, y, _reaching(rng, camera, x, y)))
     tiles: list[CardSpec] = []
     progress: list[SolidSpec] = []
     spots: tuple[SpotTile, ...] = ()
@@ -101,8 +99,7 @@ def cube_scene_spec(
         tiles, progress = _spot_pieces(mission_rng, spots)
         if spots and mission_rng.random() < 0.25:  # a hand reaching for a mission
             x, y = spots[int(mission_rng.integers(0, len(spots)))].centre
-            foot = camera.position()[:2]
-            heading = math.degrees(math.atan2(-(x - foot[0]), y - foot[1] + 1e-3)) + float(mission_rng.normal(0, 35))
+            heading = _reaching(mission_rng, camera, x, y)
             hands.append(random_occluder(mission_rng, "hand", x + float(mission_rng.normal(0, 20)), y, heading))
     spec = replace(
         base,
@@ -113,6 +110,12 @@ def cube_scene_spec(
         layout="board-cubes" + ("+missions" if spots else ""),
     )
     return spec, eras, spots
+
+
+def _reaching(rng: np.random.Generator, camera: Camera, x: float, y: float) -> float:
+    """The heading of a hand reaching from the camera's side of the table towards (x, y), give or take 35 degrees."""
+    foot = camera.position()[:2]
+    return math.degrees(math.atan2(-(x - foot[0]), y - foot[1] + 1e-3)) + float(rng.normal(0, 35))
 
 
 @dataclass(frozen=True)
@@ -162,7 +165,7 @@ def spot_tiles(rng: np.random.Generator, pieces: PieceSet, to_table: np.ndarray)
         edge = spot[1] - spot[0]
         turn = math.degrees(math.atan2(edge[1], edge[0])) + 90.0 * int(rng.integers(0, 4)) + float(rng.normal(0, 3))
         x, y = spot.mean(axis=0) + rng.normal(0, 1.5, 2)
-        cubes: tuple[tuple[str, float, float], ...] = ()
+        cubes: tuple[tuple[str, float, float, int], ...] = ()
         if state == "front":
             to_tile = card_to_table(float(x), float(y), turn, 1, 1, pieces.pieces[code].size_mm)
             boxes = mission_slot_boxes(len(slots[code]))

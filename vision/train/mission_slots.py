@@ -16,7 +16,6 @@ import argparse
 import json
 import sys
 from datetime import date
-from multiprocessing import Pool
 from pathlib import Path
 
 import cv2
@@ -40,38 +39,40 @@ RATE = 0.2
 
 def slot_rows(pieces_root: Path, split: str, scenes: int, seed: int, workers: int = 2) -> tuple[np.ndarray, np.ndarray]:
     """(features (slots, SLOT_FEATURES), whether each holds a cube) from `scenes` scenes of `split`'s designs."""
+    from vision.board.bench import render_bench_scenes
     from vision.board.mission_bench import render_mission_frame
     from vision.synth.art.the_loop import mission_regions
-    from vision.synth.components import load_component, split_design_names
+    from vision.synth.components import load_component
 
-    designs = split_design_names(pieces_root, split, "the-loop")
+    def shown(stage: str, done: int, total: int) -> None:
+        print(f"\r{split}: {stage} {done}/{total}", end="", file=sys.stderr)
+
+    _, rendered = render_bench_scenes(render_mission_frame, pieces_root, scenes, seed, split, workers, shown, "mission")
+    print(file=sys.stderr)
     blank = SlotModel(*(np.zeros(len(SLOT_FEATURES)) + v for v in (0.0, 1.0, 0.0)), 0.0)  # features only
     readers: dict[str, MissionReader] = {}
     features, filled = [], []
-    jobs = [(i, seed, str(pieces_root), designs) for i in range(scenes)]
-    with Pool(workers) as pool:
-        for k, scene in enumerate(pool.imap(render_mission_frame, jobs)):
-            if scene.design not in readers:
-                number = int(scene.design.rsplit("-", 1)[1])
-                picture = load_component(pieces_root / scene.design).image("BOARD")
-                tiles = mission_tiles_of_piece_set(pieces_root / scene.design)
-                readers[scene.design] = MissionReader(picture, mission_regions(number), tiles, blank)
-            reader = readers[scene.design]
-            frame = cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR)
-            for truth in scene.spots:
-                if truth.tile in (None, BACK) or truth.spot_in_frame < 1:
-                    continue
-                if truth.tile_seen < SEEN or truth.least_seen < SEEN:
-                    continue
-                view = reader.view(frame, scene.truth_h, truth.era)
-                fit = reader.candidates(view)[0]
-                if fit.tile != truth.tile:
-                    continue
-                rows, _ = slot_features(*reader.fitted_face(view, fit))
-                features.append(rows)
-                filled += [j in truth.filled for j in range(len(rows))]
-            print(f"\r{split}: {k + 1}/{scenes} scenes, {len(filled)} slots", end="", file=sys.stderr)
-    print(file=sys.stderr)
+    for scene in rendered:
+        if scene.design not in readers:
+            number = int(scene.design.rsplit("-", 1)[1])
+            picture = load_component(pieces_root / scene.design).image("BOARD")
+            tiles = mission_tiles_of_piece_set(pieces_root / scene.design)
+            readers[scene.design] = MissionReader(picture, mission_regions(number), tiles, blank)
+        reader = readers[scene.design]
+        frame = cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR)
+        for truth in scene.spots:
+            if truth.tile in (None, BACK) or truth.spot_in_frame < 1:
+                continue
+            if truth.tile_seen < SEEN or truth.least_seen < SEEN:
+                continue
+            view = reader.view(frame, scene.truth_h, truth.era)
+            fit = reader.candidates(view)[0]
+            if fit.tile != truth.tile:
+                continue
+            rows, _ = slot_features(*reader.fitted_face(view, fit))
+            features.append(rows)
+            filled += [j in truth.filled for j in range(len(rows))]
+    print(f"{split}: {len(filled)} slots", file=sys.stderr)
     return np.concatenate(features), np.array(filled, bool)
 
 
