@@ -591,12 +591,8 @@ def _run_options(args: argparse.Namespace, **kw: Any) -> dict[str, Any]:
         raise CliError(f"--port must be 1-65535, got {args.port}")
     if args.duration is not None and args.duration <= 0:
         raise CliError(f"--duration must be positive, got {args.duration}")
-    table_dir = Path(args.table_dir) if args.table_dir else None
-    if table_dir is not None and table_dir.exists() and not table_dir.is_dir():
-        raise CliError(f"--table-dir {table_dir}: not a folder")
-    board_dir = Path(args.board_dir) if args.board_dir else None
-    if board_dir is not None and board_dir.exists() and not board_dir.is_dir():
-        raise CliError(f"--board-dir {board_dir}: not a folder")
+    table_dir = _folder_option(args.table_dir, "--table-dir")
+    board_dir = _folder_option(args.board_dir, "--board-dir")
     mat = Path(args.mat) if args.mat else None
     if mat is not None and not mat.is_file():
         raise CliError(f"--mat {mat}: no such file (the layout JSON that tabletop mat wrote beside the picture)")
@@ -606,6 +602,14 @@ def _run_options(args: argparse.Namespace, **kw: Any) -> dict[str, Any]:
         exit_at_end=args.exit_at_end, duration=args.duration, table_dir=table_dir, mat=mat, deck=deck,
         board_dir=board_dir, **kw,
     )  # fmt: skip
+
+
+def _folder_option(value: str | None, flag: str) -> Path | None:
+    """A folder option's path (None when not given); something there that is not a folder is refused."""
+    folder = Path(value) if value else None
+    if folder is not None and folder.exists() and not folder.is_dir():
+        raise CliError(f"{flag} {folder}: not a folder")
+    return folder
 
 
 def enrolled_deck(path: str | None) -> Any:

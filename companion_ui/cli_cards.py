@@ -184,7 +184,7 @@ def format_board(reading: Any) -> str:
     if not reading.found:
         return f"  board: {reading.note}"
     rows = []
-    spots = {m.era: m for m in getattr(reading, "missions", ())}
+    spots = {m.era: m for m in reading.missions}
     for e in reading.eras:
         cubes = ", ".join(f"{n} {colour}" for colour, n in e.counts.items() if n) or "no cubes"
         pieces = [p.label for p in reading.pieces if p.era == e.era]
