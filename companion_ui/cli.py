@@ -1203,9 +1203,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     from games import GameError
+    from vision.threads import one_blas_thread
 
     parser = build_parser()
     args = parser.parse_args(argv)
+    one_blas_thread()  # every command may read frames beside the ONNX graphs (`one_blas_thread` says why)
     try:
         return int(args.func(args) or 0)
     except (CliError, GameError) as err:

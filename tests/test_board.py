@@ -13,7 +13,7 @@ import pytest
 
 from vision.board.cubes import CHANNELS, COLOURS, PIECES, STRIDE, count_cut, find_pieces, piece_apart_px
 from vision.board.layout import ERA_CODES, BoardLayoutError, load_board, save_board
-from vision.board.rectify import CUT_PX, cut_from_fraction, era_masks, px_per_mm, rectify, reference_cut
+from vision.board.rectify import CUT_PX, cut_from_fraction, era_masks, in_light, px_per_mm, rectify, reference_cut
 from vision.board.register import BoardNotFound, BoardRegistrar
 from vision.heatmap import peaks
 from vision.recognise.models import models_dir
@@ -371,3 +371,42 @@ def test_the_shipped_counter_reads_cubes_and_pieces_with_one_net_and_checks_cube
     placement = _placement(10.0, 800.0)
     cut, heat = counter.look(_board_in_frame(board.picture, placement, (50, 60, 70)), placement)
     assert cut.shape == (400, 400, 3) and heat.shape == (CHANNELS, 100, 100)
+
+
+def test_the_print_is_fitted_to_the_cut_s_light_channel_by_channel_past_what_stands_on_it() -> None:
+    """A gain and an offset per channel, found again though a fifth of the cut shows something else (a piece)."""
+    rng = np.random.default_rng(3)
+    reference = rng.integers(20, 200, (60, 60, 3), dtype=np.uint8)
+    gain, offset = np.array([0.8, 1.1, 0.6], np.float32), np.array([10.0, -5.0, 30.0], np.float32)
+    lit = reference.astype(np.float32) * gain + offset
+    cut = lit.copy()
+    cut[:12] = (40, 200, 220)  # a fifth of it under something the print does not explain
+    fitted = in_light(cut.astype(np.uint8), reference)
+    assert fitted.shape == cut.shape and fitted.dtype == np.float32
+    assert np.abs(fitted - lit)[12:].max() < 1.0  # (the cut was rounded to whole levels)
+    flat = np.full((60, 60, 3), 90, np.uint8)  # a flat print has no gain to fit: the cut's mean per channel
+    shown = in_light(lit.astype(np.uint8), flat)
+    assert np.ptp(shown.reshape(-1, 3), axis=0).max() < 1e-3  # flat as the print
+    assert np.abs(shown[0, 0] - lit.reshape(-1, 3).mean(axis=0)).max() < 10  # about the cut's mean
+    glare = np.full((20, 20, 3), 255, np.uint8)  # a blown-out cut is itself, not black
+    assert np.allclose(in_light(glare, reference[:20, :20]), 255, atol=0.5)
+
+
+def test_a_frame_reading_process_keeps_numpy_s_blas_to_one_thread() -> None:
+    """`tabletop` runs `one_blas_thread` before any command: OpenBLAS workers spinning after a numpy product took
+    the two cores from the board's net (17 ms against 11). In a process of its own, as it changes the process."""
+    import subprocess
+    import sys
+
+    code = (
+        "import numpy, cv2\n"
+        "from threadpoolctl import threadpool_info\n"
+        "from vision.threads import one_blas_thread\n"
+        "one_blas_thread()\n"
+        "blas = [i for i in threadpool_info() if i['user_api'] == 'blas']\n"
+        "assert blas and all(i['num_threads'] == 1 for i in blas), blas\n"
+        "print(len(blas))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert int(done.stdout) >= 1

@@ -17,6 +17,7 @@ from vision.board.missions import (
     BACK,
     MISSIONS_FILE,
     SLOTS_FILE,
+    TILE_PX,
     MissionReader,
     MissionTiles,
     SlotModel,
@@ -127,6 +128,29 @@ def test_a_turned_box_lands_where_rot90_puts_its_pixels() -> None:
         bx0, by0, bx1, by1 = np.round(turned_box(box, turns) * 60).astype(int)
         turned = np.rot90(image, turns)
         assert turned[by0:by1, bx0:bx1].all() and turned.sum() == image.sum() == (by1 - by0) * (bx1 - bx0)
+
+
+def test_every_face_is_scored_as_opencv_correlates_it_and_a_flat_view_fits_nothing(board, tiles: MissionTiles) -> None:
+    """The reader correlates every face at every place in one product, the windows' lengths from integral images;
+    each face's best score is OpenCV's normalised correlation coefficient (channels summed) at its best place."""
+    from vision.board.missions import MATCH_SCALE, _small
+
+    reader = MissionReader(board.picture, board.missions, tiles, SlotModel.load(models_dir() / SLOTS_FILE))
+    rng = np.random.default_rng(5)
+    view = cv2.GaussianBlur(rng.integers(0, 255, (reader.view_px, reader.view_px, 3), dtype=np.uint8), (3, 3), 0)
+    offset = reader.view_px // 2 - TILE_PX // 2 + 3
+    view[offset : offset + TILE_PX, offset - 5 : offset - 5 + TILE_PX] = np.rot90(tiles.fronts[2], 1)
+    ranked = reader.candidates(view)
+    assert (ranked[0].tile, ranked[0].turns) == (tiles.codes[2], 1) and ranked[0].score > 0.85
+    small = _small(view).astype(np.float32)
+    for c in ranked[:6]:
+        face = next(f for name, k, _, f in reader.faces if name == c.tile and k == c.turns).astype(np.float32)
+        expected = float(cv2.matchTemplate(small, face, cv2.TM_CCOEFF_NORMED).max())
+        assert c.score == pytest.approx(expected, abs=2e-3)
+        assert c.score <= expected + 1e-3  # the reader searches within its reach, OpenCV the whole view
+    assert abs(ranked[0].at[0] - (offset - 5)) <= 1 / MATCH_SCALE and abs(ranked[0].at[1] - offset) <= 1 / MATCH_SCALE
+    black = np.zeros_like(view)
+    assert all(c.score == 0.0 for c in reader.candidates(black))  # not a division by a length of nothing
 
 
 def test_the_stand_in_tiles_round_trip_and_a_bad_file_is_named(tiles: MissionTiles, tmp_path: Path) -> None:
@@ -269,8 +293,10 @@ def test_the_mission_bench_reads_held_out_spots_beside_its_baseline(test_design:
     assert reader["spots"] >= 15 and reader["spots"] == baseline["spots"]
     assert reader["right_pct"] >= 70.0 and reader["right_pct"] > baseline["right_pct"], result
     assert result["latency_ms"]["median"] > 0
+    whole = result["latency_ms"]["whole_board"]
+    assert whole["median"] > result["latency_ms"]["median"]  # the spots are a part of the whole board
     table = format_mission_table(result)
-    assert "pictures and slots" in table and "baseline" in table
+    assert "pictures and slots" in table and "baseline" in table and "the whole board" in table
 
 
 def test_bench_vision_refuses_a_negative_mission_count(capsys: pytest.CaptureFixture) -> None:

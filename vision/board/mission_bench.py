@@ -149,8 +149,10 @@ def run_mission_bench(
     split: str = "test",
     workers: int = 2,
 ) -> dict:
-    from vision.board.bench import render_bench_scenes
-    from vision.synth.art.the_loop import mission_regions
+    from vision.board.bench import colour_counts, render_bench_scenes
+    from vision.board.layout import BoardLayout
+    from vision.board.read import BoardReader
+    from vision.synth.art.the_loop import era_regions, mission_regions
     from vision.synth.components import load_component
 
     designs, rendered = render_bench_scenes(
@@ -158,10 +160,13 @@ def run_mission_bench(
     )
     slot_model = SlotModel.load(Path(models) / SLOTS_FILE)
     readers: dict[str, MissionReader] = {}
+    boards: dict[str, BoardReader] = {}  # the whole board (cubes, pieces, spots), for its time a frame
     registrars: dict[str, BoardRegistrar] = {}
     tallies = {"reader": SpotTally(), "reader_true_placement": SpotTally(), "colour": SpotTally()}
     read_ms: list[float] = []
     again_ms: list[float] = []
+    board_ms: list[float] = []  # the whole board read from a registered frame met cold
+    baseline_ms: list[float] = []  # the colour baselines of the cubes and the spots, on the same frames
     for k, scene in enumerate(rendered):
         if scene.design not in readers:
             pieces = load_component(pieces_root / scene.design)
@@ -169,6 +174,8 @@ def run_mission_bench(
             picture = pieces.image("BOARD")
             tiles = mission_tiles_of_piece_set(pieces_root / scene.design)
             readers[scene.design] = MissionReader(picture, mission_regions(number), tiles, slot_model)
+            layout = BoardLayout(picture, era_regions(number), pieces_root / scene.design, mission_regions(number))
+            boards[scene.design] = BoardReader(layout, models, tiles)
             registrars[scene.design] = BoardRegistrar(picture)
         reader = readers[scene.design]
         reader.forget()  # every scene is another table: nothing it read before is kept
@@ -191,7 +198,18 @@ def run_mission_bench(
             again_ms.append(1000 * (time.perf_counter() - t0))
             assert again == readings, "a spot read again from the same frame changed its reading"
             tallies["reader"].add(scene.spots, readings)
-            tallies["colour"].add(scene.spots, colour_reading(reader, frame, placement))
+            board = boards[scene.design]
+            assert board.missions is not None, "the bench's boards name their mission spots"
+            board.missions.forget()
+            t0 = time.perf_counter()
+            board.read(frame, placement)
+            board_ms.append(1000 * (time.perf_counter() - t0))
+            t0 = time.perf_counter()
+            net = board.counter.cubes
+            colour_counts(net.cut(frame, placement), net.reference, net.masks)
+            colour = colour_reading(reader, frame, placement)
+            baseline_ms.append(1000 * (time.perf_counter() - t0))
+            tallies["colour"].add(scene.spots, colour)
         if progress:
             progress("missions read", k + 1, len(rendered))
     return {
@@ -204,8 +222,18 @@ def run_mission_bench(
             "median": round(float(np.median(read_ms)), 2) if read_ms else None,
             "p95": round(float(np.percentile(read_ms, 95)), 2) if read_ms else None,
             "unchanged_median": round(float(np.median(again_ms)), 2) if again_ms else None,
+            "whole_board": _stats(board_ms),
+            "colour_baselines": _stats(baseline_ms),
         },
     }
+
+
+def _stats(values: list[float]) -> dict:
+    return (
+        {"median": round(float(np.median(values)), 2), "p95": round(float(np.percentile(values, 95)), 2)}
+        if values
+        else {}
+    )
 
 
 def format_mission_table(result: dict) -> str:
@@ -232,6 +260,13 @@ def format_mission_table(result: dict) -> str:
         f"{result['latency_ms']['p95']} ms; the same frame again (spots unchanged keep their readings): median "
         f"{result['latency_ms'].get('unchanged_median')} ms"
     )
+    whole, baseline = result["latency_ms"].get("whole_board"), result["latency_ms"].get("colour_baselines")
+    if whole and baseline:
+        lines.append(
+            f"the whole board of a registered frame met cold (cubes, pieces, every spot): median {whole['median']} ms, "
+            f"p95 {whole['p95']} ms; the colour baselines of cubes and spots on the same frames {baseline['median']} "
+            f"ms ({whole['median'] / baseline['median']:.2f} times)"
+        )
     confusion = result["readers"]["reader"]["confusion"]
     if confusion:
         lines.append("reader's misses (true->said): " + "; ".join(f"{k} x{v}" for k, v in confusion.items()))

@@ -167,8 +167,9 @@ class MissionReader:
             for k in range(4)
             for turned in [np.ascontiguousarray(np.rot90(picture, k))]
         ]
-        # the small faces as rows, each channel less its mean, each row of unit length: one product with a view's
-        # windows treated alike correlates every face at every place at once (TM_CCOEFF_NORMED, summed channels)
+        # the small faces as rows (channel by channel), each channel less its mean, each row of unit length: one
+        # product with a view's raw windows correlates every face at every place at once (TM_CCOEFF_NORMED, summed
+        # channels; a face's zero means make the windows' own means drop out of the product)
         self.face_rows = np.stack([_unit_rows(face[None].astype(np.float32))[0] for _, _, _, face in self.faces])
 
     def _cut(self, image: np.ndarray, corners: np.ndarray) -> np.ndarray:
@@ -221,12 +222,12 @@ class MissionReader:
         # the window a tile of TILE_PX lies in when its centre is within REACH_PX of the spot's
         lo = round((MARGIN_PX + (SPOT_PX - TILE_PX) / 2 - REACH_PX) * MATCH_SCALE)
         hi = round((MARGIN_PX + (SPOT_PX + TILE_PX) / 2 + REACH_PX) * MATCH_SCALE)
-        small = small[lo:hi, lo:hi].astype(np.float32)
+        region = np.ascontiguousarray(small[lo:hi, lo:hi], np.float32)
         side = self.faces[0][3].shape[0]
-        windows = np.lib.stride_tricks.sliding_window_view(small, (side, side), axis=(0, 1))  # (y, x, 3, s, s)
+        windows = np.lib.stride_tricks.sliding_window_view(region, (side, side), axis=(0, 1))  # (y, x, 3, s, s)
         places = windows.shape[:2]
-        rows = _unit_rows(windows.reshape(-1, 3, side, side).transpose(0, 2, 3, 1))
-        fits = self.face_rows @ rows.T  # (faces, places)
+        # (faces, places)
+        fits = (self.face_rows @ windows.reshape(-1, 3 * side * side).T) / _window_norms(region, side)
         best = fits.argmax(axis=1)
         out = []
         for (name, k, _, _), place, score in zip(self.faces, best, fits[np.arange(len(best)), best], strict=True):
@@ -372,10 +373,25 @@ class SlotModel:
 
 
 def _unit_rows(patches: np.ndarray) -> np.ndarray:
-    """(n, h, w, 3) patches as rows (n, h * w * 3): each channel less its own mean, the row of unit length."""
+    """(n, h, w, 3) patches as rows (n, 3 * h * w, channel by channel): each channel less its own mean, the row of
+    unit length."""
     centred = patches - patches.mean(axis=(1, 2), keepdims=True)
-    rows = centred.reshape(len(patches), -1)
+    rows = centred.transpose(0, 3, 1, 2).reshape(len(patches), -1)
     return rows / (np.linalg.norm(rows, axis=1, keepdims=True) + 1e-6)
+
+
+def _window_norms(region: np.ndarray, side: int) -> np.ndarray:
+    """The length of every `side` square window of `region` (h, w, 3 float32), each channel less its own mean, as
+    a row (top-left places in row order): from integral images, so no window is centred one by one."""
+    total, squares = cv2.integral2(region, sdepth=cv2.CV_64F)
+
+    def box(integral: np.ndarray) -> np.ndarray:
+        return integral[side:, side:] - integral[:-side, side:] - integral[side:, :-side] + integral[:-side, :-side]
+
+    sums = box(total)
+    spread = (box(squares) - sums * sums / (side * side)).sum(axis=2).reshape(-1)
+    # a flat window (a black or blown-out patch) fits nothing: its product with a face is rounding error
+    return np.where(spread > 1.0, np.sqrt(np.maximum(spread, 1.0)), np.inf).astype(np.float32)
 
 
 def _small(image: np.ndarray) -> np.ndarray:
