@@ -130,6 +130,20 @@ def test_a_frame_smeared_by_motion_is_placed_by_the_picture_smeared_alike() -> N
     assert np.abs(_apply(found, ring) - _apply(placement, ring)).max() < 6.0
 
 
+def test_a_frame_is_placed_the_same_whatever_ran_before_it() -> None:
+    """MAGSAC draws from OpenCV's process-wide generator; a RANSAC elsewhere in between (the tracker's, the mat's)
+    must not move the board's placement, or a bench's figures hang on what it ran first."""
+    board = load_board(STAND_IN)
+    registrar = BoardRegistrar(board.picture)
+    frame = _board_in_frame(board.picture, _placement(133.0, 850.0, 0.0003), (40, 70, 120))
+    first = registrar.register(frame).frame_from_board
+    rng = np.random.default_rng(0)
+    points = rng.random((40, 2)).astype(np.float32) * 100
+    cv2.findHomography(points, points + rng.random((40, 2)).astype(np.float32), cv2.RANSAC, 1.0)
+    cv2.setRNGSeed(int(rng.integers(1 << 30)))
+    assert np.array_equal(registrar.register(frame).frame_from_board, first)
+
+
 def test_a_motion_kernel_smears_along_its_angle_and_keeps_brightness() -> None:
     from vision.board.register import motion_kernel
 
