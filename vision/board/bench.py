@@ -319,13 +319,6 @@ def run_cube_bench(
         if progress:
             progress("counted", k + 1, len(rendered))
 
-    def stats(values: list[float]) -> dict:
-        return (
-            {"median": round(float(np.median(values)), 2), "p95": round(float(np.percentile(values, 95)), 2)}
-            if values
-            else {}
-        )
-
     return {
         "bench": "cubes per Era, The LOOP",
         "split": f"{split} (board designs {', '.join(designs)}: art.common.design_split)",
@@ -335,17 +328,26 @@ def run_cube_bench(
         "pieces": {name: t.summary() for name, t in piece_tallies.items()},
         "registration": {
             "found_pct": round(100.0 * found / max(len(rendered), 1), 2),
-            "ring_error_px": stats(placement_px),
-            "ms": stats(register_ms),
+            "ring_error_px": median_p95(placement_px),
+            "ms": median_p95(register_ms),
         },
         "latency_ms": {
-            "net_count": stats(count_ms),
-            "cubes": stats(cubes_ms),
-            "pieces": stats(pieces_ms),
-            "colour_count": stats(colour_ms),
+            "net_count": median_p95(count_ms),
+            "cubes": median_p95(cubes_ms),
+            "pieces": median_p95(pieces_ms),
+            "colour_count": median_p95(colour_ms),
         },
         "nets": _nets(next(iter(counters.values()))) if counters else None,
     }
+
+
+def median_p95(values: list[float]) -> dict:
+    """{"median", "p95"} of a bench's measurements, rounded to 0.01 ({} when there are none)."""
+    return (
+        {"median": round(float(np.median(values)), 2), "p95": round(float(np.percentile(values, 95)), 2)}
+        if values
+        else {}
+    )
 
 
 def _nets(counter: CubeCounter) -> dict:
