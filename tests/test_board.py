@@ -424,3 +424,26 @@ def test_a_frame_reading_process_keeps_numpy_s_blas_to_one_thread() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert int(done.stdout) >= 1
+
+
+def test_a_stored_board_scene_keeps_each_cube_s_top_face_where_the_cut_shows_it(test_design: Path) -> None:
+    """The cube checker can be taught each cube's top face (session 53): stored scenes keep it, beside the footprint,
+    where the cut shows the cube's own colour, and the placement they were cut along moves it back to the footprint."""
+    from vision.board.check import to_footprints
+    from vision.train.cube_data import render_one
+
+    scene = render_one((3, 7, str(test_design.parent), [test_design.name], 400, 0))
+    cut = scene.cut().astype(np.float32)
+    seen = scene.cubes[:, 3] >= 0.9
+    assert scene.tops.shape == (len(scene.cubes), 2) and seen.sum() >= 5
+    assert scene.frame_from_board is not None and scene.frame_size == (1280, 720)
+
+    def own_colour(x: float, y: float, colour: int) -> bool:
+        b, g, r = cut[round(y) - 1 : round(y) + 2, round(x) - 1 : round(x) + 2].reshape(-1, 3).mean(axis=0)
+        return (r, g, b)[colour] >= max(r, g, b) - 1e-3
+
+    on_top = [own_colour(x, y, int(c)) for (x, y), c in zip(scene.tops[seen], scene.cubes[seen, 2], strict=True)]
+    assert np.mean(on_top) >= 0.8
+    readings = [("red", float(x), float(y), 1.0) for x, y in scene.tops]
+    moved = np.array([(x, y) for _, x, y, _ in to_footprints(readings, scene.frame_from_board, scene.frame_size, 400)])
+    assert np.median(np.linalg.norm(moved - scene.cubes[:, :2], axis=1)) < 0.1 * 9.0 * 400 / (0.6 * 420)

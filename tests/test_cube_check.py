@@ -23,6 +23,7 @@ from vision.board.check import (
     offsets_back,
     patches,
     settle,
+    to_footprints,
     turned_offset,
     windows,
 )
@@ -167,6 +168,10 @@ def test_a_checker_without_its_settings_is_refused_naming_the_file(tmp_path: Pat
         load({**shipped, "apart_sides": -1})
     with pytest.raises(ModelError, match=r"views 9 out of range \(1-8\)"):
         load({**shipped, "views": 9})
+    with pytest.raises(ModelError, match=r"target 'base', expected one of footprint, top"):
+        load({**shipped, "target": "base"})
+    assert load({**shipped, "target": "top"}).target == "top"
+    assert load({k: v for k, v in shipped.items() if k != "target"}).target == "footprint"  # before session 53
     checker = load({**shipped, "fine_px": 900})  # another fine side: the distances follow it
     assert checker.side_px == pytest.approx(1.5 * CUBE_SIDES_PX) and checker.masks["daw"].shape == (900, 900)
 
@@ -215,3 +220,39 @@ def test_the_loss_diagnostic_puts_each_missed_cube_in_one_place_and_its_oracles_
     away = points - np.array([[0, 0], [8, 0], [0, 0], [0, 0]])  # its offset takes it to the first cube instead
     assert why_missed(cubes[1], points, away, probs * 0 + 0.9, accept=0.5, side=side) == "moved away"
     assert why_missed(cubes[1], points[2:], points[2:], probs[2:], accept=0.5, side=side) == "no candidate"
+
+
+@pytest.mark.parametrize(("tilt", "yaw"), [(0.0, 0.0), (25.0, 40.0), (40.0, 200.0)])
+def test_a_top_face_read_on_the_cut_is_moved_onto_its_footprint(tilt: float, yaw: float) -> None:
+    """A cube's top face, shown on the cut where the camera's ray through it meets the board, is moved back onto the
+    cube's footprint by the camera the placement alone implies (`to_footprints`), whichever way the camera looks."""
+    from vision.board.rectify import to_cut
+    from vision.synth.camera import Camera, apply_homography, card_to_table
+    from vision.train.cube_data import top_in_frame
+
+    camera = Camera(height_mm=650.0, tilt_deg=tilt, yaw_deg=yaw, hfov_deg=60.0)
+    frame_from_board = camera.table_to_image() @ card_to_table(0.0, 0.0, 0.0, 1, 1, (420.0, 420.0))
+    board_from_frame = np.linalg.inv(frame_from_board)
+    size, side = 600, 9.0
+    feet_mm = [(-60.0, 40.0), (80.0, -90.0), (0.0, 120.0)]
+    tops, feet = [], []
+    for x, y in feet_mm:
+        tops.append(to_cut(apply_homography(board_from_frame, top_in_frame(camera, x, y, side)[None]), size)[0])
+        feet.append(
+            to_cut(apply_homography(board_from_frame, apply_homography(camera.table_to_image(), [[x, y]])), size)[0]
+        )
+    readings = [("red", float(x), float(y), 0.9) for x, y in tops]
+    moved = to_footprints(readings, frame_from_board, (camera.width, camera.height), size)
+    shift = np.linalg.norm(np.array(tops) - np.array(feet), axis=1)
+    error = np.linalg.norm(np.array([(x, y) for _, x, y, _ in moved]) - np.array(feet), axis=1)
+    assert error.max() < 0.25 * CUBE_SIDES_PX  # a cube of 9 mm read as one of CUBE_MM: within a fraction of a side
+    if tilt > 0:
+        assert shift.max() > 0.2 * CUBE_SIDES_PX and error.max() < 0.3 * shift.max()
+    assert [r[0] for r in moved] == ["red"] * 3 and [r[3] for r in moved] == [0.9] * 3
+
+
+def test_a_placement_that_implies_no_camera_leaves_the_readings_as_they_are() -> None:
+    readings = [("green", 100.0, 200.0, 0.8)]
+    flat = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 0.0]])  # no plane in front of any camera
+    assert to_footprints(readings, flat, (1280, 720), 600) == readings
+    assert to_footprints([], np.eye(3), (1280, 720), 600) == []

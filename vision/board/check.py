@@ -23,7 +23,7 @@ import cv2
 import numpy as np
 
 from vision.board.cubes import COLOURS, CUBE_MM, STRIDE, planes
-from vision.board.rectify import era_masks, px_per_mm, rectify, reference_cut, resized
+from vision.board.rectify import cut_from_fraction, era_masks, px_per_mm, rectify, reference_cut, resized
 from vision.heatmap import peaks, turned
 
 CHECK_MODEL_FILE = "the-loop-cube-check.onnx"
@@ -40,6 +40,9 @@ MERGE_SIDES = 0.3  # candidates (any colour) closer than this many sides are one
 # counted fewer validation Eras exactly (86.2% against 87.1%, session 39)
 REACH_SIDES = 0.75
 APART_SIDES = 0.6  # two cubes read closer than this are one (the default; the shipped one is tuned)
+# what a checker's offsets point at: the cube's footprint centre (sessions 38-52), or its top face's centre as the cut
+# shows it (session 53), moved to the footprint through the camera afterwards (`to_footprints`)
+TARGETS = ("footprint", "top")
 CLASSES = ("none", *COLOURS)
 
 
@@ -191,6 +194,33 @@ def settle(
     return kept
 
 
+def to_footprints(
+    readings: list[tuple[str, float, float, float]],
+    frame_from_board: np.ndarray,
+    frame_size: tuple[int, int],
+    size: int,
+) -> list[tuple[str, float, float, float]]:
+    """`readings` of top faces (colour, x, y on a cut `size` wide, probability) moved to their cubes' footprint
+    centres. Why: a cube's top face is what a slanted camera sees, and of two touching cubes neither hides the other's
+    top face, but the cut shows it up to a side from the footprint, away from the camera's foot; the footprint says
+    the Era. The camera comes from the placement alone (`level.TableCamera`, cut pixels as its table units): the top
+    face's point on the cut lies on the ray from the camera's eye through the top face, which meets the footprint's
+    vertical one cube's height up. A placement that implies no camera leaves the readings where they are."""
+    from vision.dice.level import LevelFitError, TableCamera
+
+    if not readings:
+        return readings
+    try:
+        eye = TableCamera.from_homography(frame_from_board @ cut_from_fraction(size), frame_size).eye
+    except (LevelFitError, np.linalg.LinAlgError):
+        return readings
+    height = CUBE_MM * px_per_mm(size)
+    if not eye[2] > 2 * height:
+        return readings
+    keep = (eye[2] - height) / eye[2]  # the share of the eye's distance the footprint lies at
+    return [(c, eye[0] + (x - eye[0]) * keep, eye[1] + (y - eye[1]) * keep, p) for c, x, y, p in readings]
+
+
 @dataclass(frozen=True)
 class CubeChecker:
     """The checker's net with its board's fine cuts and tuned cut-offs. Its distances follow the fine cut's side, so
@@ -208,6 +238,7 @@ class CubeChecker:
     reference: np.ndarray  # the board's picture cut at the fine side
     reference_planes: np.ndarray  # its `cubes.planes`, as the checker reads it (made once)
     masks: dict[str, np.ndarray]  # each Era's sector on the fine cut
+    target: str = "footprint"  # what its offsets point at (`TARGETS`)
 
     @classmethod
     def load(
@@ -223,6 +254,7 @@ class CubeChecker:
             floor, accept = float(tuned["floor"]), float(tuned["accept"])
             reach, apart = float(tuned["reach_sides"]), float(tuned["apart_sides"])
             views = int(tuned.get("views", 1))
+            target = str(tuned.get("target", "footprint"))
         except (OSError, ValueError, KeyError, TypeError) as e:
             raise ModelError(f"{thresholds}: expected JSON with {keys} ({e})") from e
         if not 64 <= fine <= 2048 or not 16 <= window <= 256:
@@ -231,6 +263,8 @@ class CubeChecker:
             raise ModelError(f"{thresholds}: reach_sides {reach} or apart_sides {apart} out of range (0-3 sides)")
         if not 1 <= views <= len(VIEWS):
             raise ModelError(f"{thresholds}: views {views} out of range (1-{len(VIEWS)})")
+        if target not in TARGETS:
+            raise ModelError(f"{thresholds}: target {target!r}, expected one of {', '.join(TARGETS)}")
         shape = net.get_inputs()[0].shape
         if shape[1] not in (IMAGE_PLANES, IMAGE_PLANES + CONTEXT):
             expected = f"{IMAGE_PLANES} or {IMAGE_PLANES + CONTEXT}"
@@ -240,22 +274,35 @@ class CubeChecker:
         masks = era_masks(eras, fine)
         reference = reference_cut(board_picture, fine)
         context = shape[1] == IMAGE_PLANES + CONTEXT
-        return cls(net, fine, window, floor, accept, reach, apart, views, context, reference, planes(reference), masks)
+        return cls(
+            net, fine, window, floor, accept, reach, apart, views, context, reference, planes(reference), masks, target
+        )
 
     @property
     def side_px(self) -> float:
         """A cube's side on the fine cut."""
         return CUBE_MM * px_per_mm(self.size)
 
-    def check(self, heat: np.ndarray, size: int, fine_cut: np.ndarray) -> list[tuple[str, float, float, float]]:
-        """The cubes (colour, x, y on the fine cut, probability) among the candidates of the cube net's `heat` (over
-        a cut `size` wide), read on `fine_cut` (the same ring cut `self.size` wide)."""
+    def check(
+        self,
+        heat: np.ndarray,
+        size: int,
+        fine_cut: np.ndarray,
+        frame_from_board: np.ndarray,
+        frame_size: tuple[int, int],
+    ) -> list[tuple[str, float, float, float]]:
+        """The cubes (colour, x, y of their footprints on the fine cut, probability) among the candidates of the cube
+        net's `heat` (over a cut `size` wide), read on `fine_cut` (the same ring cut `self.size` wide, along
+        `frame_from_board`, out of a frame `frame_size` (width, height))."""
         points = [(x, y) for x, y, _ in candidates(heat, self.floor, size, self.size)]
         crops = checker_windows(
             fine_cut, self.reference_planes, points, self.window, heat if self.context else None, size
         )
         probs, offsets = read_windows(self.session, crops, self.reach_sides * self.side_px, self.views)
-        return settle(points, probs, offsets, self.accept, self.apart_sides * self.side_px)
+        kept = settle(points, probs, offsets, self.accept, self.apart_sides * self.side_px)
+        if self.target == "top":
+            return to_footprints(kept, frame_from_board, frame_size, self.size)
+        return kept
 
     def cut(self, frame: np.ndarray, frame_from_board: np.ndarray) -> np.ndarray:
         return rectify(frame, frame_from_board, self.size)

@@ -236,7 +236,8 @@ class CubeCounter:
         confirms when there is one, else the net's peaks at its cut-off."""
         if self.checker is None:
             return cube_peaks(heat, self.cubes.peak)
-        return self.checker.check(heat, self.cubes.size, self.checker.cut(frame, frame_from_board))
+        fine_cut = self.checker.cut(frame, frame_from_board)
+        return self.checker.check(heat, self.cubes.size, fine_cut, frame_from_board, (frame.shape[1], frame.shape[0]))
 
     def read_pieces(self, cut: np.ndarray, heat: np.ndarray) -> list[tuple[str, float, float, float]]:
         """The pieces (label, x, y on the net's `cut`, score) that its `heat` marks; with the Paradox Era reader,

@@ -32,12 +32,14 @@ from vision.board.check import (
     FINE_PX,
     IMAGE_PLANES,
     REACH_SIDES,
+    TARGETS,
     VIEWS,
     WINDOW,
     candidates,
     checker_windows,
     read_windows,
     settle,
+    to_footprints,
 )
 from vision.board.cubes import MODEL_FILE, THRESHOLDS_FILE, count_cut, counts_of, heat_of
 from vision.board.rectify import resized
@@ -67,11 +69,26 @@ def label_candidates(points: np.ndarray, cubes: np.ndarray, reach: float) -> tup
     return classes, offsets
 
 
-def fine_cubes(scene: CubeScene, size: int, fine: int) -> np.ndarray:
-    """The scene's cubes (x, y, colour, visible share) moved from its cut `size` wide to the fine cut."""
+def fine_cubes(scene: CubeScene, size: int, fine: int, target: str = "footprint") -> np.ndarray:
+    """The scene's cubes (x, y, colour, visible share) moved from its cut `size` wide to the fine cut; with `target`
+    "top", each placed at its top face's centre (`CubeScene.tops`) instead of its footprint's."""
     cubes = scene.cubes.copy()
+    if target == "top":
+        if len(scene.tops) != len(cubes):
+            raise ValueError(f"a scene of {scene.design} has no top faces stored (cube_data, session 53 or later)")
+        cubes[:, :2] = scene.tops
     cubes[:, :2] = resized(cubes[:, :2], size, fine)
     return cubes
+
+
+def footprints_of(scene: CubeScene, kept: list[tuple[str, float, float, float]], target: str) -> list:
+    """`kept` readings on the fine cut as the runtime places them: top faces moved to their footprints through the
+    scene's own placement (`check.to_footprints`), footprints as they are."""
+    if target != "top":
+        return kept
+    if scene.frame_from_board is None:
+        raise ValueError(f"a scene of {scene.design} has no placement stored (cube_data, session 53 or later)")
+    return to_footprints(kept, scene.frame_from_board, scene.frame_size, FINE_PX)
 
 
 def scene_candidates(
@@ -113,6 +130,8 @@ def main(argv: list[str] | None = None) -> None:
         "--context", action="store_true", help="the checker also reads the cube net's maps around each window"
     )
     t.add_argument("--width", type=float, default=1.0, help="the checker's channels, times the shipped one's")
+    t.add_argument("--target", choices=TARGETS, default="footprint", help="what the offsets point at")
+    t.add_argument("--reach", type=float, default=REACH_SIDES, help="cube sides a candidate is taught within")
     from vision.train.budget import add_budget_args, add_export_parser
 
     add_budget_args(t, minutes=40.0, batch=96, lr=3e-3, threads=2)
@@ -122,9 +141,11 @@ def main(argv: list[str] | None = None) -> None:
     u.add_argument("--pieces", type=Path, default=Path("out/pieces/the-loop"))
     u.add_argument("--models", type=Path, default=Path("models"))
     u.add_argument("--views", type=int, default=1, choices=range(1, len(VIEWS) + 1), help="views read per window")
+    u.add_argument("--target", choices=TARGETS, default="footprint", help="what the checker was taught to point at")
+    u.add_argument("--reach", type=float, default=REACH_SIDES, help="the reach it was taught in, cube sides")
     args = parser.parse_args(argv)
     if args.command == "tune":
-        tune(args.val, args.pieces, args.models, args.views)
+        tune(args.val, args.pieces, args.models, args.views, args.target, args.reach)
         return
     from vision.train import cube_check_net
 
@@ -134,11 +155,13 @@ def main(argv: list[str] | None = None) -> None:
         cube_check_net.export(args.run, args.onnx)
 
 
-def tune(val: Path, pieces: Path, models: Path, views: int = 1) -> None:
+def tune(
+    val: Path, pieces: Path, models: Path, views: int = 1, target: str = "footprint", reach: float = REACH_SIDES
+) -> None:
     """The candidates' floor, the checker's cut-off and the distance under which two readings are one cube that
     count the most validation Eras exactly, each window read in `views` views (`check.VIEWS`); the cube net alone at
-    its own cut-off beside it (the same scenes). The net is taken as taught at `REACH_SIDES` (tune right after
-    training)."""
+    its own cut-off beside it (the same scenes). The net is taken as taught at `reach` sides, its offsets pointing at
+    `target` (as `train` was told)."""
     from vision.recognise.models import session
 
     net, checker = session(models / MODEL_FILE), session(models / CHECK_MODEL_FILE)
@@ -156,10 +179,10 @@ def tune(val: Path, pieces: Path, models: Path, views: int = 1) -> None:
         for floor in FLOORS:
             points = [(x, y) for x, y, _ in candidates(heat, floor, boards.size, FINE_PX)]
             crops = scene_windows(checker, fine_cut, reference, heat, boards.size, points)
-            probs, offsets = read_windows(checker, crops, REACH_SIDES * CUBE_SIDES_PX, views)
+            probs, offsets = read_windows(checker, crops, reach * CUBE_SIDES_PX, views)
             for accept in ACCEPTS:
                 for apart in APARTS:
-                    kept = settle(points, probs, offsets, accept, apart * CUBE_SIDES_PX)
+                    kept = footprints_of(s, settle(points, probs, offsets, accept, apart * CUBE_SIDES_PX), target)
                     right[floor, accept, apart] += exact(counts_of(kept, fine_boards.masks(s.design)), s.eras)
         if (n + 1) % 50 == 0:
             print(f"{n + 1}/{len(scenes)} scenes", file=sys.stderr)
@@ -172,9 +195,10 @@ def tune(val: Path, pieces: Path, models: Path, views: int = 1) -> None:
         "window": WINDOW,
         "floor": best[0],
         "accept": best[1],
-        "reach_sides": REACH_SIDES,
+        "reach_sides": reach,
         "apart_sides": best[2],
         "views": views,
+        "target": target,
         "val_eras": total,
         "val_exact_pct": round(100 * right[best] / max(total, 1), 2),
         "val_cube_net_alone_pct": round(100 * alone / max(total, 1), 2),
@@ -184,16 +208,23 @@ def tune(val: Path, pieces: Path, models: Path, views: int = 1) -> None:
 
 
 def evaluate_scenes(
-    net: object, checker: object, reach_px: float, scenes: list[CubeScene], boards: BoardRefs, fine_boards: BoardRefs
+    net: object,
+    checker: object,
+    reach_px: float,
+    scenes: list[CubeScene],
+    boards: BoardRefs,
+    fine_boards: BoardRefs,
+    target: str = "footprint",
 ) -> dict:
-    """Validation Eras exact at floor 0.1, cut-off 0.5, read by `checker` (an ONNX session or one's stand-in)."""
+    """Validation Eras exact at floor 0.1, cut-off 0.5, read by `checker` (an ONNX session or one's stand-in), its
+    offsets pointing at `target`."""
     right = total = 0
     for s in scenes:
         heat = heat_of(net, s.cut(), boards.planes(s.design))
         points = [(x, y) for x, y, _ in candidates(heat, 0.1, boards.size, FINE_PX)]
         crops = scene_windows(checker, s.fine_cut(), fine_boards.planes(s.design), heat, boards.size, points)
         probs, offsets = read_windows(checker, crops, reach_px)
-        kept = settle(points, probs, offsets, 0.5, APART_SIDES * CUBE_SIDES_PX)
+        kept = footprints_of(s, settle(points, probs, offsets, 0.5, APART_SIDES * CUBE_SIDES_PX), target)
         right += exact(counts_of(kept, fine_boards.masks(s.design)), s.eras)
         total += sum(countable(info) for info in s.eras.values())
     return {"val_eras_exact": round(right / max(total, 1), 4), "val_eras": total}

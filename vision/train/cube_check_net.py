@@ -75,18 +75,26 @@ class Windows:
     """Training windows at the cube net's candidates on the stored scenes (with fine cuts)."""
 
     def __init__(
-        self, scenes: list[CubeScene], boards: BoardRefs, fine: BoardRefs, net: object, seed: int, context: bool
+        self,
+        scenes: list[CubeScene],
+        boards: BoardRefs,
+        fine: BoardRefs,
+        net: object,
+        seed: int,
+        context: bool,
+        target: str = "footprint",
+        reach_sides: float = REACH_SIDES,
     ) -> None:
         self.scenes = scenes
         self.fine = fine
         self.size = boards.size
         self.contexts: list[np.ndarray] = []  # per scene, the cube net's maps (`check.context_of`), when read
         self.rng = np.random.default_rng(seed)
-        self.reach = REACH_SIDES * CUBE_SIDES_PX
+        self.reach = reach_sides * CUBE_SIDES_PX
         self.cuts, self.cubes, rows = [], [], []
         for i, s in enumerate(scenes):
             self.cuts.append(s.fine_cut())
-            self.cubes.append(fine_cubes(s, boards.size, FINE_PX))
+            self.cubes.append(fine_cubes(s, boards.size, FINE_PX, target))
             points, heat = scene_candidates(net, s, boards, FINE_PX, TRAIN_FLOOR)
             rows.extend((i, x, y) for x, y in points)
             if context:
@@ -142,7 +150,7 @@ def train(args: argparse.Namespace) -> None:
     net = session(args.models / MODEL_FILE)
     scenes = [scene for folder in args.data for scene in load_scenes(folder)]
     boards, fine = BoardRefs(args.pieces, cut_side(scenes)), BoardRefs(args.pieces, FINE_PX)
-    data = Windows(scenes, boards, fine, net, args.seed, args.context)
+    data = Windows(scenes, boards, fine, net, args.seed, args.context, args.target, args.reach)
     val = load_scenes(args.val)[: args.val_scenes]
     model = CheckNet(IMAGE_PLANES + CONTEXT if args.context else IMAGE_PLANES, args.width)
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
@@ -161,7 +169,7 @@ def train(args: argparse.Namespace) -> None:
     def evaluate() -> dict:
         model.eval()
         try:
-            return evaluate_scenes(net, reader, REACH_SIDES * CUBE_SIDES_PX, val, boards, fine)
+            return evaluate_scenes(net, reader, args.reach * CUBE_SIDES_PX, val, boards, fine, args.target)
         finally:
             model.train()
 

@@ -20,7 +20,7 @@ import numpy as np
 
 from vision.board.cubes import COLOURS, PIECES
 from vision.board.rectify import CUT_PX, RING_CORNERS, era_masks, rectify, reference_cut, to_cut
-from vision.synth.camera import apply_homography
+from vision.synth.camera import Camera, apply_homography
 from vision.synth.cube_scenes import render_board_scene
 from vision.train.shards import load_shards, render_shards
 
@@ -36,6 +36,13 @@ class CubeScene:
     # (n, 4) float32: x, y on the cut, piece (index in PIECES), visible share: tokens, tiles and pawns
     pieces: np.ndarray = field(default_factory=lambda: np.zeros((0, 4), np.float32))
     fine: bytes = b""  # the same cut at the cube checker's finer side (`--fine-px`), JPEG; empty when not asked for
+    # (n, 2) float32: each cube's top-face centre on the cut (where the camera's ray through it meets the board), in
+    # the order of `cubes`; empty in scenes stored before session 53
+    tops: np.ndarray = field(default_factory=lambda: np.zeros((0, 2), np.float32))
+    # board fractions -> frame pixels, the placement the cut was made along (as registration errs), and the frame's
+    # (width, height): the camera a reading is moved through (`check.to_footprints`); None before session 53
+    frame_from_board: np.ndarray | None = None
+    frame_size: tuple[int, int] = (1280, 720)
 
     def cut(self) -> np.ndarray:
         return cv2.imdecode(np.frombuffer(self.jpeg, np.uint8), cv2.IMREAD_COLOR)
@@ -72,10 +79,12 @@ def render_one(job: tuple[int, int, str, list[str], int, int]) -> CubeScene:
     def on_cut(x_mm: float, y_mm: float) -> np.ndarray:
         return to_cut(apply_homography(to_cut_px, apply_homography(to_frame, np.array([[x_mm, y_mm]]))), size)[0]
 
-    cubes = [
-        (*on_cut(*o.table_pose[:2]), COLOURS.index(o.subtype), o.visible_fraction)
-        for o in rendered.scene.objects
-        if o.kind == "cube"
+    cube_objects = [o for o in rendered.scene.objects if o.kind == "cube"]
+    cubes = [(*on_cut(*o.table_pose[:2]), COLOURS.index(o.subtype), o.visible_fraction) for o in cube_objects]
+    camera = rendered.scene.spec.camera
+    tops = [
+        to_cut(apply_homography(to_cut_px, top_in_frame(camera, *o.table_pose[:2], o.size_mm[0])[None]), size)[0]
+        for o in cube_objects
     ]
     pieces = [(*on_cut(x, y), PIECES.index(label), seen) for label, x, y, seen in rendered.on_ring]
     cubes_array = np.array(cubes, np.float32).reshape(-1, 4)
@@ -87,7 +96,18 @@ def render_one(job: tuple[int, int, str, list[str], int, int]) -> CubeScene:
         rendered.eras,
         pieces_array,
         jpeg_of(rectify(rendered.scene.image, used_h, fine)) if fine else b"",
+        np.array(tops, np.float32).reshape(-1, 2),
+        used_h,
+        (camera.width, camera.height),
     )
+
+
+def top_in_frame(camera: Camera, x_mm: float, y_mm: float, side_mm: float) -> np.ndarray:
+    """(2,) frame pixels of the top-face centre of a cube of side `side_mm` standing at (x_mm, y_mm): what the
+    camera sees of it, where a slanted view never shows its footprint's centre."""
+    eye = camera.rotation() @ (np.array([x_mm, y_mm, side_mm]) - camera.position())
+    p = camera.intrinsics() @ eye
+    return p[:2] / p[2]
 
 
 class BoardRefs:
