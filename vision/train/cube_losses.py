@@ -31,7 +31,7 @@ from vision.board.check import (
     settle,
 )
 from vision.board.cubes import MODEL_FILE, counts_of, heat_of
-from vision.train.cube_check import fine_cubes, scene_windows
+from vision.train.cube_check import fine_cubes, footprints_of, scene_windows
 from vision.train.cube_data import BoardRefs, CubeScene, cut_side, load_scenes
 
 SEEN = 0.5  # a cube is owed a reading when this much of it shows (as the bench scores Eras)
@@ -84,11 +84,19 @@ def perfect_pairs(kept: list[Reading], cubes: np.ndarray, near: float, match: fl
 
 
 def why_missed(
-    cube: np.ndarray, points: np.ndarray, moved: np.ndarray, cube_prob: np.ndarray, accept: float, side: float
+    cube: np.ndarray,
+    points: np.ndarray,
+    moved: np.ndarray,
+    cube_prob: np.ndarray,
+    accept: float,
+    side: float,
+    reach_sides: float = REACH_SIDES,
 ) -> str:
-    """Why a cube owed a reading got none near it: no candidate within the checker's reach, every near candidate
-    judged "none", or read and then moved away by its offset or merged with a surer reading."""
-    near = np.flatnonzero(np.linalg.norm(points - cube[:2], axis=1) <= REACH_SIDES * side) if len(points) else []
+    """Why a cube owed a reading got none near it: no candidate within the checker's reach (`reach_sides` of a
+    cube's `side`), every near candidate judged "none", or read and then moved away by its offset or merged with a
+    surer reading."""
+    reach = reach_sides * side
+    near = np.flatnonzero(np.linalg.norm(points - cube[:2], axis=1) <= reach) if len(points) else []
     if not len(near):
         return "no candidate"
     if cube_prob[near].max() < accept:
@@ -100,27 +108,35 @@ def why_missed(
 def scene_losses(
     net: object, checker: object, settings: dict, scene: CubeScene, boards: BoardRefs, fine: BoardRefs
 ) -> tuple[Counter, Counter]:
-    """(counts of what went wrong, Eras right per counter and oracle) for one scene."""
+    """(counts of what went wrong, Eras right per counter and oracle) for one scene. Readings are matched to cubes
+    where the checker was taught to point (`settings["target"]`: footprints, or top faces), and counted in the Era
+    of their footprints."""
     side = CUBE_SIDES_PX
+    target, reach_sides = settings.get("target", "footprint"), float(settings.get("reach_sides", REACH_SIDES))
+    reach = reach_sides * side
     heat = heat_of(net, scene.cut(), boards.planes(scene.design))
     masks = fine.masks(scene.design)
-    cubes = fine_cubes(scene, boards.size, FINE_PX)
+    cubes = fine_cubes(scene, boards.size, FINE_PX, target)
+
+    def counted(readings: list[Reading]) -> dict:
+        return counts_of(footprints_of(scene, readings, target), masks)
+
     found = candidates(heat, settings["floor"], boards.size, FINE_PX)
     listed = [(x, y) for x, y, _ in found]
     points = np.array(listed, np.float64).reshape(-1, 2)
     crops = scene_windows(checker, scene.fine_cut(), fine.planes(scene.design), heat, boards.size, listed)
-    probs, offsets = read_windows(checker, crops, REACH_SIDES * side)
+    probs, offsets = read_windows(checker, crops, reach)
     moved, cube_prob = points + offsets, 1.0 - probs[:, 0]
     kept = settle(listed, probs, offsets, settings["accept"], settings["apart_sides"] * side)
     losses, right = Counter(), Counter()
-    right["the counter"] += exact(counts_of(kept, masks), scene.eras)
+    right["the counter"] += exact(counted(kept), scene.eras)
     loose = settle(listed, probs, offsets, settings["accept"], MERGE_SIDES * side)
     pairs = perfect_pairs(loose, cubes, NEAR_SIDES * side, MATCH_SIDES * side)
-    right["a perfect pair reading"] += exact(counts_of(pairs, masks), scene.eras)
+    right["a perfect pair reading"] += exact(counted(pairs), scene.eras)
     for floor in ORACLE_FLOORS:
         lower = np.array([(x, y) for x, y, _ in candidates(heat, floor, boards.size, FINE_PX)]).reshape(-1, 2)
-        oracle = perfect_checker(lower, cubes, REACH_SIDES * side)
-        right[f"a perfect checker, floor {floor}"] += exact(counts_of(oracle, masks), scene.eras)
+        oracle = perfect_checker(lower, cubes, reach)
+        right[f"a perfect checker, floor {floor}"] += exact(counted(oracle), scene.eras)
     places = np.array([(x, y) for _, x, y, _ in kept]).reshape(-1, 2)
     matched: set[int] = set()
     for j, cube in enumerate(cubes):
@@ -133,11 +149,12 @@ def scene_losses(
         others = np.linalg.norm(cubes[:, :2] - cube[:2], axis=1)
         others[j] = np.inf
         where = "in a touching row" if others.min() < TOUCH_SIDES * side else "alone"
-        losses[f"missed {where}: {why_missed(cube, points, moved, cube_prob, settings['accept'], side)}"] += 1
+        why = why_missed(cube, points, moved, cube_prob, settings["accept"], side, reach_sides)
+        losses[f"missed {where}: {why}"] += 1
     for k in set(range(len(places))) - matched:
         d = _distances(cubes, places[k])
         losses["read where none is: " + ("beside a cube" if d.min() < NEAR_SIDES * side else "elsewhere")] += 1
-    said = counts_of(kept, masks)
+    said = counted(kept)
     for era, info in scene.eras.items():
         if countable(info):
             error = sum(said[era][c] - info["counts"][c] for c in COLOURS)
