@@ -430,6 +430,8 @@ def test_a_stored_board_scene_keeps_each_cube_s_top_face_where_the_cut_shows_it(
     """The cube checker can be taught each cube's top face (session 53): stored scenes keep it, beside the footprint,
     where the cut shows the cube's own colour, and the placement they were cut along moves it back to the footprint."""
     from vision.board.check import to_footprints
+    from vision.board.cubes import CUBE_MM
+    from vision.board.rectify import px_per_mm
     from vision.train.cube_data import render_one
 
     scene = render_one((3, 7, str(test_design.parent), [test_design.name], 400, 0))
@@ -446,4 +448,4 @@ def test_a_stored_board_scene_keeps_each_cube_s_top_face_where_the_cut_shows_it(
     assert np.mean(on_top) >= 0.8
     readings = [("red", float(x), float(y), 1.0) for x, y in scene.tops]
     moved = np.array([(x, y) for _, x, y, _ in to_footprints(readings, scene.frame_from_board, scene.frame_size, 400)])
-    assert np.median(np.linalg.norm(moved - scene.cubes[:, :2], axis=1)) < 0.1 * 9.0 * 400 / (0.6 * 420)
+    assert np.median(np.linalg.norm(moved - scene.cubes[:, :2], axis=1)) < 0.1 * CUBE_MM * px_per_mm(400)

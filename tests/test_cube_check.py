@@ -228,7 +228,7 @@ def test_a_top_face_read_on_the_cut_is_moved_onto_its_footprint(tilt: float, yaw
     cube's footprint by the camera the placement alone implies (`to_footprints`), whichever way the camera looks."""
     from vision.board.rectify import to_cut
     from vision.synth.camera import Camera, apply_homography, card_to_table
-    from vision.train.cube_data import top_in_frame
+    from vision.synth.solids import project_points
 
     camera = Camera(height_mm=650.0, tilt_deg=tilt, yaw_deg=yaw, hfov_deg=60.0)
     frame_from_board = camera.table_to_image() @ card_to_table(0.0, 0.0, 0.0, 1, 1, (420.0, 420.0))
@@ -237,7 +237,8 @@ def test_a_top_face_read_on_the_cut_is_moved_onto_its_footprint(tilt: float, yaw
     feet_mm = [(-60.0, 40.0), (80.0, -90.0), (0.0, 120.0)]
     tops, feet = [], []
     for x, y in feet_mm:
-        tops.append(to_cut(apply_homography(board_from_frame, top_in_frame(camera, x, y, side)[None]), size)[0])
+        top = project_points(camera, np.array([[x, y, side]]))[0]
+        tops.append(to_cut(apply_homography(board_from_frame, top), size)[0])
         feet.append(
             to_cut(apply_homography(board_from_frame, apply_homography(camera.table_to_image(), [[x, y]])), size)[0]
         )

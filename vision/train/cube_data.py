@@ -20,8 +20,9 @@ import numpy as np
 
 from vision.board.cubes import COLOURS, PIECES
 from vision.board.rectify import CUT_PX, RING_CORNERS, era_masks, rectify, reference_cut, to_cut
-from vision.synth.camera import Camera, apply_homography
+from vision.synth.camera import apply_homography
 from vision.synth.cube_scenes import render_board_scene
+from vision.synth.solids import project_points
 from vision.train.shards import load_shards, render_shards
 
 REGISTRATION_PX = 1.0  # the registration's error in frame pixels (sd per corner of the board's ring)
@@ -82,10 +83,9 @@ def render_one(job: tuple[int, int, str, list[str], int, int]) -> CubeScene:
     cube_objects = [o for o in rendered.scene.objects if o.kind == "cube"]
     cubes = [(*on_cut(*o.table_pose[:2]), COLOURS.index(o.subtype), o.visible_fraction) for o in cube_objects]
     camera = rendered.scene.spec.camera
-    tops = [
-        to_cut(apply_homography(to_cut_px, top_in_frame(camera, *o.table_pose[:2], o.size_mm[0])[None]), size)[0]
-        for o in cube_objects
-    ]
+    # each top face's centre, one side above its footprint, through the renderer's own camera and then the cut's
+    centres_mm = np.array([(*o.table_pose[:2], o.size_mm[0]) for o in cube_objects], np.float64).reshape(-1, 3)
+    tops = to_cut(apply_homography(to_cut_px, project_points(camera, centres_mm)[0]), size) if cube_objects else []
     pieces = [(*on_cut(x, y), PIECES.index(label), seen) for label, x, y, seen in rendered.on_ring]
     cubes_array = np.array(cubes, np.float32).reshape(-1, 4)
     pieces_array = np.array(pieces, np.float32).reshape(-1, 4)
@@ -100,14 +100,6 @@ def render_one(job: tuple[int, int, str, list[str], int, int]) -> CubeScene:
         used_h,
         (camera.width, camera.height),
     )
-
-
-def top_in_frame(camera: Camera, x_mm: float, y_mm: float, side_mm: float) -> np.ndarray:
-    """(2,) frame pixels of the top-face centre of a cube of side `side_mm` standing at (x_mm, y_mm): what the
-    camera sees of it, where a slanted view never shows its footprint's centre."""
-    eye = camera.rotation() @ (np.array([x_mm, y_mm, side_mm]) - camera.position())
-    p = camera.intrinsics() @ eye
-    return p[:2] / p[2]
 
 
 class BoardRefs:
