@@ -257,3 +257,81 @@ def test_a_placement_that_implies_no_camera_leaves_the_readings_as_they_are() ->
     flat = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 0.0]])  # no plane in front of any camera
     assert to_footprints(readings, flat, (1280, 720), 600) == readings
     assert to_footprints([], np.eye(3), (1280, 720), 600) == []
+
+
+def test_a_wide_window_is_the_half_size_cut_around_the_same_point() -> None:
+    """`wide_windows` (session 54): twice as far around each point at half the resolution, centred where the fine
+    window is, so a cube inside a touching row is seen with the row's ends."""
+    from vision.board.check import WINDOW, half_planes, halved, wide_windows
+
+    rng = np.random.default_rng(0)
+    cut = rng.integers(0, 256, (600, 600, 3), np.uint8)
+    reference = rng.integers(0, 256, (600, 600, 3), np.uint8)
+    for point in [(300.0, 301.0), (301.0, 300.0), (40.0, 560.0)]:
+        (fine,) = windows(cut, planes(reference), [point], WINDOW)
+        (wide,) = wide_windows(cut, half_planes(planes(reference)), [point], WINDOW)
+        # the middle of the wide window is the fine window binned 2 x 2, to within the half pixel of its centre
+        hx, hy = (round((v - 0.5) / 2) for v in point)
+        block = planes(halved(cut))[:, hy - 5 : hy + 6, hx - 5 : hx + 6]
+        assert np.allclose(wide[:3, 26:37, 26:37], block, atol=1e-6)
+        half = planes(halved(reference))[:, hy - 5 : hy + 6, hx - 5 : hx + 6]  # binned in whole grey levels
+        assert np.allclose(wide[3:, 26:37, 26:37], half, atol=0.51 / 255)
+        assert (
+            abs(
+                float(fine[:3, 31, 31].mean())
+                - float(planes(cut[round(point[1]), round(point[0])][None, None])[:, 0, 0].mean())
+            )
+            < 1e-6
+        )
+    (edge,) = wide_windows(cut, half_planes(planes(reference)), [(5.0, 590.0)], WINDOW)
+    assert (edge[:, :, :20] == -0.5).all() and (edge[:, -20:, :] == -0.5).all()  # beyond the cut: black
+
+
+def test_the_wide_checkers_training_windows_are_the_runtimes() -> None:
+    """Training cuts the window and the wide window from one patch twice as wide (one light for both); unlit, they
+    are exactly what the runtime reads (`check.checker_windows` with the half-size planes)."""
+    from vision.board.check import WINDOW, checker_windows, half_planes
+
+    pytest.importorskip("torch")  # the training environment's test (scripts/setup-train.sh)
+    from vision.board.cubes import net_input
+    from vision.train.cube_check_net import wide_input
+
+    rng = np.random.default_rng(1)
+    cut = rng.integers(0, 256, (600, 600, 3), np.uint8)
+    reference = rng.integers(0, 256, (600, 600, 3), np.uint8)
+
+    def unlit(raw: np.ndarray) -> np.ndarray:
+        return net_input(raw[..., :3], planes(raw[..., 3:]))[0]
+
+    flat = planes(reference)
+    for point in [(300.0, 300.0), (301.0, 299.0), (40.0, 560.0), (2.0, 3.0)]:
+        taught = wide_input(cut, reference, point, unlit)
+        (read,) = checker_windows(cut, flat, [point], WINDOW, None, 400, half_planes(flat))
+        inside = read > -0.5  # beyond the cut training lights black pixels too; the runtime keeps them black
+        assert taught.shape == read.shape == (12, WINDOW, WINDOW)
+        assert np.allclose(taught[inside], read[inside], atol=0.51 / 255)  # the runtime bins whole grey levels
+
+
+def test_a_wide_checker_is_exported_with_its_second_trunk_and_read_as_the_runtime_reads_it(tmp_path: Path) -> None:
+    torch = pytest.importorskip("torch")
+    import onnxruntime as ort
+
+    from vision.board.check import CHECKER_PLANES, IMAGE_PLANES, WIDE, WINDOW, read_windows
+    from vision.train.cube_check_net import CheckNet, export
+
+    torch.manual_seed(0)
+    model = CheckNet(IMAGE_PLANES + WIDE)
+    assert IMAGE_PLANES + WIDE in CHECKER_PLANES and model.wide is not None
+    torch.save({"model": model.state_dict()}, tmp_path / "last.pt")
+    export(tmp_path, tmp_path / "check.onnx")
+    session = ort.InferenceSession(str(tmp_path / "check.onnx"), providers=["CPUExecutionProvider"])
+    assert session.get_inputs()[0].shape[1] == IMAGE_PLANES + WIDE
+    crops = np.random.default_rng(0).uniform(-0.5, 0.5, (3, IMAGE_PLANES + WIDE, WINDOW, WINDOW)).astype(np.float32)
+    probs, offsets = read_windows(session, crops, reach_px=10.0)
+    with torch.no_grad():
+        logits, expected = model.eval()(torch.from_numpy(crops))
+        # the wide planes matter: the same windows with other wide planes read otherwise
+        other, _ = model(torch.from_numpy(np.concatenate([crops[:, :IMAGE_PLANES], -crops[:, IMAGE_PLANES:]], 1)))
+    assert np.allclose(probs, torch.softmax(logits, 1).numpy(), atol=1e-4)
+    assert np.allclose(offsets, 10.0 * expected.numpy(), atol=1e-3)
+    assert np.abs(logits.numpy() - other.numpy()).max() > 1e-6

@@ -93,6 +93,8 @@ def windows(cut: np.ndarray, reference_planes: np.ndarray, points: list[tuple[fl
 
 IMAGE_PLANES = 6  # a window's planes: the fine cut's and the board's picture's
 CONTEXT = len(COLOURS)  # a checker with context also reads the cube net's colour maps around its candidate
+WIDE = IMAGE_PLANES  # a wide checker also reads the same planes at half the resolution, twice as far around
+CHECKER_PLANES = (IMAGE_PLANES, IMAGE_PLANES + CONTEXT, IMAGE_PLANES + WIDE)  # the window's planes a checker may read
 
 
 def context_of(heat: np.ndarray) -> np.ndarray:
@@ -119,6 +121,33 @@ def context_windows(
     return out - np.float32(0.5)
 
 
+def halved(image: np.ndarray) -> np.ndarray:
+    """An image (h, w, c) at half its side, each pixel the mean of a 2 x 2 block (an even side's exact binning)."""
+    h, w = image.shape[:2]
+    return cv2.resize(image, (w // 2, h // 2), interpolation=cv2.INTER_AREA)
+
+
+def wide_centre(point: tuple[float, float]) -> tuple[float, float]:
+    """The half-size cut's pixel nearest a fine-cut point: fine pixels 2j and 2j + 1 make half pixel j."""
+    return tuple(float(round((v - 0.5) / 2)) for v in point)  # type: ignore[return-value]
+
+
+def wide_windows(
+    fine_cut: np.ndarray, half_reference_planes: np.ndarray, points: list[tuple[float, float]], side: int
+) -> np.ndarray:
+    """(n, WIDE, side, side): `windows` of the fine cut and the board's picture both at half size (`halved`), each
+    centred where its fine window is (`wide_centre`). Why: a window a cube and a half wide, centred inside a touching
+    row of like cubes, holds neither of the row's ends, so it cannot say where along the row the cubes stand; twice
+    as far around it holds a row of four and its ends."""
+    centres = [wide_centre(p) for p in points]
+    return windows(halved(fine_cut), half_reference_planes, centres, side)
+
+
+def half_planes(reference_planes: np.ndarray) -> np.ndarray:
+    """`cubes.planes` of the board's picture at half size, from its planes at full size (both maps are linear)."""
+    return np.ascontiguousarray(np.moveaxis(halved(np.moveaxis(reference_planes, 0, -1)), -1, 0))
+
+
 def checker_windows(
     fine_cut: np.ndarray,
     reference_planes: np.ndarray,
@@ -126,10 +155,14 @@ def checker_windows(
     side: int,
     heat: np.ndarray | None,
     size: int,
+    half_reference_planes: np.ndarray | None = None,
 ) -> np.ndarray:
     """`windows`, followed by the cube net's maps around each (`context_windows`; its `heat` over a cut `size`
-    wide) for a checker that reads them; `heat` None for one that does not."""
+    wide) for a checker that reads them (`heat` None for one that does not), or by the wide windows
+    (`wide_windows`) for a checker that reads those (`half_reference_planes` given)."""
     crops = windows(fine_cut, reference_planes, points, side)
+    if half_reference_planes is not None:
+        return np.concatenate([crops, wide_windows(fine_cut, half_reference_planes, points, side)], 1)
     if heat is None:
         return crops
     near = context_windows(context_of(heat), size, fine_cut.shape[1], points, side)
@@ -239,6 +272,7 @@ class CubeChecker:
     reference_planes: np.ndarray  # its `cubes.planes`, as the checker reads it (made once)
     masks: dict[str, np.ndarray]  # each Era's sector on the fine cut
     target: str = "footprint"  # what its offsets point at (`TARGETS`)
+    half_reference_planes: np.ndarray | None = None  # for a wide checker (`wide_windows`), the planes at half size
 
     @classmethod
     def load(
@@ -266,17 +300,16 @@ class CubeChecker:
         if target not in TARGETS:
             raise ModelError(f"{thresholds}: target {target!r}, expected one of {', '.join(TARGETS)}")
         shape = net.get_inputs()[0].shape
-        if shape[1] not in (IMAGE_PLANES, IMAGE_PLANES + CONTEXT):
-            expected = f"{IMAGE_PLANES} or {IMAGE_PLANES + CONTEXT}"
+        if shape[1] not in CHECKER_PLANES:
+            expected = ", ".join(str(n) for n in CHECKER_PLANES)
             raise ModelError(f"{model}: reads {shape[1]} planes a window, expected {expected}")
         if shape[-1] != window:
             raise ModelError(f"{thresholds}: window {window}, but {model} reads windows of {shape[-1]} px")
         masks = era_masks(eras, fine)
         reference = reference_cut(board_picture, fine)
-        context = shape[1] == IMAGE_PLANES + CONTEXT
-        return cls(
-            net, fine, window, floor, accept, reach, apart, views, context, reference, planes(reference), masks, target
-        )
+        context, flat = shape[1] == IMAGE_PLANES + CONTEXT, planes(reference)
+        half = half_planes(flat) if shape[1] == IMAGE_PLANES + WIDE else None
+        return cls(net, fine, window, floor, accept, reach, apart, views, context, reference, flat, masks, target, half)
 
     @property
     def side_px(self) -> float:
@@ -296,7 +329,13 @@ class CubeChecker:
         `frame_from_board`, out of a frame `frame_size` (width, height))."""
         points = [(x, y) for x, y, _ in candidates(heat, self.floor, size, self.size)]
         crops = checker_windows(
-            fine_cut, self.reference_planes, points, self.window, heat if self.context else None, size
+            fine_cut,
+            self.reference_planes,
+            points,
+            self.window,
+            heat if self.context else None,
+            size,
+            self.half_reference_planes,
         )
         probs, offsets = read_windows(self.session, crops, self.reach_sides * self.side_px, self.views)
         kept = settle(points, probs, offsets, self.accept, self.apart_sides * self.side_px)

@@ -34,9 +34,11 @@ from vision.board.check import (
     REACH_SIDES,
     TARGETS,
     VIEWS,
+    WIDE,
     WINDOW,
     candidates,
     checker_windows,
+    half_planes,
     read_windows,
     settle,
     to_footprints,
@@ -104,14 +106,16 @@ def scene_windows(
     checker: object, fine_cut: np.ndarray, reference: np.ndarray, heat: np.ndarray, size: int, points: list
 ) -> np.ndarray:
     """The windows `checker` (an ONNX session, or a torch model behind one) reads at `points`: with the cube net's
-    maps when its input has room for them (`check.checker_windows`)."""
-    context = heat if checker_planes(checker) > IMAGE_PLANES else None
-    return checker_windows(fine_cut, reference, points, WINDOW, context, size)
+    maps, or with the wide windows, when its input has room for them (`check.checker_windows`)."""
+    n = checker_planes(checker)
+    if n == IMAGE_PLANES + WIDE:
+        return checker_windows(fine_cut, reference, points, WINDOW, None, size, half_planes(reference))
+    return checker_windows(fine_cut, reference, points, WINDOW, heat if n > IMAGE_PLANES else None, size)
 
 
 def checker_planes(checker: object) -> int:
-    """How many planes a window the checker reads has (IMAGE_PLANES: the cut and the board's picture; more: with
-    the cube net's maps)."""
+    """How many planes a window the checker reads has (`check.CHECKER_PLANES`: the cut and the board's picture; with
+    the cube net's maps; or with the wide windows)."""
     inputs = getattr(checker, "get_inputs", None)
     return int(inputs()[0].shape[1]) if inputs is not None else int(getattr(checker, "planes", IMAGE_PLANES))
 
@@ -128,6 +132,9 @@ def main(argv: list[str] | None = None) -> None:
     t.add_argument("--every", type=float, default=300.0)
     t.add_argument(
         "--context", action="store_true", help="the checker also reads the cube net's maps around each window"
+    )
+    t.add_argument(
+        "--wide", action="store_true", help="the checker also reads its window at half size, twice as far around"
     )
     t.add_argument("--width", type=float, default=1.0, help="the checker's channels, times the shipped one's")
     t.add_argument("--target", choices=TARGETS, default="footprint", help="what the offsets point at")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -23,11 +24,13 @@ from vision.board.check import (
     FINE_PX,
     IMAGE_PLANES,
     REACH_SIDES,
+    WIDE,
     WINDOW,
     context_of,
     context_windows,
     patches,
     turned_offset,
+    wide_centre,
 )
 from vision.board.cubes import net_input, planes
 from vision.heatmap import turned
@@ -41,6 +44,7 @@ from vision.train.cube_data import BoardRefs, CubeScene, cut_side, load_scenes
 ANYWHERE = 0.1  # share of windows centred at random on the cut
 JITTER_PX = 3  # a candidate's window moved by up to this many fine pixels
 WIDTHS = (16, 24, 32, 32, 48, 48, 64)  # the layers' channels at width 1 (the shipped checker's)
+WIDE_WIDTH = 0.5  # the wide window's trunk, times those channels: a quarter of the window's multiply-adds
 
 
 class CheckNet(nn.Module):
@@ -51,24 +55,37 @@ class CheckNet(nn.Module):
     layer's channels, and the multiply-adds about as its square (the counter's training Eras read no better than its
     validation ones, session 46: the shipped checker is too small, not short of data)."""
 
-    def __init__(self, planes: int = IMAGE_PLANES, width: float = 1.0) -> None:
+    def __init__(self, planes: int = IMAGE_PLANES, width: float = 1.0, wide_width: float = WIDE_WIDTH) -> None:
         super().__init__()
-        self.planes = planes  # IMAGE_PLANES, or more: the cube net's colour maps around the window too
-        c = [round(v * width) for v in WIDTHS]
-        self.features = nn.Sequential(
-            conv_bn(planes, c[0], stride=2),
-            conv_bn(c[0], c[1]),
-            conv_bn(c[1], c[2], stride=2),
-            conv_bn(c[2], c[3]),
-            conv_bn(c[3], c[4], stride=2),
-            conv_bn(c[4], c[5]),
-            conv_bn(c[5], c[6], stride=2),
-        )
-        self.head = nn.Sequential(nn.Flatten(), nn.Linear(c[6] * 16, 96), nn.ReLU(True), nn.Linear(96, 6))
+        self.planes = planes  # `check.CHECKER_PLANES`: the window, with the cube net's maps, or with the wide window
+        wide = planes == IMAGE_PLANES + WIDE
+        self.features = trunk(IMAGE_PLANES if wide else planes, width)
+        # the wide window (`check.wide_windows`) through a trunk of its own: its pixels are twice the window's
+        self.wide = trunk(WIDE, wide_width) if wide else None
+        flat = round(WIDTHS[-1] * width) * 16 + (round(WIDTHS[-1] * wide_width) * 16 if wide else 0)
+        self.head = nn.Sequential(nn.Flatten(), nn.Linear(flat, 96), nn.ReLU(True), nn.Linear(96, 6))
 
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        out = self.head(self.features(x))
+        if self.wide is None:
+            out = self.head(self.features(x))
+        else:
+            fine, wide = self.features(x[:, :IMAGE_PLANES]), self.wide(x[:, IMAGE_PLANES:])
+            out = self.head(torch.cat([fine.flatten(1), wide.flatten(1)], 1))
         return out[:, : len(CLASSES)], out[:, len(CLASSES) :]
+
+
+def trunk(planes: int, width: float) -> nn.Sequential:
+    """Strided down to 4 x 4 from a 63 x 63 window, `width` times the shipped checker's channels."""
+    c = [round(v * width) for v in WIDTHS]
+    return nn.Sequential(
+        conv_bn(planes, c[0], stride=2),
+        conv_bn(c[0], c[1]),
+        conv_bn(c[1], c[2], stride=2),
+        conv_bn(c[2], c[3]),
+        conv_bn(c[3], c[4], stride=2),
+        conv_bn(c[4], c[5]),
+        conv_bn(c[5], c[6], stride=2),
+    )
 
 
 class Windows:
@@ -84,8 +101,10 @@ class Windows:
         context: bool,
         target: str = "footprint",
         reach_sides: float = REACH_SIDES,
+        wide: bool = False,
     ) -> None:
         self.scenes = scenes
+        self.wide = wide
         self.fine = fine
         self.size = boards.size
         self.contexts: list[np.ndarray] = []  # per scene, the cube net's maps (`check.context_of`), when read
@@ -103,6 +122,11 @@ class Windows:
                 print(f"candidates: {i + 1}/{len(scenes)} scenes, {len(rows)}", file=sys.stderr)
         self.rows = np.array(rows, np.float32)
 
+    def lit(self, raw: np.ndarray) -> np.ndarray:
+        """(6, h, w): a raw patch of the cut and the board's picture (`check.patches`) in another light, as planes."""
+        cut, ref = vary_light(self.rng, raw[..., :3], raw[..., 3:])
+        return net_input(np.clip(cut, 0, 255).astype(np.uint8), planes(np.clip(ref, 0, 255).astype(np.uint8)))[0]
+
     def sample(self, batch: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         xs, classes, offsets = [], [], []
         while len(xs) < batch:
@@ -117,9 +141,12 @@ class Windows:
             label, offset = label_candidates(point[None], self.cubes[i], self.reach)
             if label[0] < 0:
                 continue
-            raw = patches(self.cuts[i], self.fine.reference(self.scenes[i].design), [tuple(point)], WINDOW)[0]
-            cut, ref = vary_light(self.rng, raw[..., :3], raw[..., 3:])
-            x = net_input(np.clip(cut, 0, 255).astype(np.uint8), planes(np.clip(ref, 0, 255).astype(np.uint8)))[0]
+            reference = self.fine.reference(self.scenes[i].design)
+            if self.wide:
+                x = wide_input(self.cuts[i], reference, (float(point[0]), float(point[1])), self.lit)
+            else:
+                raw = patches(self.cuts[i], reference, [tuple(point)], WINDOW)[0]
+                x = self.lit(raw)
             if self.contexts:
                 near = context_windows(self.contexts[i].astype(np.float32), self.size, FINE_PX, [tuple(point)], WINDOW)
                 x = np.concatenate([x, near[0]])
@@ -128,6 +155,21 @@ class Windows:
             classes.append(label[0])
             offsets.append(turned_offset(offset[0], k, flip))
         return torch.from_numpy(np.stack(xs)), torch.tensor(classes), torch.from_numpy(np.stack(offsets))
+
+
+def wide_input(
+    cut: np.ndarray, reference: np.ndarray, point: tuple[float, float], lit: Callable[[np.ndarray], np.ndarray]
+) -> np.ndarray:
+    """(12, WINDOW, WINDOW): the window at `point` and its wide window (`check.wide_windows`), both cut from one raw
+    patch twice as wide (`check.patches`) made planes by `lit` in one light: the wide window's 2 x 2 blocks are the
+    runtime's half-size cut's pixels."""
+    hx, hy = wide_centre(point)
+    x = lit(patches(cut, reference, [(2 * hx + 1, 2 * hy + 1)], 2 * WINDOW)[0])
+    x0 = round(point[0]) - WINDOW // 2 - int(2 * hx - WINDOW + 1)
+    y0 = round(point[1]) - WINDOW // 2 - int(2 * hy - WINDOW + 1)
+    fine = x[:, y0 : y0 + WINDOW, x0 : x0 + WINDOW]
+    wide = x.reshape(len(x), WINDOW, 2, WINDOW, 2).mean(axis=(2, 4))
+    return np.concatenate([fine, wide])
 
 
 class TorchReader:
@@ -150,9 +192,10 @@ def train(args: argparse.Namespace) -> None:
     net = session(args.models / MODEL_FILE)
     scenes = [scene for folder in args.data for scene in load_scenes(folder)]
     boards, fine = BoardRefs(args.pieces, cut_side(scenes)), BoardRefs(args.pieces, FINE_PX)
-    data = Windows(scenes, boards, fine, net, args.seed, args.context, args.target, args.reach)
+    data = Windows(scenes, boards, fine, net, args.seed, args.context, args.target, args.reach, args.wide)
     val = load_scenes(args.val)[: args.val_scenes]
-    model = CheckNet(IMAGE_PLANES + CONTEXT if args.context else IMAGE_PLANES, args.width)
+    extra = CONTEXT if args.context else WIDE if args.wide else 0
+    model = CheckNet(IMAGE_PLANES + extra, args.width)
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     state = resume(args.out, model, opt, args.minutes)
     reader = TorchReader(model)
@@ -180,9 +223,12 @@ def train(args: argparse.Namespace) -> None:
 
 def export(run: Path, onnx_path: Path) -> None:
     checkpoint = torch.load(run / "last.pt", weights_only=False)
-    first = checkpoint["model"]["features.0.0.weight"]
-    planes = int(first.shape[1])
-    model = CheckNet(planes, int(first.shape[0]) / WIDTHS[0])
+    weights = checkpoint["model"]
+    first = weights["features.0.0.weight"]
+    wide = weights.get("wide.0.0.weight")
+    planes = int(first.shape[1]) + (WIDE if wide is not None else 0)
+    width = int(first.shape[0]) / WIDTHS[0]
+    model = CheckNet(planes, width, int(wide.shape[0]) / WIDTHS[0] if wide is not None else WIDE_WIDTH)
     model.load_state_dict(checkpoint["model"])
     dummy = torch.zeros(2, planes, WINDOW, WINDOW)
     export_onnx(

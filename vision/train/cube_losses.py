@@ -83,6 +83,16 @@ def perfect_pairs(kept: list[Reading], cubes: np.ndarray, near: float, match: fl
     return out
 
 
+def row_place(cubes: np.ndarray, j: int, side: float) -> str:
+    """Where cube `j` stands: alone, at a touching row's end (one cube touches it) or inside a row (two or more).
+    A cube inside a row of like cubes is the one a window a cube and a half wide cannot place along the row: both
+    of the row's ends lie outside it."""
+    others = np.linalg.norm(cubes[:, :2] - cubes[j, :2], axis=1)
+    others[j] = np.inf
+    touching = int((others < TOUCH_SIDES * side).sum())
+    return ("alone", "at a row's end")[touching] if touching < 2 else "inside a row"
+
+
 def why_missed(
     cube: np.ndarray,
     points: np.ndarray,
@@ -142,13 +152,12 @@ def scene_losses(
     for j, cube in enumerate(cubes):
         if cube[3] < SEEN:
             continue
+        where = row_place(cubes, j, side)
+        losses[f"cubes {where}"] += 1
         d = _distances(places, cube[:2])
         if d.min() < MATCH_SIDES * side:
             matched.add(int(d.argmin()))
             continue
-        others = np.linalg.norm(cubes[:, :2] - cube[:2], axis=1)
-        others[j] = np.inf
-        where = "in a touching row" if others.min() < TOUCH_SIDES * side else "alone"
         why = why_missed(cube, points, moved, cube_prob, settings["accept"], side, reach_sides)
         losses[f"missed {where}: {why}"] += 1
     for k in set(range(len(places))) - matched:
