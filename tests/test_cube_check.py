@@ -202,7 +202,7 @@ def test_a_wider_checker_is_exported_at_its_own_width_and_read_as_the_runtime_re
 
 
 def test_the_loss_diagnostic_puts_each_missed_cube_in_one_place_and_its_oracles_use_the_truth() -> None:
-    from vision.train.cube_losses import perfect_checker, perfect_pairs, why_missed
+    from vision.train.cube_losses import perfect_checker, perfect_pairs, row_place, why_missed
 
     side = 20.0
     cubes = np.array([[100, 100, 0, 1.0], [120, 100, 1, 1.0], [300, 300, 0, 0.2]], np.float32)  # a touching pair
@@ -220,6 +220,9 @@ def test_the_loss_diagnostic_puts_each_missed_cube_in_one_place_and_its_oracles_
     away = points - np.array([[0, 0], [8, 0], [0, 0], [0, 0]])  # its offset takes it to the first cube instead
     assert why_missed(cubes[1], points, away, probs * 0 + 0.9, accept=0.5, side=side) == "moved away"
     assert why_missed(cubes[1], points[2:], points[2:], probs[2:], accept=0.5, side=side) == "no candidate"
+    row = np.array([[100, 100, 0, 1], [120, 100, 0, 1], [140, 100, 1, 1], [400, 100, 0, 1]], np.float32)
+    places = [row_place(row, j, side) for j in range(len(row))]
+    assert places == ["at a row's end", "inside a row", "at a row's end", "alone"]
 
 
 @pytest.mark.parametrize(("tilt", "yaw"), [(0.0, 0.0), (25.0, 40.0), (40.0, 200.0)])
@@ -293,21 +296,17 @@ def test_the_wide_checkers_training_windows_are_the_runtimes() -> None:
     from vision.board.check import WINDOW, checker_windows, half_planes
 
     pytest.importorskip("torch")  # the training environment's test (scripts/setup-train.sh)
-    from vision.board.cubes import net_input
     from vision.train.cube_check_net import wide_input
 
     rng = np.random.default_rng(1)
     cut = rng.integers(0, 256, (600, 600, 3), np.uint8)
     reference = rng.integers(0, 256, (600, 600, 3), np.uint8)
 
-    def unlit(raw: np.ndarray) -> np.ndarray:
-        return net_input(raw[..., :3], planes(raw[..., 3:]))[0]
-
     flat = planes(reference)
     for point in [(300.0, 300.0), (301.0, 299.0), (40.0, 560.0), (2.0, 3.0)]:
-        taught = wide_input(cut, reference, point, unlit)
+        taught = wide_input(cut, reference, point)
         (read,) = checker_windows(cut, flat, [point], WINDOW, None, 400, half_planes(flat))
-        inside = read > -0.5  # beyond the cut training lights black pixels too; the runtime keeps them black
+        inside = read > -0.5  # beyond the cut the training windows' black is black as planes, lit or not
         assert taught.shape == read.shape == (12, WINDOW, WINDOW)
         assert np.allclose(taught[inside], read[inside], atol=0.51 / 255)  # the runtime bins whole grey levels
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -35,7 +34,7 @@ from vision.board.check import (
 from vision.board.cubes import net_input, planes
 from vision.heatmap import turned
 from vision.recognise.models import session
-from vision.train.augment import vary_light
+from vision.train.augment import Light, draw_light, relight
 from vision.train.budget import export_onnx, resume, train_for_budget
 from vision.train.corner_net import conv_bn
 from vision.train.cube_check import TRAIN_FLOOR, evaluate_scenes, fine_cubes, label_candidates, scene_candidates
@@ -122,11 +121,6 @@ class Windows:
                 print(f"candidates: {i + 1}/{len(scenes)} scenes, {len(rows)}", file=sys.stderr)
         self.rows = np.array(rows, np.float32)
 
-    def lit(self, raw: np.ndarray) -> np.ndarray:
-        """(6, h, w): a raw patch of the cut and the board's picture (`check.patches`) in another light, as planes."""
-        cut, ref = vary_light(self.rng, raw[..., :3], raw[..., 3:])
-        return net_input(np.clip(cut, 0, 255).astype(np.uint8), planes(np.clip(ref, 0, 255).astype(np.uint8)))[0]
-
     def sample(self, batch: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         xs, classes, offsets = [], [], []
         while len(xs) < batch:
@@ -143,10 +137,10 @@ class Windows:
                 continue
             reference = self.fine.reference(self.scenes[i].design)
             if self.wide:
-                x = wide_input(self.cuts[i], reference, (float(point[0]), float(point[1])), self.lit)
+                x = wide_input(self.cuts[i], reference, (float(point[0]), float(point[1])), draw_light(self.rng))
             else:
                 raw = patches(self.cuts[i], reference, [tuple(point)], WINDOW)[0]
-                x = self.lit(raw)
+                x = as_planes(raw, draw_light(self.rng), 1.0)
             if self.contexts:
                 near = context_windows(self.contexts[i].astype(np.float32), self.size, FINE_PX, [tuple(point)], WINDOW)
                 x = np.concatenate([x, near[0]])
@@ -158,18 +152,32 @@ class Windows:
 
 
 def wide_input(
-    cut: np.ndarray, reference: np.ndarray, point: tuple[float, float], lit: Callable[[np.ndarray], np.ndarray]
+    cut: np.ndarray, reference: np.ndarray, point: tuple[float, float], light: Light | None = None
 ) -> np.ndarray:
-    """(12, WINDOW, WINDOW): the window at `point` and its wide window (`check.wide_windows`), both cut from one raw
-    patch twice as wide (`check.patches`) made planes by `lit` in one light: the wide window's 2 x 2 blocks are the
-    runtime's half-size cut's pixels."""
+    """(12, WINDOW, WINDOW): the window at `point` and its wide window (`check.wide_windows`) as planes, both cut
+    from one raw patch twice as wide (`check.patches`), the wide one binned 2 x 2 as the runtime's half-size cut is,
+    and shown in one `light` (none: as they are)."""
     hx, hy = wide_centre(point)
-    x = lit(patches(cut, reference, [(2 * hx + 1, 2 * hy + 1)], 2 * WINDOW)[0])
+    raw = patches(cut, reference, [(2 * hx + 1, 2 * hy + 1)], 2 * WINDOW)[0]
     x0 = round(point[0]) - WINDOW // 2 - int(2 * hx - WINDOW + 1)
     y0 = round(point[1]) - WINDOW // 2 - int(2 * hy - WINDOW + 1)
-    fine = x[:, y0 : y0 + WINDOW, x0 : x0 + WINDOW]
-    wide = x.reshape(len(x), WINDOW, 2, WINDOW, 2).mean(axis=(2, 4))
-    return np.concatenate([fine, wide])
+    fine = raw[y0 : y0 + WINDOW, x0 : x0 + WINDOW]
+    r = raw.astype(np.float32)
+    wide = (r[::2, ::2] + r[1::2, ::2] + r[::2, 1::2] + r[1::2, 1::2]) * np.float32(0.25)
+    return np.concatenate([as_planes(fine, light, 1.0), as_planes(wide, light, 0.5)])
+
+
+def as_planes(raw: np.ndarray, light: Light | None, scale: float) -> np.ndarray:
+    """(6, h, w): a raw patch of the cut and the board's picture (`check.patches`), in `light` at `scale`
+    (`augment.relight`), as the checker reads it."""
+    if light is None:
+        cut, ref = raw[..., :3], raw[..., 3:]
+    else:
+        cut, ref = relight(light, raw[..., :3], raw[..., 3:], scale)
+    def grey(image: np.ndarray) -> np.ndarray:  # whole grey levels, rounded as the runtime's binning rounds
+        return np.clip(np.floor(image + 0.5), 0, 255).astype(np.uint8)
+
+    return net_input(grey(cut), planes(grey(ref)))[0]
 
 
 class TorchReader:
