@@ -334,3 +334,19 @@ def test_a_wide_checker_is_exported_with_its_second_trunk_and_read_as_the_runtim
     assert np.allclose(probs, torch.softmax(logits, 1).numpy(), atol=1e-4)
     assert np.allclose(offsets, 10.0 * expected.numpy(), atol=1e-3)
     assert np.abs(logits.numpy() - other.numpy()).max() > 1e-6
+
+
+def test_one_light_is_shown_alike_on_a_window_and_its_wide_window() -> None:
+    """`augment.relight`: a window and its wide window (pixels twice as large) get the same gains and offset, the
+    wide one half the blur and half the noise (a 2 x 2 block's mean of independent noise)."""
+    from dataclasses import replace
+
+    from vision.train.augment import draw_light, relight
+
+    light = replace(draw_light(np.random.default_rng(3)), blur=0.0, noise=6.0, ref_blur=0.0)
+    flat = np.full((200, 200, 3), 120, np.uint8)
+    cut, ref = relight(light, flat, flat)
+    wide_cut, wide_ref = relight(light, flat, flat, scale=0.5)
+    assert np.allclose(cut.mean(axis=(0, 1)), wide_cut.mean(axis=(0, 1)), atol=0.3)
+    assert np.allclose(ref, wide_ref) and np.allclose(ref[0, 0], 120 * light.ref_gains)
+    assert abs(cut.std(axis=(0, 1)).mean() - 6.0) < 0.3 and abs(wide_cut.std(axis=(0, 1)).mean() - 3.0) < 0.2
