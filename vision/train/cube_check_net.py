@@ -174,6 +174,7 @@ def as_planes(raw: np.ndarray, light: Light | None, scale: float) -> np.ndarray:
         cut, ref = raw[..., :3], raw[..., 3:]
     else:
         cut, ref = relight(light, raw[..., :3], raw[..., 3:], scale)
+
     def grey(image: np.ndarray) -> np.ndarray:  # whole grey levels, rounded as the runtime's binning rounds
         return np.clip(np.floor(image + 0.5), 0, 255).astype(np.uint8)
 
