@@ -232,8 +232,13 @@ def test_cards_moved_on_a_still_camera_are_not_a_camera_move() -> None:
     capture.release()
     before, after = registration_image(frames[90]), registration_image(frames[235])  # 'explore 8' and 'look' between
     assert camera_shift(before, after) is None
-    shift = camera_shift(before, registration_image(bumped(frames[90], 1.0)))
-    assert shift is not None
+    jolted = registration_image(bumped(frames[90], 1.0))
+    shifts = []
+    for seed in (1, 2):  # its RANSAC has a generator of its own: what drew from OpenCV's before it does not matter
+        cv2.setRNGSeed(seed)
+        shifts.append(camera_shift(before, jolted))
+    shift = shifts[0]
+    assert shift is not None and np.array_equal(shift, shifts[1])
     h, w = frames[90].shape[:2]
     centre = np.array([w / 2, h / 2]) * REG_WIDTH / w  # the jolt turns about the frame's centre: it maps back there
     m = cv2.getRotationMatrix2D((w / 2, h / 2), 3.0, 1.0)
