@@ -21,6 +21,7 @@ from vision.board.check import (
     context_of,
     context_windows,
     offsets_back,
+    on_footprints,
     patches,
     settle,
     to_footprints,
@@ -247,6 +248,8 @@ def test_a_top_face_read_on_the_cut_is_moved_onto_its_footprint(tilt: float, yaw
         )
     readings = [("red", float(x), float(y), 0.9) for x, y in tops]
     moved = to_footprints(readings, frame_from_board, (camera.width, camera.height), size)
+    assert on_footprints(readings, "top", frame_from_board, (camera.width, camera.height), size) == moved
+    assert on_footprints(readings, "footprint", frame_from_board, (camera.width, camera.height), size) == readings
     shift = np.linalg.norm(np.array(tops) - np.array(feet), axis=1)
     error = np.linalg.norm(np.array([(x, y) for _, x, y, _ in moved]) - np.array(feet), axis=1)
     assert error.max() < 0.25 * CUBE_SIDES_PX  # a cube of 9 mm read as one of CUBE_MM: within a fraction of a side

@@ -254,6 +254,21 @@ def to_footprints(
     return [(c, eye[0] + (x - eye[0]) * keep, eye[1] + (y - eye[1]) * keep, p) for c, x, y, p in readings]
 
 
+def on_footprints(
+    readings: list[tuple[str, float, float, float]],
+    target: str,
+    frame_from_board: np.ndarray,
+    frame_size: tuple[int, int],
+    size: int,
+) -> list[tuple[str, float, float, float]]:
+    """`readings` where their Era is decided, the footprints: a checker taught to point at top faces (`target` "top")
+    has its readings moved there (`to_footprints`), one taught footprints has them there already. One place for the
+    runtime and the training's scoring to agree on."""
+    if target != "top":
+        return readings
+    return to_footprints(readings, frame_from_board, frame_size, size)
+
+
 @dataclass(frozen=True)
 class CubeChecker:
     """The checker's net with its board's fine cuts and tuned cut-offs. Its distances follow the fine cut's side, so
@@ -339,9 +354,7 @@ class CubeChecker:
         )
         probs, offsets = read_windows(self.session, crops, self.reach_sides * self.side_px, self.views)
         kept = settle(points, probs, offsets, self.accept, self.apart_sides * self.side_px)
-        if self.target == "top":
-            return to_footprints(kept, frame_from_board, frame_size, self.size)
-        return kept
+        return on_footprints(kept, self.target, frame_from_board, frame_size, self.size)
 
     def cut(self, frame: np.ndarray, frame_from_board: np.ndarray) -> np.ndarray:
         return rectify(frame, frame_from_board, self.size)

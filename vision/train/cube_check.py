@@ -39,9 +39,9 @@ from vision.board.check import (
     candidates,
     checker_windows,
     half_planes,
+    on_footprints,
     read_windows,
     settle,
-    to_footprints,
 )
 from vision.board.cubes import MODEL_FILE, THRESHOLDS_FILE, count_cut, counts_of, heat_of
 from vision.board.rectify import resized
@@ -86,11 +86,9 @@ def fine_cubes(scene: CubeScene, size: int, fine: int, target: str = "footprint"
 def footprints_of(scene: CubeScene, kept: list[tuple[str, float, float, float]], target: str) -> list:
     """`kept` readings on the fine cut as the runtime places them: top faces moved to their footprints through the
     scene's own placement (`check.to_footprints`), footprints as they are."""
-    if target != "top":
-        return kept
-    if scene.frame_from_board is None:
+    if target == "top" and scene.frame_from_board is None:
         raise ValueError(f"a scene of {scene.design} has no placement stored (cube_data, session 53 or later)")
-    return to_footprints(kept, scene.frame_from_board, scene.frame_size, FINE_PX)
+    return on_footprints(kept, target, scene.frame_from_board, scene.frame_size, FINE_PX)
 
 
 def scene_candidates(
