@@ -174,11 +174,12 @@ def as_planes(raw: np.ndarray, light: Light | None, scale: float) -> np.ndarray:
         cut, ref = raw[..., :3], raw[..., 3:]
     else:
         cut, ref = relight(light, raw[..., :3], raw[..., 3:], scale)
+    return net_input(grey_levels(cut), planes(grey_levels(ref)))[0]
 
-    def grey(image: np.ndarray) -> np.ndarray:  # whole grey levels, rounded as the runtime's binning rounds
-        return np.clip(np.floor(image + 0.5), 0, 255).astype(np.uint8)
 
-    return net_input(grey(cut), planes(grey(ref)))[0]
+def grey_levels(image: np.ndarray) -> np.ndarray:
+    """Whole grey levels, halves rounded up as the runtime's 2x2 binning (INTER_AREA) rounds them."""
+    return np.clip(np.floor(image + 0.5), 0, 255).astype(np.uint8)
 
 
 class TorchReader:
