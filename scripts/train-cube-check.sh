@@ -10,13 +10,19 @@
 #   3. the checker: windows at the shipped net's cube candidates, MINUTES of training (default 60, one cosine, as the
 #      shipped one was trained in session 41), its ONNX graph, and the candidates' floor and the checker's cut-off
 #      chosen on the validation boards; after retraining the cube net, run this script again (the checker learns the
-#      new net's candidates).
-# About 1.2 hours after train-cubes.sh (its designs and scenes kept): candidates 5, checker 60, cut-offs 4; the whole
-# cube counter takes about 3.2 hours from nothing.
+#      new net's candidates);
+#   4. the Era count reader (session 56): every training and validation scene read by the net and the checker
+#      (vision.train.era_count_data), the reader trained ERA_MINUTES (default 30) on each Era's square given the
+#      checker's count, its ONNX graph, and the margin by which its count must beat the checker's, chosen on the
+#      validation boards.
+# About 1.8 hours after train-cubes.sh (its designs and scenes kept): candidates 5, checker 60, cut-offs 4, readings 3,
+# Era reader 30, margin 1; the whole cube counter takes about 3.7 hours from nothing.
 source "$(dirname "$0")/train-env.sh"  # set -euo pipefail, the repository root, T, R, OUT, M
 P="$OUT/pieces/the-loop"
 RUN="$OUT/runs/cube-check-s41"  # a fresh run (runs/cube-check: session 38's checker, at another net)
 MINUTES=${MINUTES:-60}
+ERA_RUN="$OUT/runs/era-count-s56"
+ERA_MINUTES=${ERA_MINUTES:-30}
 
 .venv/bin/tabletop synth pieces --game the-loop --designs 100 --out "$P" --workers 2
 D="$OUT/cubes"
@@ -29,4 +35,13 @@ cp "$RUN/last.pt" "$M/checkpoints/the-loop-cube-check.last.pt"
 cp "$RUN/curve.jsonl" "$M/checkpoints/the-loop-cube-check.curve.jsonl"
 $T -m vision.train.cube_check export --run "$RUN" --onnx "$M/the-loop-cube-check.onnx"
 $R -m vision.train.cube_check tune --val "$D/val" --pieces "$P" --models "$M"
-echo "train-cube-check: done: $M/the-loop-cube-check.onnx, $M/the-loop-cube-check.json"
+E="$OUT/era-count"  # the readings of the checker trained above: delete this folder after retraining it
+[ -f "$E/val.npz" ] || $R -m vision.train.era_count_data "$E/val.npz" --data "$D/val" --pieces "$P" --models "$M"
+[ -f "$E/train.npz" ] || $R -m vision.train.era_count_data "$E/train.npz" --data "$D/train" --pieces "$P" --models "$M"
+$T -m vision.train.era_count train --data "$D/train" --readings "$E/train.npz" --val "$D/val" \
+  --val-readings "$E/val.npz" --pieces "$P" --models "$M" --out "$ERA_RUN" --minutes "$ERA_MINUTES" --threads 2
+cp "$ERA_RUN/last.pt" "$M/checkpoints/the-loop-era-count.last.pt"
+cp "$ERA_RUN/curve.jsonl" "$M/checkpoints/the-loop-era-count.curve.jsonl"
+$T -m vision.train.era_count export --run "$ERA_RUN" --onnx "$M/the-loop-era-count.onnx"
+$R -m vision.train.era_count tune --val "$D/val" --val-readings "$E/val.npz" --pieces "$P" --models "$M"
+echo "train-cube-check: done: $M/the-loop-cube-check.onnx, $M/the-loop-cube-check.json, $M/the-loop-era-count.onnx"

@@ -290,6 +290,8 @@ def test_cubes_on_a_held_out_board_are_counted_and_detect_reports_them(
     assert net["eras"] >= 20 and net["exact_pct"] >= 80.0, net
     # the checker's second look is measured beside the cube net's own peaks, on the same frames
     assert result["counters"]["net_unchecked"]["eras"] == net["eras"] and "checker" in result["nets"]
+    # each Era read whole (session 56), measured beside the checker's own count on the same frames
+    assert result["counters"]["checker_alone"]["eras"] == net["eras"] and result["nets"]["whole_eras"]["bin"] == 2
     assert result["latency_ms"]["cubes"]["median"] > 0 and result["latency_ms"]["pieces"]["median"] > 0
     # the clones' Eras read by colour, beside the net's maps alone on the same frames
     assert "clone_peak" in result["nets"]["paradox"]
@@ -382,6 +384,7 @@ def test_the_shipped_counter_reads_cubes_and_pieces_with_one_net_and_checks_cube
     assert counter.pieces is counter.cubes and counter.cubes.reads_pieces
     assert counter.cubes.size == 400  # the side it was trained at
     assert counter.checker is not None and counter.cube_cut is counter.checker and counter.checker.size == 600
+    assert counter.whole is not None and counter.whole.size == counter.cubes.size  # each Era read whole, same cut
     placement = _placement(10.0, 800.0)
     cut, heat = counter.look(_board_in_frame(board.picture, placement, (50, 60, 70)), placement)
     assert cut.shape == (400, 400, 3) and heat.shape == (CHANNELS, 100, 100)

@@ -254,6 +254,7 @@ def run_cube_bench(
     counters: dict[str, CubeCounter] = {}
     registrars: dict[str, BoardRegistrar] = {}
     tallies = {"net": Tally(), "colour": Tally(), "net_true_placement": Tally(), "net_unchecked": Tally()}
+    tallies["checker_alone"] = Tally()  # the checker's count without each Era read whole (session 56), beside it
     piece_tallies: dict[str, PieceTally] = {}
     register_ms, count_ms, colour_ms, placement_px = [], [], [], []
     cubes_ms: list[float] = []  # count_ms's parts: the cut, the net, the checker and the counts; the pieces' reading
@@ -282,7 +283,7 @@ def run_cube_bench(
         register_ms.append(1000 * (time.perf_counter() - t0))
         cut, heat = counter.look(frame, scene.truth_h)
         tallies["net_true_placement"].add(
-            scene.eras, counts_of(counter.find_cubes(frame, scene.truth_h, heat), counter.cube_cut.masks)
+            scene.eras, counts_of(counter.find_cubes(frame, scene.truth_h, heat, cut), counter.cube_cut.masks)
         )
         truth_pieces = pieces_on_cut(scene, counter.cubes.size) if counter.pieces else []
         if counter.pieces is not None:
@@ -291,6 +292,7 @@ def run_cube_bench(
             tallies["net"].add(scene.eras, None)
             tallies["colour"].add(scene.eras, None)
             tallies["net_unchecked"].add(scene.eras, None)
+            tallies["checker_alone"].add(scene.eras, None)
             piece_tallies["net"].add(truth_pieces, [])
             if "net_maps_only" in piece_tallies:
                 piece_tallies["net_maps_only"].add(truth_pieces, [])
@@ -299,7 +301,7 @@ def run_cube_bench(
             placement_px.append(float(np.abs(_apply(placement, ring) - _apply(scene.truth_h, ring)).max()))
             t0 = time.perf_counter()
             cut, heat = counter.look(frame, placement)
-            said = counts_of(counter.find_cubes(frame, placement, heat), counter.cube_cut.masks)
+            said = counts_of(counter.find_cubes(frame, placement, heat, cut), counter.cube_cut.masks)
             t1 = time.perf_counter()
             found_pieces = counter.read_pieces(cut, heat)
             t2 = time.perf_counter()
@@ -307,6 +309,9 @@ def run_cube_bench(
             cubes_ms.append(1000 * (t1 - t0))
             pieces_ms.append(1000 * (t2 - t1))
             tallies["net"].add(scene.eras, said)
+            if counter.whole is not None:
+                alone = counter.find_cubes(frame, placement, heat, cut, whole_eras=False)
+                tallies["checker_alone"].add(scene.eras, counts_of(alone, counter.cube_cut.masks))
             if counter.checker is not None:  # the cube net's own peaks, the checker's candidates, beside it
                 tallies["net_unchecked"].add(scene.eras, count_cut(heat, counter.cubes.masks, counter.cubes.peak))
             # the truth is placed on the true cut; a registered cut is off by the registration's error (a few px)
@@ -324,7 +329,7 @@ def run_cube_bench(
         "split": f"{split} (board designs {', '.join(designs)}: art.common.design_split)",
         "scenes": scenes,
         "seed": seed,
-        "counters": {name: t.summary() for name, t in tallies.items() if t.eras or name != "net_unchecked"},
+        "counters": {name: t.summary() for name, t in tallies.items() if t.eras or name in ("net", "colour")},
         "pieces": {name: t.summary() for name, t in piece_tallies.items()},
         "registration": {
             "found_pct": round(100.0 * found / max(len(rendered), 1), 2),
@@ -363,6 +368,9 @@ def _nets(counter: CubeCounter) -> dict:
             "apart_sides": checker.apart_sides,
             "views": checker.views,
         }
+    if counter.whole is not None:
+        whole = counter.whole
+        out["whole_eras"] = {"cut_px": whole.size, "side": whole.side, "bin": whole.binning, "margin": whole.margin}
     if counter.pieces is not None:
         out["pieces"] = {"cut_px": counter.pieces.size, "peak": counter.pieces.piece_peak}
     if counter.paradox is not None:
@@ -382,6 +390,7 @@ def format_cube_table(result: dict) -> str:
     ]
     names = {
         "net": "net (registered frame by frame)",
+        "checker_alone": "net and checker, no Era read whole (registered)",
         "net_unchecked": "the cube net's peaks alone, no second look (registered)",
         "colour": "colour blobs, nothing learnt (baseline)",
         "net_true_placement": "net on the true placement",

@@ -342,6 +342,16 @@ class CubeChecker:
         """The cubes (colour, x, y of their footprints on the fine cut, probability) among the candidates of the cube
         net's `heat` (over a cut `size` wide), read on `fine_cut` (the same ring cut `self.size` wide, along
         `frame_from_board`, out of a frame `frame_size` (width, height))."""
+        points, probs, offsets = self.read(heat, size, fine_cut)
+        kept = settle(points, probs, offsets, self.accept, self.apart_sides * self.side_px)
+        return on_footprints(kept, self.target, frame_from_board, frame_size, self.size)
+
+    def read(
+        self, heat: np.ndarray, size: int, fine_cut: np.ndarray
+    ) -> tuple[list[tuple[float, float]], np.ndarray, np.ndarray]:
+        """(the candidates of the cube net's `heat` (over a cut `size` wide) on the fine cut, the checker's
+        probabilities of none, red, green, blue at each (n, 4), its offsets to the cube's centre (n, 2)), read on
+        `fine_cut`: what `check` settles."""
         points = [(x, y) for x, y, _ in candidates(heat, self.floor, size, self.size)]
         crops = checker_windows(
             fine_cut,
@@ -353,8 +363,7 @@ class CubeChecker:
             self.half_reference_planes,
         )
         probs, offsets = read_windows(self.session, crops, self.reach_sides * self.side_px, self.views)
-        kept = settle(points, probs, offsets, self.accept, self.apart_sides * self.side_px)
-        return on_footprints(kept, self.target, frame_from_board, frame_size, self.size)
+        return points, probs, offsets
 
     def cut(self, frame: np.ndarray, frame_from_board: np.ndarray) -> np.ndarray:
         return rectify(frame, frame_from_board, self.size)

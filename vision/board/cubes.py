@@ -202,6 +202,7 @@ class CubeCounter:
 
     def __init__(self, board_picture: np.ndarray, eras: Mapping[str, np.ndarray], models: Path) -> None:
         from vision.board.check import CHECK_MODEL_FILE, CHECK_THRESHOLDS_FILE, CubeChecker
+        from vision.board.era_count import ERA_COUNT_MODEL_FILE, ERA_COUNT_THRESHOLDS_FILE, EraCounter
 
         self.cubes = BoardNet.load(models / MODEL_FILE, models / THRESHOLDS_FILE, board_picture, eras)
         self.checker = (
@@ -209,6 +210,12 @@ class CubeCounter:
             if (models / CHECK_MODEL_FILE).is_file()
             else None
         )
+        # each Era read whole (session 56), where the checker's count per Era may be corrected
+        self.whole = None
+        if self.checker is not None and (models / ERA_COUNT_MODEL_FILE).is_file():
+            self.whole = EraCounter.load(
+                models / ERA_COUNT_MODEL_FILE, models / ERA_COUNT_THRESHOLDS_FILE, board_picture, eras
+            )
         # the cut the cubes are placed on (its side and Era masks): the checker's fine cut, else the net's
         self.cube_cut: BoardNet | CubeChecker = self.checker or self.cubes
         # a clone token's Paradox Era read from its colour against the board's Eras, on the net's cut
@@ -230,14 +237,39 @@ class CubeCounter:
         return cut, heat_of(net.session, cut, net.reference_planes)
 
     def find_cubes(
-        self, frame: np.ndarray, frame_from_board: np.ndarray, heat: np.ndarray
+        self,
+        frame: np.ndarray,
+        frame_from_board: np.ndarray,
+        heat: np.ndarray,
+        cut: np.ndarray | None = None,
+        whole_eras: bool = True,
     ) -> list[tuple[str, float, float, float]]:
-        """The cubes (colour, x, y on `cube_cut`, score) among the net's `heat` for this frame: those the checker
-        confirms when there is one, else the net's peaks at its cut-off."""
-        if self.checker is None:
+        """The cubes (colour, x, y on `cube_cut`, score) among the net's `heat` for this frame (over its `cut`, cut
+        again when not given): those the checker confirms when there is one, each Era's count then read whole
+        (unless `whole_eras` is False, or no Era reader is shipped); else the net's peaks at its cut-off."""
+        from vision.board.check import on_footprints, settle
+        from vision.board.era_count import candidate_rows, reconcile, rows_array
+
+        checker = self.checker
+        if checker is None:
             return cube_peaks(heat, self.cubes.peak)
-        fine_cut = self.checker.cut(frame, frame_from_board)
-        return self.checker.check(heat, self.cubes.size, fine_cut, frame_from_board, (frame.shape[1], frame.shape[0]))
+        fine_cut = checker.cut(frame, frame_from_board)
+        frame_size = (frame.shape[1], frame.shape[0])
+        if self.whole is None or not whole_eras:
+            return checker.check(heat, self.cubes.size, fine_cut, frame_from_board, frame_size)
+        points, probs, offsets = checker.read(heat, self.cubes.size, fine_cut)
+        apart = checker.apart_sides * checker.side_px
+        kept = settle(points, probs, offsets, checker.accept, apart)
+        said = counts_of(kept, checker.masks)
+        if cut is None:
+            cut = self.cubes.cut(frame, frame_from_board)
+        rows = rows_array(points, probs, offsets, checker.size, self.cubes.size)
+        spare = candidate_rows(points, probs, offsets)
+        standing = [e for e in {era_of(x, y, checker.masks) for _, x, y, _ in spare} if e is not None]
+        given = {e: tuple(said[e][c] for c in COLOURS) for e in said}
+        counts = self.whole.counts(cut, heat, rows, given, standing)
+        settled = reconcile(kept, spare, checker.masks, counts, apart)
+        return on_footprints(settled, checker.target, frame_from_board, frame_size, checker.size)
 
     def read_pieces(self, cut: np.ndarray, heat: np.ndarray) -> list[tuple[str, float, float, float]]:
         """The pieces (label, x, y on the net's `cut`, score) that its `heat` marks; with the Paradox Era reader,
@@ -259,7 +291,7 @@ class CubeCounter:
             return float(p[0] / p[2]), float(p[1] / p[2])
 
         mine: dict[str, list[tuple[str, float, float, float]]] = {era: [] for era in self.cubes.masks}
-        for colour, x, y, score in self.find_cubes(frame, frame_from_board, heat):
+        for colour, x, y, score in self.find_cubes(frame, frame_from_board, heat, cut):
             era = era_of(x, y, self.cube_cut.masks)
             if era is not None:
                 mine[era].append((colour, *in_frame(self.cube_cut, x, y), score))

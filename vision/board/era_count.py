@@ -1,0 +1,326 @@
+"""A whole Era read at once: its square of the cut, the board's picture, the Era's own outline, the cube net's maps
+and every candidate as the checker read it, in; the number of red, green and blue cubes standing on it, out.
+
+Why: the checker judges one window (a cube and half its neighbours) at a time, so a touching row blurred into one bar
+is read by pieces, and two readings of one cube, or one between two, are settled by distance alone. Reading the Era
+whole sees the row's length and every reading beside the others (models/the-loop-cubes.md, session 56).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from vision.board.cubes import COLOURS, STRIDE, era_of, planes
+from vision.board.rectify import era_masks, reference_cut, resized
+
+ERA_COUNT_MODEL_FILE = "the-loop-era-count.onnx"
+# {"cut_px", "side", "bin", "margin"}: the cut it reads, its squares' side there and the binning they are read at, and
+# by how much its likeliest count must beat the checker's own to replace it (tuned)
+ERA_COUNT_THRESHOLDS_FILE = "the-loop-era-count.json"
+
+ERA_SIDE = 176  # the square's side on the 400 px cut (110 mm): the widest Era (160 px) and a margin
+# the square read binned 2 x 2 (0.8 px/mm, a cube 7 px): a quarter of the work, so that the whole board stays within
+# the issue's 50 ms a frame (at full size the reader took about 15 ms a frame)
+ERA_BIN = 2
+COUNT_CLASSES = (10, 6, 4)  # counts read per colour: red 0-9, green 0-5, blue 0-3
+DOT_SIGMA = 1.5  # cut pixels: each candidate drawn as a spot this wide, as bright as the checker is sure
+ERA_PLANES = 13  # the cut, the board's picture, the Era's outline, the cube net's three maps, the candidates' three
+
+
+def era_centres(masks: Mapping[str, np.ndarray]) -> dict[str, tuple[int, int]]:
+    """Each Era's square's centre (x, y): the middle of its outline's bounding box."""
+    out = {}
+    for era, mask in masks.items():
+        ys, xs = np.nonzero(mask)
+        out[era] = (2 * round(float(xs.min() + xs.max()) / 4), 2 * round(float(ys.min() + ys.max()) / 4))
+    return out
+
+
+def _square(image: np.ndarray, centre: tuple[int, int], side: int, fill: float) -> np.ndarray:
+    """(c, side, side): the planes (c, h, w) of `image` in the square around `centre`, `fill` beyond its edge."""
+    c, h, w = image.shape
+    out = np.full((c, side, side), fill, np.float32)
+    x0, y0 = centre[0] - side // 2, centre[1] - side // 2
+    ax, ay, bx, by = max(x0, 0), max(y0, 0), min(x0 + side, w), min(y0 + side, h)
+    if ax < bx and ay < by:
+        out[:, ay - y0 : by - y0, ax - x0 : bx - x0] = image[:, ay:by, ax:bx]
+    return out
+
+
+def dots(rows: np.ndarray, centre: tuple[int, int], side: int) -> np.ndarray:
+    """(3, side, side): each candidate (x, y on the cut, then each colour's probability) a spot per colour, in the
+    square around `centre`."""
+    return spots(rows, centre[0] - side // 2, centre[1] - side // 2, side, side)
+
+
+def spots(rows: np.ndarray, x0: int, y0: int, width: int, height: int) -> np.ndarray:
+    """(3, height, width): `dots` over the cut's pixels x0.. and y0.., as bright as the checker is sure of each
+    colour; where spots overlap, the brighter."""
+    out = np.zeros((len(COLOURS), height, width), np.float32)
+    reach = int(np.ceil(3 * DOT_SIGMA))
+    grid = np.arange(-reach, reach + 1)
+    rows = np.asarray(rows, np.float32).reshape(-1, 2 + len(COLOURS))
+    if not len(rows):
+        return out
+    local = rows[:, :2].astype(np.float64) - (x0, y0)
+    near = np.array([round(float(v)) for v in local.ravel()], np.int64).reshape(-1, 2)  # as Python rounds
+    inside = np.all((near >= -reach) & (near < np.array([width, height]) + reach), axis=1)
+    local, near, probs = local[inside], near[inside], rows[inside, 2:]
+    gx = np.exp(-((near[:, :1] + grid - local[:, :1]) ** 2) / (2 * DOT_SIGMA**2))
+    gy = np.exp(-((near[:, 1:] + grid - local[:, 1:]) ** 2) / (2 * DOT_SIGMA**2))
+    every = (probs[:, :, None, None] * (gy[:, :, None] * gx[:, None, :])[:, None]).astype(np.float32)
+    for k, (ix, iy) in enumerate(near):
+        ax, ay = max(ix - reach, 0), max(iy - reach, 0)
+        bx, by = min(ix + reach + 1, width), min(iy + reach + 1, height)
+        if ax < bx and ay < by:
+            window = out[:, ay:by, ax:bx]
+            sub = every[k, :, ay - iy + reach : by - iy + reach, ax - ix + reach : bx - ix + reach]
+            np.maximum(window, sub, out=window)
+    return out
+
+
+def heat_planes(heat: np.ndarray, size: int) -> np.ndarray:
+    """(3, size, size): the cube net's colour maps (a cell every `STRIDE` cut pixels) at the cut's resolution."""
+    maps = np.moveaxis(np.asarray(heat[: len(COLOURS)], np.float32), 0, -1)
+    up = cv2.resize(maps, (maps.shape[1] * STRIDE, maps.shape[0] * STRIDE), interpolation=cv2.INTER_LINEAR)
+    return np.moveaxis(up, -1, 0)[:, :size, :size]
+
+
+def era_input(
+    cut_planes: np.ndarray,
+    reference_planes: np.ndarray,
+    mask: np.ndarray,
+    heat_up: np.ndarray,
+    rows: np.ndarray,
+    centre: tuple[int, int],
+    side: int = ERA_SIDE,
+    binning: int = ERA_BIN,
+) -> np.ndarray:
+    """(ERA_PLANES, side / binning, side / binning) float32: what the count reader reads of one Era (planes centred
+    on 0), each `binning` x `binning` block of the cut's pixels averaged."""
+    full = np.concatenate(
+        [
+            _square(cut_planes, centre, side, -0.5),
+            _square(reference_planes, centre, side, -0.5),
+            _square(mask[None].astype(np.float32), centre, side, 0.0) - 0.5,
+            _square(heat_up, centre, side, 0.0) - 0.5,
+            dots(rows, centre, side) - 0.5,
+        ]
+    )
+    return binned(full, binning)
+
+
+def mask_square(mask: np.ndarray, centre: tuple[int, int], side: int = ERA_SIDE, binning: int = ERA_BIN) -> np.ndarray:
+    """(1, side / binning, side / binning): an Era's outline as `era_input` shows it (made once per board)."""
+    return binned(_square(mask[None].astype(np.float32), centre, side, 0.0) - 0.5, binning)
+
+
+def era_inputs(
+    cut_planes: np.ndarray,
+    reference_binned: np.ndarray,
+    outlines: list[np.ndarray],
+    heat_up: np.ndarray,
+    rows: np.ndarray,
+    centres: list[tuple[int, int]],
+    side: int = ERA_SIDE,
+    binning: int = ERA_BIN,
+) -> np.ndarray:
+    """(Eras, ERA_PLANES, side / binning, side / binning): `era_input` of every Era of one frame, the same values
+    (the squares' corners on even pixels: `era_centres`), with the cut and the maps binned once for all Eras, and
+    the board's picture (`reference_binned`) and the Eras' outlines (`mask_square`) binned once per board. Why: made
+    Era by Era, the squares took 40 ms a frame; the issue allows the whole board 50."""
+    cut_b, heat_b = binned(cut_planes, binning), binned(heat_up, binning)
+    small = side // binning
+    # every square's spots drawn once, on the even-cornered span of all the squares
+    x0, y0 = (min(c[i] for c in centres) - side // 2 for i in (0, 1))
+    x1, y1 = (max(c[i] for c in centres) - side // 2 + side for i in (0, 1))
+    canvas = binned(spots(rows, x0, y0, x1 - x0, y1 - y0), binning) - np.float32(0.5)
+    out = np.empty((len(centres), ERA_PLANES, small, small), np.float32)
+    for k, (centre, outline) in enumerate(zip(centres, outlines, strict=True)):
+        at = (centre[0] // binning, centre[1] // binning)
+        out[k, 0:3] = _square(cut_b, at, small, -0.5)
+        out[k, 3:6] = _square(reference_binned, at, small, -0.5)
+        out[k, 6:7] = outline
+        out[k, 7:10] = _square(heat_b, at, small, 0.0) - 0.5
+        left, top = (centre[0] - side // 2 - x0) // binning, (centre[1] - side // 2 - y0) // binning
+        out[k, 10:13] = canvas[:, top : top + small, left : left + small]
+    return out
+
+
+def binned(planes_: np.ndarray, k: int) -> np.ndarray:
+    """(c, h / k, w / k) float32: each k x k block of planes (c, h, w) averaged (h and w multiples of k)."""
+    if k == 1:
+        return planes_
+    c, h, w = planes_.shape
+    out = np.empty((c, h // k, w // k), np.float32)
+    for i in range(c):  # plane by plane: OpenCV's area resampling of an exact k x k block is its mean
+        out[i] = cv2.resize(planes_[i], (w // k, h // k), interpolation=cv2.INTER_AREA)
+    return out
+
+
+GIVEN = sum(COUNT_CLASSES)  # the checker's own count per colour, one-hot, given to the reader beside the picture
+
+Reading = tuple[str, float, float, float]  # colour, x, y on a cut, probability
+
+
+def one_hot_counts(counts: np.ndarray) -> np.ndarray:
+    """(n, GIVEN) float32: each colour's count (n, 3) one-hot over its head's classes (the last one: that or more)."""
+    counts = np.asarray(counts, np.int64).reshape(-1, len(COLOURS))
+    out = np.zeros((len(counts), GIVEN), np.float32)
+    at = 0
+    for c, n in enumerate(COUNT_CLASSES):
+        out[np.arange(len(counts)), at + np.minimum(counts[:, c], n - 1)] = 1.0
+        at += n
+    return out
+
+
+def head_probabilities(logits: np.ndarray) -> list[np.ndarray]:
+    """Per colour, (n, its classes) softmax probabilities of the reader's concatenated logits (n, sum of classes)."""
+    out, at = [], 0
+    for n in COUNT_CLASSES:
+        part = logits[:, at : at + n]
+        e = np.exp(part - part.max(axis=1, keepdims=True))
+        out.append(e / e.sum(axis=1, keepdims=True))
+        at += n
+    return out
+
+
+def chosen_counts(probs: list[np.ndarray], given: np.ndarray, margin: float) -> np.ndarray:
+    """(n, 3): per Era and colour, the reader's likeliest count where it beats the checker's own (`given`) by at
+    least `margin` of probability, else the checker's."""
+    out = np.asarray(given, np.int64).reshape(-1, len(COLOURS)).copy()
+    for c, p in enumerate(probs):
+        best = p.argmax(axis=1)
+        mine = np.minimum(out[:, c], p.shape[1] - 1)
+        beats = p[np.arange(len(p)), best] - p[np.arange(len(p)), mine] >= margin
+        out[:, c] = np.where(beats & (best != mine), best, out[:, c])
+    return out
+
+
+def reconcile(
+    kept: list[Reading],
+    rows: list[Reading],
+    masks: Mapping[str, np.ndarray],
+    counts: Mapping[str, tuple[int, ...]],
+    apart_px: float,
+) -> list[Reading]:
+    """The checker's readings (`kept`) made to agree with a count per Era and colour: the least sure dropped where
+    there are too many; where too few, the surest of the other candidates (`rows`: every candidate read, at the
+    place the checker moved it, with its probability of that colour) in that Era added, first those not within
+    `apart_px` of a reading, then any. A count no candidate can place stays short."""
+    out: list[Reading] = []
+    for era, mask in masks.items():
+        want = counts.get(era)
+        mine = [r for r in kept if era_of(r[1], r[2], {era: mask}) == era]
+        if want is None:
+            out += mine
+            continue
+        spare = [r for r in rows if era_of(r[1], r[2], {era: mask}) == era]
+        for c, colour in enumerate(COLOURS):
+            have = sorted((r for r in mine if r[0] == colour), key=lambda r: -r[3])[: want[c]]
+            if len(have) < want[c]:
+                taken = out + have + [r for r in mine if r[0] != colour]
+                pool = sorted((r for r in spare if r[0] == colour), key=lambda r: -r[3])
+                far = [r for r in pool if all((r[1] - t[1]) ** 2 + (r[2] - t[2]) ** 2 >= apart_px**2 for t in taken)]
+                near = [r for r in pool if r not in far]
+                have += (far + near)[: want[c] - len(have)]
+            out += have
+    return out
+
+
+def candidate_rows(points: list[tuple[float, float]], probs: np.ndarray, offsets: np.ndarray) -> list[Reading]:
+    """Every candidate as a reading of each colour (colour, x, y moved by the checker's offset, that colour's
+    probability): what `reconcile` may add."""
+    return [
+        (colour, points[k][0] + float(offsets[k, 0]), points[k][1] + float(offsets[k, 1]), float(probs[k, 1 + c]))
+        for k in range(len(points))
+        for c, colour in enumerate(COLOURS)
+    ]
+
+
+def rows_array(
+    points: list[tuple[float, float]], probs: np.ndarray, offsets: np.ndarray, fine: int, size: int
+) -> np.ndarray:
+    """(n, 5) float32: each candidate moved by its offset, on the cut `size` wide (from the fine cut `fine` wide),
+    and its probability of each colour: the candidates' spots the reader draws (`dots`)."""
+    moved = np.asarray(points, np.float32).reshape(-1, 2) + np.asarray(offsets, np.float32).reshape(-1, 2)
+    places = resized(moved, fine, size) if len(moved) else moved
+    return np.concatenate([np.asarray(places, np.float32).reshape(-1, 2), probs[:, 1:]], 1).astype(np.float32)
+
+
+@dataclass(frozen=True)
+class EraCounter:
+    """The Era count reader with its board's cut and outlines, and the margin its count must win by."""
+
+    session: Any
+    size: int  # the cut it reads (the cube net's)
+    side: int
+    binning: int
+    margin: float
+    reference_binned: np.ndarray  # the board's picture's planes on the cut, binned
+    masks: dict[str, np.ndarray]
+    centres: dict[str, tuple[int, int]]
+    outlines: dict[str, np.ndarray]  # each Era's outline in its square, binned (`mask_square`)
+
+    @classmethod
+    def load(
+        cls, model: Path, thresholds: Path, board_picture: np.ndarray, eras: Mapping[str, np.ndarray]
+    ) -> EraCounter:
+        from vision.recognise.models import ModelError, session
+
+        net = session(model)
+        try:
+            tuned = json.loads(thresholds.read_text())
+            size, side, margin = int(tuned["cut_px"]), int(tuned["side"]), float(tuned["margin"])
+            binning = int(tuned.get("bin", 1))
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            raise ModelError(f"{thresholds}: expected JSON with cut_px, side, bin and margin ({e})") from e
+        if not 64 <= size <= 2048 or not 16 <= side <= size or not 0 <= margin <= 1 or binning not in (1, 2, 4):
+            raise ModelError(f"{thresholds}: cut_px {size}, side {side}, bin {binning} or margin {margin} out of range")
+        shape = net.get_inputs()[0].shape
+        if shape[1] != ERA_PLANES or shape[-1] != side // binning or side % binning:
+            expected = f"{ERA_PLANES} of {side} px binned {binning}"
+            raise ModelError(f"{model}: reads {shape[1]} planes of {shape[-1]} px, expected {expected}")
+        masks = era_masks(eras, size)
+        reference = binned(planes(reference_cut(board_picture, size)), binning)
+        centres = era_centres(masks)
+        outlines = {e: mask_square(masks[e], centres[e], side, binning) for e in masks}
+        return cls(net, size, side, binning, margin, reference, masks, centres, outlines)
+
+    def counts(
+        self,
+        cut: np.ndarray,
+        heat: np.ndarray,
+        rows: np.ndarray,
+        given: Mapping[str, tuple[int, ...]],
+        eras: list[str] | None = None,
+    ) -> dict[str, tuple[int, ...]]:
+        """Per Era, the cubes of each colour: the reader's count of the Era's square of `cut` (the cube net's,
+        `heat` its maps, `rows` every candidate as `rows_array` gives it) where it beats the checker's (`given`).
+        Only `eras` are read when named (an Era no candidate stands in keeps the checker's count: `reconcile` could
+        place no cube there)."""
+        out = {e: tuple(int(v) for v in given[e]) for e in self.masks}
+        eras = [e for e in self.masks if eras is None or e in eras]
+        if not eras:
+            return out
+        batch = era_inputs(
+            planes(cut),
+            self.reference_binned,
+            [self.outlines[e] for e in eras],
+            heat_planes(heat, self.size),
+            rows,
+            [self.centres[e] for e in eras],
+            self.side,
+            self.binning,
+        )
+        mine = np.array([given[e] for e in eras])
+        logits = self.session.run(None, {"x": batch, "counts": one_hot_counts(mine)})[0]
+        chosen = chosen_counts(head_probabilities(logits), mine, self.margin)
+        return out | {e: tuple(int(v) for v in chosen[k]) for k, e in enumerate(eras)}

@@ -1,0 +1,65 @@
+"""What an Era's count reader learns from: each stored scene read by the shipped cube net and checker, kept per
+scene (the net's cube maps, and every candidate's place and colours as the checker reads it), beside the scene's
+cut and truth already stored by `cube_data`.
+
+    .venv/bin/python -m vision.train.era_count_data out/era-count/train.npz --data out/cubes/train \
+        --pieces out/pieces/the-loop --models models
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from vision.board.check import CHECK_MODEL_FILE, CHECK_THRESHOLDS_FILE, CUBE_SIDES_PX, FINE_PX, candidates, read_windows
+from vision.board.cubes import COLOURS, MODEL_FILE, heat_of
+from vision.board.era_count import rows_array
+from vision.train.cube_check import scene_windows
+from vision.train.cube_data import BoardRefs, CubeScene, cut_side, load_scenes
+
+
+def readings_of(
+    net: object, checker: object, tuned: dict, scene: CubeScene, boards: BoardRefs, fine: BoardRefs
+) -> tuple[np.ndarray, np.ndarray]:
+    """(the cube net's colour maps (3, h, w) float16; every candidate as the reader draws it, `rows_array`)."""
+    heat = heat_of(net, scene.cut(), boards.planes(scene.design))
+    points = [(x, y) for x, y, _ in candidates(heat, tuned["floor"], boards.size, FINE_PX)]
+    crops = scene_windows(checker, scene.fine_cut(), fine.planes(scene.design), heat, boards.size, points)
+    probs, offsets = read_windows(checker, crops, tuned["reach_sides"] * CUBE_SIDES_PX, tuned.get("views", 1))
+    return heat[: len(COLOURS)].astype(np.float16), rows_array(points, probs, offsets, FINE_PX, boards.size)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("out", type=Path)
+    parser.add_argument("--data", type=Path, required=True)
+    parser.add_argument("--pieces", type=Path, default=Path("out/pieces/the-loop"))
+    parser.add_argument("--models", type=Path, default=Path("models"))
+    args = parser.parse_args(argv)
+    from vision.recognise.models import session
+
+    net, checker = session(args.models / MODEL_FILE), session(args.models / CHECK_MODEL_FILE)
+    tuned = json.loads((args.models / CHECK_THRESHOLDS_FILE).read_text())
+    scenes = load_scenes(args.data)
+    boards, fine = BoardRefs(args.pieces, cut_side(scenes)), BoardRefs(args.pieces, FINE_PX)
+    heats, rows, owner = [], [], []
+    start = time.time()
+    for n, s in enumerate(scenes):
+        heat, found = readings_of(net, checker, tuned, s, boards, fine)
+        heats.append(heat)
+        rows.append(found)
+        owner.append(np.full(len(found), n, np.int32))
+        if (n + 1) % 200 == 0:
+            print(f"{n + 1}/{len(scenes)} scenes, {time.time() - start:.0f} s", file=sys.stderr)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    np.savez(args.out, heat=np.stack(heats), rows=np.concatenate(rows), owner=np.concatenate(owner))
+    print(f"wrote {args.out}: {len(scenes)} scenes, {sum(len(r) for r in rows)} candidates")
+
+
+if __name__ == "__main__":
+    main()
