@@ -197,3 +197,21 @@ def test_the_reader_s_net_gives_a_head_per_colour_and_exports_for_the_runtime(tm
         None, {"x": np.zeros((3, ERA_PLANES, side, side), np.float32), "counts": np.zeros((3, GIVEN), np.float32)}
     )
     assert logits[0].shape == (3, sum(COUNT_CLASSES))
+
+
+def test_only_eras_with_a_doubtful_candidate_or_two_readings_close_are_read_whole() -> None:
+    from vision.board.era_count import NEAR_SIDES, eras_in_doubt
+
+    masks = {e: _square_mask(100 * k, 0, 100 * (k + 1), 100, 400) for k, e in enumerate(("daw", "med", "ren", "ind"))}
+    side = 10.0
+    kept = [
+        ("red", 20.0, 50.0, 0.99),  # daw: one sure reading
+        ("red", 120.0, 50.0, 0.99),  # med: two readings touching
+        ("red", 120.0 + (NEAR_SIDES - 0.1) * side, 50.0, 0.99),
+        ("red", 220.0, 50.0, 0.99),  # ren: two readings well apart
+        ("red", 220.0 + (NEAR_SIDES + 0.5) * side, 50.0, 0.99),
+    ]
+    points = np.array([[20.0, 50.0], [320.0, 50.0], [330.0, 80.0]])
+    cube = np.array([0.99, 0.01, 0.4])  # ind: a candidate in doubt
+    assert eras_in_doubt(kept, points, cube, masks, side) == ["med", "ind"]
+    assert eras_in_doubt(kept[:1], points[:2], cube[:2], masks, side) == []

@@ -248,7 +248,7 @@ class CubeCounter:
         again when not given): those the checker confirms when there is one, each Era's count then read whole
         (unless `whole_eras` is False, or no Era reader is shipped); else the net's peaks at its cut-off."""
         from vision.board.check import on_footprints, settle
-        from vision.board.era_count import candidate_rows, reconcile, rows_array
+        from vision.board.era_count import candidate_rows, eras_in_doubt, reconcile, rows_array
 
         checker = self.checker
         if checker is None:
@@ -265,9 +265,10 @@ class CubeCounter:
             cut = self.cubes.cut(frame, frame_from_board)
         rows = rows_array(points, probs, offsets, checker.size, self.cubes.size)
         spare = candidate_rows(points, probs, offsets)
-        standing = [e for e in {era_of(x, y, checker.masks) for _, x, y, _ in spare} if e is not None]
+        moved = np.asarray(points, np.float64).reshape(-1, 2) + offsets
+        doubted = eras_in_doubt(kept, moved, 1.0 - probs[:, 0], checker.masks, checker.side_px)
         given = {e: tuple(said[e][c] for c in COLOURS) for e in said}
-        counts = self.whole.counts(cut, heat, rows, given, standing)
+        counts = self.whole.counts(cut, heat, rows, given, doubted)
         settled = reconcile(kept, spare, checker.masks, counts, apart)
         return on_footprints(settled, checker.target, frame_from_board, frame_size, checker.size)
 
