@@ -26,6 +26,7 @@ from vision.board.era_count import (
     era_input,
     head_probabilities,
     heat_planes,
+    moved_places,
     one_hot_counts,
     reconcile,
     rows_array,
@@ -119,10 +120,11 @@ def test_readings_are_made_to_agree_with_the_count_surest_kept_nearest_free_cand
 def test_candidates_are_offered_in_every_colour_at_the_place_the_checker_moved_them() -> None:
     probs = np.array([[0.1, 0.6, 0.2, 0.1]], np.float32)
     offsets = np.array([[3.0, -6.0]], np.float32)
-    rows = candidate_rows([(60.0, 90.0)], probs, offsets)
+    moved = moved_places([(60.0, 90.0)], offsets)
+    rows = candidate_rows(moved, probs)
     assert rows == [("red", 63.0, 84.0, pytest.approx(0.6)), ("green", 63.0, 84.0, pytest.approx(0.2)),
                     ("blue", 63.0, 84.0, pytest.approx(0.1))]  # fmt: skip
-    drawn = rows_array([(60.0, 90.0)], probs, offsets, 600, 400)
+    drawn = rows_array(moved, probs, 600, 400)
     assert drawn.shape == (1, 5) and drawn[0, 2:].tolist() == pytest.approx([0.6, 0.2, 0.1])
     assert abs(drawn[0, 0] - (63.5 * 400 / 600 - 0.5)) < 1e-4  # pixel centres rescaled, as `rectify.resized` does
 

@@ -248,7 +248,7 @@ class CubeCounter:
         again when not given): those the checker confirms when there is one, each Era's count then read whole
         (unless `whole_eras` is False, or no Era reader is shipped); else the net's peaks at its cut-off."""
         from vision.board.check import on_footprints, settle
-        from vision.board.era_count import candidate_rows, eras_in_doubt, reconcile, rows_array
+        from vision.board.era_count import candidate_rows, eras_in_doubt, moved_places, reconcile, rows_array
 
         checker = self.checker
         if checker is None:
@@ -263,9 +263,9 @@ class CubeCounter:
         said = counts_of(kept, checker.masks)
         if cut is None:
             cut = self.cubes.cut(frame, frame_from_board)
-        rows = rows_array(points, probs, offsets, checker.size, self.cubes.size)
-        spare = candidate_rows(points, probs, offsets)
-        moved = np.asarray(points, np.float64).reshape(-1, 2) + offsets
+        moved = moved_places(points, offsets)
+        rows = rows_array(moved, probs, checker.size, self.cubes.size)
+        spare = candidate_rows(moved, probs)
         doubted = eras_in_doubt(kept, moved, 1.0 - probs[:, 0], checker.masks, checker.side_px)
         given = {e: tuple(said[e][c] for c in COLOURS) for e in said}
         counts = self.whole.counts(cut, heat, rows, given, doubted)

@@ -17,6 +17,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from vision.board.check import softmax
 from vision.board.cubes import COLOURS, STRIDE, era_of, planes
 from vision.board.rectify import era_masks, reference_cut, resized
 
@@ -183,13 +184,7 @@ def one_hot_counts(counts: np.ndarray) -> np.ndarray:
 
 def head_probabilities(logits: np.ndarray) -> list[np.ndarray]:
     """Per colour, (n, its classes) softmax probabilities of the reader's concatenated logits (n, sum of classes)."""
-    out, at = [], 0
-    for n in COUNT_CLASSES:
-        part = logits[:, at : at + n]
-        e = np.exp(part - part.max(axis=1, keepdims=True))
-        out.append(e / e.sum(axis=1, keepdims=True))
-        at += n
-    return out
+    return [softmax(part) for part in np.split(logits, np.cumsum(COUNT_CLASSES)[:-1], axis=1)]
 
 
 def chosen_counts(probs: list[np.ndarray], given: np.ndarray, margin: float) -> np.ndarray:
@@ -215,21 +210,24 @@ def reconcile(
     there are too many; where too few, the surest of the other candidates (`rows`: every candidate read, at the
     place the checker moved it, with its probability of that colour) in that Era added, first those not within
     `apart_px` of a reading, then any. A count no candidate can place stays short."""
+    kept_era = [era_of(r[1], r[2], masks) for r in kept]
+    row_era = [era_of(r[1], r[2], masks) for r in rows]
     out: list[Reading] = []
-    for era, mask in masks.items():
+    for era in masks:
         want = counts.get(era)
-        mine = [r for r in kept if era_of(r[1], r[2], {era: mask}) == era]
+        mine = [r for r, e in zip(kept, kept_era, strict=True) if e == era]
         if want is None:
             out += mine
             continue
-        spare = [r for r in rows if era_of(r[1], r[2], {era: mask}) == era]
+        spare = [r for r, e in zip(rows, row_era, strict=True) if e == era]
         for c, colour in enumerate(COLOURS):
             have = sorted((r for r in mine if r[0] == colour), key=lambda r: -r[3])[: want[c]]
             if len(have) < want[c]:
                 taken = out + have + [r for r in mine if r[0] != colour]
                 pool = sorted((r for r in spare if r[0] == colour), key=lambda r: -r[3])
-                far = [r for r in pool if all((r[1] - t[1]) ** 2 + (r[2] - t[2]) ** 2 >= apart_px**2 for t in taken)]
-                near = [r for r in pool if r not in far]
+                free = [all((r[1] - t[1]) ** 2 + (r[2] - t[2]) ** 2 >= apart_px**2 for t in taken) for r in pool]
+                far = [r for r, f in zip(pool, free, strict=True) if f]
+                near = [r for r, f in zip(pool, free, strict=True) if not f]
                 have += (far + near)[: want[c] - len(have)]
             out += have
     return out
@@ -258,22 +256,25 @@ def eras_in_doubt(
     return [e for e in masks if e in doubtful | crowded]
 
 
-def candidate_rows(points: list[tuple[float, float]], probs: np.ndarray, offsets: np.ndarray) -> list[Reading]:
-    """Every candidate as a reading of each colour (colour, x, y moved by the checker's offset, that colour's
-    probability): what `reconcile` may add."""
+def moved_places(points: list[tuple[float, float]], offsets: np.ndarray) -> np.ndarray:
+    """(n, 2) float64: each candidate at the place the checker's offset moves it to (fine-cut pixels)."""
+    return np.asarray(points, np.float64).reshape(-1, 2) + np.asarray(offsets, np.float64).reshape(-1, 2)
+
+
+def candidate_rows(moved: np.ndarray, probs: np.ndarray) -> list[Reading]:
+    """Every candidate as a reading of each colour (colour, x, y where the checker moved it (`moved_places`), that
+    colour's probability): what `reconcile` may add."""
     return [
-        (colour, points[k][0] + float(offsets[k, 0]), points[k][1] + float(offsets[k, 1]), float(probs[k, 1 + c]))
-        for k in range(len(points))
+        (colour, float(moved[k, 0]), float(moved[k, 1]), float(probs[k, 1 + c]))
+        for k in range(len(moved))
         for c, colour in enumerate(COLOURS)
     ]
 
 
-def rows_array(
-    points: list[tuple[float, float]], probs: np.ndarray, offsets: np.ndarray, fine: int, size: int
-) -> np.ndarray:
-    """(n, 5) float32: each candidate moved by its offset, on the cut `size` wide (from the fine cut `fine` wide),
-    and its probability of each colour: the candidates' spots the reader draws (`dots`)."""
-    moved = np.asarray(points, np.float32).reshape(-1, 2) + np.asarray(offsets, np.float32).reshape(-1, 2)
+def rows_array(moved: np.ndarray, probs: np.ndarray, fine: int, size: int) -> np.ndarray:
+    """(n, 5) float32: each candidate where the checker moved it (`moved_places`), on the cut `size` wide (from the
+    fine cut `fine` wide), and its probability of each colour: the candidates' spots the reader draws (`dots`)."""
+    moved = np.asarray(moved, np.float32).reshape(-1, 2)
     places = resized(moved, fine, size) if len(moved) else moved
     return np.concatenate([np.asarray(places, np.float32).reshape(-1, 2), probs[:, 1:]], 1).astype(np.float32)
 

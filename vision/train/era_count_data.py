@@ -18,7 +18,7 @@ import numpy as np
 
 from vision.board.check import CHECK_MODEL_FILE, CHECK_THRESHOLDS_FILE, CUBE_SIDES_PX, FINE_PX, candidates, read_windows
 from vision.board.cubes import COLOURS, MODEL_FILE, heat_of
-from vision.board.era_count import rows_array
+from vision.board.era_count import moved_places, rows_array
 from vision.train.cube_check import scene_windows
 from vision.train.cube_data import BoardRefs, CubeScene, cut_side, load_scenes
 
@@ -31,7 +31,9 @@ def readings_of(
     points = [(x, y) for x, y, _ in candidates(heat, tuned["floor"], boards.size, FINE_PX)]
     crops = scene_windows(checker, scene.fine_cut(), fine.planes(scene.design), heat, boards.size, points)
     probs, offsets = read_windows(checker, crops, tuned["reach_sides"] * CUBE_SIDES_PX, tuned.get("views", 1))
-    return heat[: len(COLOURS)].astype(np.float16), rows_array(points, probs, offsets, FINE_PX, boards.size)
+    return heat[: len(COLOURS)].astype(np.float16), rows_array(
+        moved_places(points, offsets), probs, FINE_PX, boards.size
+    )
 
 
 def main(argv: list[str] | None = None) -> None:
