@@ -64,6 +64,7 @@ class EraSet:
         self.heat = data["heat"]
         self.rows = [data["rows"][data["owner"] == n] for n in range(len(scenes))]
         self.design = [s.design for s in scenes]
+        self.centres = {d: era_centres(self.boards.masks(d)) for d in set(self.design)}  # once per board
         apart = checker["apart_sides"] * CUBE_MM * px_per_mm(self.size)
         self.items: list[tuple[int, str]] = []
         truth, shipped = [], []
@@ -87,7 +88,7 @@ class EraSet:
             masks[era],
             heat_planes(self.heat[n], self.size),
             self.rows[n],
-            era_centres(masks)[era],
+            self.centres[self.design[n]][era],
             ERA_SIDE,
             self.binning,
         )
