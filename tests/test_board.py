@@ -130,6 +130,24 @@ def test_a_frame_smeared_by_motion_is_placed_by_the_picture_smeared_alike() -> N
     assert np.abs(_apply(found, ring) - _apply(placement, ring)).max() < 6.0
 
 
+def test_a_frame_washed_out_by_glare_is_placed_once_its_contrast_is_evened(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Glare over the whole board leaves its print at a sixth of its contrast: the raw grey frame's features match
+    the picture's too few times to place it; evened out (`register.evened`, CLAHE), it is placed within a pixel."""
+    import vision.board.register as register
+
+    board = load_board(STAND_IN)
+    ring = np.array([[0.22, 0.22], [0.78, 0.22], [0.78, 0.78], [0.22, 0.78]])
+    placement = _placement(133.0, 850.0, 0.0003)
+    sharp = _board_in_frame(board.picture, placement, (40, 70, 120)).astype(np.float32)
+    noise = np.random.default_rng(0).normal(0, 2, sharp.shape)
+    frame = np.clip(sharp * 0.15 + 200 + noise, 0, 255).astype(np.uint8)
+    found = BoardRegistrar(board.picture).register(frame).frame_from_board
+    assert np.abs(_apply(found, ring) - _apply(placement, ring)).max() < 1.5
+    monkeypatch.setattr(register, "evened", lambda grey: grey)
+    with pytest.raises(BoardNotFound):
+        BoardRegistrar(board.picture).register(frame)
+
+
 def test_a_frame_is_placed_the_same_whatever_ran_before_it() -> None:
     """MAGSAC draws from OpenCV's process-wide generator; a RANSAC elsewhere in between (the tracker's, the mat's)
     must not move the board's placement, or a bench's figures hang on what it ran first."""
