@@ -353,3 +353,38 @@ def test_one_light_is_shown_alike_on_a_window_and_its_wide_window() -> None:
     assert np.allclose(cut.mean(axis=(0, 1)), wide_cut.mean(axis=(0, 1)), atol=0.3)
     assert np.allclose(ref, wide_ref) and np.allclose(ref[0, 0], 120 * light.ref_gains)
     assert abs(cut.std(axis=(0, 1)).mean() - 6.0) < 0.3 and abs(wide_cut.std(axis=(0, 1)).mean() - 3.0) < 0.2
+
+
+def test_the_cube_nets_patches_drawn_about_blue_cubes_hold_one_and_the_rest_fall_anywhere() -> None:
+    """`cube_net --blue-share`: that share of training patches holds a blue cube, the rest are drawn anywhere, as
+    before."""
+    pytest.importorskip("torch")  # the training environment's test (scripts/setup-train.sh)
+    import cv2
+
+    from vision.train.cube_data import CubeScene
+    from vision.train.cube_net import PATCH, Batches
+
+    jpeg = cv2.imencode(".jpg", np.zeros((400, 400, 3), np.uint8))[1].tobytes()
+    blue, red = COLOURS.index("blue"), COLOURS.index("red")
+    cubes = np.array([[390, 12, blue, 1.0], [30, 200, red, 1.0], [200, 200, blue, 0.1]], np.float32)
+    scene = CubeScene(jpeg, "the-loop-design-000", cubes, {})
+    data = Batches([scene], None, 0, len(COLOURS), blue_share=1.0)  # type: ignore[arg-type]
+    assert data.blues == [(0, 390.0, 12.0)]  # a cube mostly hidden is not taught, so not drawn about
+    for _ in range(50):
+        _, x0, y0 = data.corner()
+        assert 0 <= x0 <= 400 - PATCH and 0 <= y0 <= 400 - PATCH
+        assert x0 <= 390 < x0 + PATCH and y0 <= 12 < y0 + PATCH
+    anywhere = Batches([scene], None, 0, len(COLOURS))  # type: ignore[arg-type]
+    corners = {anywhere.corner()[1:] for _ in range(50)}
+    assert len(corners) > 40 and not all(x0 <= 390 < x0 + PATCH and y0 <= 12 < y0 + PATCH for x0, y0 in corners)
+
+
+def test_the_conditions_diagnostic_bins_eras_by_each_condition_and_names_the_clean_frames() -> None:
+    from vision.train.cube_conditions import exact_by_condition
+
+    sharp = {"defocus": 0.2, "motion": 0.0, "noise": 1.0, "glare": 0.0, "board_px": 900.0}
+    smeared = {**sharp, "motion": 12.0}
+    lines = exact_by_condition([(True, sharp), (True, sharp), (False, smeared), (True, smeared)])
+    assert lines[0] == "4 Eras scored, 75.00% exact"
+    assert "  [0, 1): 2 Eras, 100.0% exact" in lines and "  [10, 99): 2 Eras, 50.0% exact" in lines
+    assert lines[-1] == "clean frames: 2 Eras, 100.0% exact"
