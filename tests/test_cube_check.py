@@ -368,13 +368,17 @@ def test_the_cube_nets_patches_drawn_about_blue_cubes_hold_one_and_the_rest_fall
     blue, red = COLOURS.index("blue"), COLOURS.index("red")
     cubes = np.array([[390, 12, blue, 1.0], [30, 200, red, 1.0], [200, 200, blue, 0.1]], np.float32)
     scene = CubeScene(jpeg, "the-loop-design-000", cubes, {})
-    data = Batches([scene], None, 0, len(COLOURS), blue_share=1.0)  # type: ignore[arg-type]
+
+    class Boards:  # the boards' references at the scenes' own side, as `BoardRefs` gives them
+        size = 400
+
+    data = Batches([scene], Boards(), 0, len(COLOURS), blue_share=1.0)  # type: ignore[arg-type]
     assert data.blues == [(0, 390.0, 12.0)]  # a cube mostly hidden is not taught, so not drawn about
     for _ in range(50):
         _, x0, y0 = data.corner()
         assert 0 <= x0 <= 400 - PATCH and 0 <= y0 <= 400 - PATCH
         assert x0 <= 390 < x0 + PATCH and y0 <= 12 < y0 + PATCH
-    anywhere = Batches([scene], None, 0, len(COLOURS))  # type: ignore[arg-type]
+    anywhere = Batches([scene], Boards(), 0, len(COLOURS))  # type: ignore[arg-type]
     corners = {anywhere.corner()[1:] for _ in range(50)}
     assert len(corners) > 40 and not all(x0 <= 390 < x0 + PATCH and y0 <= 12 < y0 + PATCH for x0, y0 in corners)
 
@@ -388,3 +392,33 @@ def test_the_conditions_diagnostic_bins_eras_by_each_condition_and_names_the_cle
     assert lines[0] == "4 Eras scored, 75.00% exact"
     assert "  [0, 1): 2 Eras, 100.0% exact" in lines and "  [10, 99): 2 Eras, 50.0% exact" in lines
     assert lines[-1] == "clean frames: 2 Eras, 100.0% exact"
+
+
+def test_the_fine_cube_net_reads_the_fine_cut_at_two_pixels_a_cell_with_the_cubes_moved_onto_it() -> None:
+    """`cube_net --arch fine` (session 57): patches of each scene's fine cut, its cubes moved there (400 to 600 px,
+    pixel centres kept), taught at 2 cut pixels a cell, no pieces' maps."""
+    torch = pytest.importorskip("torch")  # the training environment's test (scripts/setup-train.sh)
+    import cv2
+
+    from vision.train.cube_data import CubeScene
+    from vision.train.cube_net import FINE_STRIDE, PATCH, Batches, CubeNet
+
+    class Fine:  # the board's reference at the fine side, as `BoardRefs` gives it
+        size = 600
+
+        def reference(self, design: str) -> np.ndarray:
+            return np.zeros((600, 600, 3), np.uint8)
+
+    def jpeg(side: int) -> bytes:
+        return cv2.imencode(".jpg", np.zeros((side, side, 3), np.uint8))[1].tobytes()
+
+    cubes = np.array([[100, 120, COLOURS.index("green"), 1.0]], np.float32)
+    scene = CubeScene(jpeg(400), "the-loop-design-000", cubes, {}, fine=jpeg(600))
+    net = CubeNet("fine")
+    data = Batches([scene], Fine(), 0, len(COLOURS), stride=net.stride)  # type: ignore[arg-type]
+    assert data.cuts[0].shape == (600, 600, 3) and np.allclose(data.cubes[0][0, :2], [150.25, 180.25])
+    x, heat, _ = data.sample(2)
+    assert x.shape == (2, 6, PATCH, PATCH) and heat.shape == (2, len(COLOURS), PATCH // FINE_STRIDE, PATCH // 2)
+    assert net(x).shape == heat.shape and net.stride == FINE_STRIDE
+    with torch.no_grad():
+        assert net(torch.zeros(1, 6, 600, 600)).shape == (1, len(COLOURS), 300, 300)

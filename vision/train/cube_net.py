@@ -23,8 +23,10 @@ import torch
 from torch import nn
 
 from vision.board.bench import FAMILIES, PieceTally, countable, exact
-from vision.board.cubes import CHANNELS, COLOURS, PIECES, STRIDE, count_cut, find_pieces, net_input, planes
-from vision.heatmap import turned
+from vision.board.check import FINE_PX
+from vision.board.cubes import CHANNELS, COLOURS, PIECES, STRIDE, counts_of, find_pieces, net_input, planes
+from vision.board.rectify import resized
+from vision.heatmap import peaks, turned
 from vision.train.augment import vary_light
 from vision.train.budget import add_budget_args, export_onnx, resume, train_for_budget, train_or_export
 from vision.train.corner_net import conv_bn, focal_loss
@@ -32,6 +34,7 @@ from vision.train.cube_data import BoardRefs, CubeScene, cut_side, load_scenes
 from vision.train.heatmaps import heat_targets
 
 PATCH = 192  # training patches, cut pixels (a multiple of STRIDE)
+FINE_STRIDE = 2  # arch "fine": cut pixels a cell on the fine cut (a 9 mm cube about 10 px, touching ones 5 cells apart)
 SIGMA = 1.0  # heat-map peak, cells
 SEEN = 0.4  # a cube at least this visible is taught as a cube; a less visible one is neither taught nor punished
 
@@ -71,6 +74,14 @@ class CubeNet(nn.Module):
                     conv_bn(32, 48, stride=2), dilated(48, 2), conv_bn(48, 48, stride=2), dilated(48, 2), dilated(48, 4)
                 )
                 self.fuse = nn.Conv2d(48, 32, 1)
+        elif arch == "fine":  # cubes only, on the checker's fine cut, at 2 cut pixels a cell (session 57)
+            self.trunk = nn.Sequential(conv_bn(6, 8, stride=2), conv_bn(8, 12))  # stride 2
+            self.body = nn.Sequential(conv_bn(12, 24, stride=2), conv_bn(24, 24), conv_bn(24, 24))  # stride 4
+            self.context = nn.Sequential(conv_bn(24, 48, stride=2), conv_bn(48, 48, stride=2), conv_bn(48, 48))
+            self.fuse = nn.Conv2d(48, 24, 1)
+            self.lateral = nn.Conv2d(12, 24, 1)
+            self.up = conv_bn(24, 12)
+            width = 12
         elif arch == "wide":
             self.trunk = nn.Sequential(
                 conv_bn(6, 16, stride=2), conv_bn(16, 32), conv_bn(32, 48, stride=2), conv_bn(48, 48)
@@ -79,13 +90,24 @@ class CubeNet(nn.Module):
             self.fuse = nn.Sequential(conv_bn(48 + 64, 48, k=1), conv_bn(48, 48))
             width = 48
         else:
-            raise ValueError(f"unknown arch {arch!r}: expected small, wide or ring")
+            raise ValueError(f"unknown arch {arch!r}: expected small, wide, ring or fine")
         self.head = nn.Conv2d(width, channels, 1)
         nn.init.constant_(self.head.bias, -4.0)  # CenterNet's prior: almost every cell holds no cube
 
+    @property
+    def stride(self) -> int:
+        """Cut pixels per heat-map cell."""
+        return FINE_STRIDE if self.arch == "fine" else STRIDE
+
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         features = self.trunk(x)
-        if self.arch == "ring":
+        if self.arch == "fine":
+            body = self.body(features)
+            context = nn.functional.interpolate(self.context(body), size=body.shape[2:], mode="nearest")
+            body = torch.relu(body + self.fuse(context))
+            up = nn.functional.interpolate(body, size=features.shape[2:], mode="nearest")
+            features = self.up(torch.relu(up + self.lateral(features)))
+        elif self.arch == "ring":
             context = nn.functional.interpolate(self.context(features), size=features.shape[2:], mode="nearest")
             features = torch.relu(features + self.fuse(context))
         elif self.arch == "wide":
@@ -94,13 +116,15 @@ class CubeNet(nn.Module):
         return self.head(features)
 
 
-def targets(cubes: np.ndarray, pieces: np.ndarray, size: int, channels: int) -> tuple[np.ndarray, np.ndarray]:
-    """Heat (channels, size/STRIDE, size/STRIDE) with a peak at each well-seen cube's and piece's cell (the pieces'
+def targets(
+    cubes: np.ndarray, pieces: np.ndarray, size: int, channels: int, stride: int = STRIDE
+) -> tuple[np.ndarray, np.ndarray]:
+    """Heat (channels, size/stride, size/stride) with a peak at each well-seen cube's and piece's cell (the pieces'
     maps after the cubes'), and the loss weight."""
     points = np.concatenate([cubes, pieces + np.array([0, 0, len(COLOURS), 0], np.float32)])
     if channels == len(COLOURS):
         points = cubes
-    return heat_targets(points, (size // STRIDE, size // STRIDE), channels, STRIDE, SIGMA, SEEN)
+    return heat_targets(points, (size // stride, size // stride), channels, stride, SIGMA, SEEN)
 
 
 class Batches:
@@ -108,19 +132,29 @@ class Batches:
     board lies any way round), the camera's light varied on the cut alone."""
 
     def __init__(
-        self, scenes: list[CubeScene], boards: BoardRefs, seed: int, channels: int, blue_share: float = 0.0
+        self,
+        scenes: list[CubeScene],
+        boards: BoardRefs,
+        seed: int,
+        channels: int,
+        blue_share: float = 0.0,
+        stride: int = STRIDE,
     ) -> None:
         """`blue_share`: the share of patches drawn about a blue cube (a box holds few: one Era in seven has one, and
-        the net missed 7% of them on validation against 0.7% of the red, session 57)."""
+        the net missed 7% of them on validation against 0.7% of the red, session 57). `boards` at a side other than
+        the scenes' cut: their fine cuts are read (`cube_data --fine-px`), the cubes moved onto them, no pieces."""
         self.scenes = scenes
         self.channels = channels
-        self.cuts = [s.cut() for s in scenes]
+        self.stride = stride
+        self.fine = boards.size != cut_side(scenes)
+        self.cuts = [s.fine_cut() if self.fine else s.cut() for s in scenes]
+        self.cubes = [cubes_on(s, boards.size) for s in scenes]
         self.boards = boards
         self.rng = np.random.default_rng(seed)
         self.blue_share = blue_share
         blue = COLOURS.index("blue")
         # (scene, x, y) of every blue cube taught as a cube
-        self.blues = [(i, float(x), float(y)) for i, s in enumerate(scenes) for x, y, c, seen in s.cubes
+        self.blues = [(i, float(x), float(y)) for i, cubes in enumerate(self.cubes) for x, y, c, seen in cubes
                       if int(c) == blue and seen >= SEEN]  # fmt: skip
 
     def corner(self) -> tuple[int, int, int]:
@@ -143,11 +177,12 @@ class Batches:
             cut = self.cuts[i][y0 : y0 + PATCH, x0 : x0 + PATCH].astype(np.float32)
             ref = self.boards.reference(self.scenes[i].design)[y0 : y0 + PATCH, x0 : x0 + PATCH].astype(np.float32)
             cut, ref = vary_light(self.rng, cut, ref)
-            cubes, pieces = self.scenes[i].cubes.copy(), self.scenes[i].pieces.copy()
+            cubes = self.cubes[i].copy()
+            pieces = np.zeros((0, 4), np.float32) if self.fine else self.scenes[i].pieces.copy()
             for points in (cubes, pieces):
                 points[:, 0] -= x0
                 points[:, 1] -= y0
-            heat, weight = targets(cubes, pieces, PATCH, self.channels)
+            heat, weight = targets(cubes, pieces, PATCH, self.channels, self.stride)
             x = net_input(np.clip(cut, 0, 255).astype(np.uint8), planes(np.clip(ref, 0, 255).astype(np.uint8)))[0]
             k = int(self.rng.integers(0, 4))
             flip = bool(self.rng.random() < 0.5)
@@ -158,6 +193,13 @@ class Batches:
         return torch.from_numpy(np.stack(xs)), torch.from_numpy(np.stack(hs)), torch.from_numpy(np.stack(ws))
 
 
+def cubes_on(scene: CubeScene, side: int) -> np.ndarray:
+    """The scene's cubes (x, y, colour, visible share) on its cut, or moved onto a cut `side` wide (its fine cut)."""
+    cubes = scene.cubes.copy()
+    cubes[:, :2] = resized(cubes[:, :2], cut_side([scene]), side)
+    return cubes
+
+
 def evaluate(model: CubeNet, scenes: list[CubeScene], boards: BoardRefs) -> dict:
     """Eras counted exactly (every colour) on the validation cuts, among the bench's countable Eras; and the pieces
     at least half seen read right (a net that reads them), both at the fixed cut-off 0.3."""
@@ -166,9 +208,11 @@ def evaluate(model: CubeNet, scenes: list[CubeScene], boards: BoardRefs) -> dict
     pieces = PieceTally()
     with torch.no_grad():
         for s in scenes:
-            x = torch.from_numpy(net_input(s.cut(), boards.planes(s.design)))
+            cut = s.cut() if boards.size == cut_side([s]) else s.fine_cut()
+            x = torch.from_numpy(net_input(cut, boards.planes(s.design)))
             heat = torch.sigmoid(model(x))[0].numpy()
-            right += exact(count_cut(heat, boards.masks(s.design)), s.eras)
+            found = [(COLOURS[c], px, py, p) for c, px, py, p in peaks(heat[: len(COLOURS)], 0.3, model.stride)]
+            right += exact(counts_of(found, boards.masks(s.design)), s.eras)
             total += sum(countable(info) for info in s.eras.values())
             pieces.add([(PIECES[int(k)], x, y, seen) for x, y, k, seen in s.pieces], find_pieces(heat, 0.3))
     model.train()
@@ -184,10 +228,10 @@ def evaluate(model: CubeNet, scenes: list[CubeScene], boards: BoardRefs) -> dict
 def train(args: argparse.Namespace) -> None:
     torch.set_num_threads(args.threads)
     scenes = [scene for folder in args.data for scene in load_scenes(folder)]
-    boards = BoardRefs(args.pieces, cut_side(scenes))
     model = CubeNet(args.arch)
+    boards = BoardRefs(args.pieces, FINE_PX if args.arch == "fine" else cut_side(scenes))
     channels = model.head.out_channels
-    data = Batches(scenes, boards, args.seed, channels, args.blue_share)
+    data = Batches(scenes, boards, args.seed, channels, args.blue_share, model.stride)
     val = load_scenes(args.val)[: args.val_scenes]
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     state = resume(args.out, model, opt, args.minutes)
@@ -215,7 +259,7 @@ def add_train_args(t: argparse.ArgumentParser) -> None:
     t.add_argument("--val", type=Path, required=True)
     t.add_argument("--pieces", type=Path, default=Path("out/pieces/the-loop"))
     t.add_argument("--val-scenes", type=int, default=60)
-    t.add_argument("--arch", choices=("small", "wide", "ring"), default="ring")
+    t.add_argument("--arch", choices=("small", "wide", "ring", "fine"), default="ring")
     t.add_argument("--every", type=float, default=300.0, help="seconds between curve rows and checkpoints")
     t.add_argument("--blue-share", type=float, default=0.0, help="share of patches drawn about a blue cube")
     add_budget_args(t, minutes=40.0, batch=12, lr=3e-3, threads=2)
