@@ -89,16 +89,17 @@ def counts_of(
     return counts
 
 
-def cube_peaks(heat: np.ndarray, threshold: float) -> list[tuple[str, float, float, float]]:
-    """(colour, x, y on the cut, score) of every peak of the cube maps at or above `threshold`."""
-    return [(COLOURS[c], x, y, score) for c, x, y, score in peaks(heat[: len(COLOURS)], threshold, STRIDE)]
+def cube_peaks(heat: np.ndarray, threshold: float, stride: int = STRIDE) -> list[tuple[str, float, float, float]]:
+    """(colour, x, y on the cut, score) of every peak of the cube maps (a cell every `stride` cut pixels) at or above
+    `threshold`."""
+    return [(COLOURS[c], x, y, score) for c, x, y, score in peaks(heat[: len(COLOURS)], threshold, stride)]
 
 
 def count_cut(
-    heat: np.ndarray, masks: Mapping[str, np.ndarray], threshold: float = DEFAULT_PEAK
+    heat: np.ndarray, masks: Mapping[str, np.ndarray], threshold: float = DEFAULT_PEAK, stride: int = STRIDE
 ) -> dict[str, dict[str, int]]:
     """Cubes per Era and colour from the heat maps (probabilities) of one cut."""
-    return counts_of(cube_peaks(heat, threshold), masks)
+    return counts_of(cube_peaks(heat, threshold, stride), masks)
 
 
 def piece_apart_px(size: int) -> float:

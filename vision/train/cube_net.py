@@ -24,9 +24,9 @@ from torch import nn
 
 from vision.board.bench import FAMILIES, PieceTally, countable, exact
 from vision.board.check import FINE_PX
-from vision.board.cubes import CHANNELS, COLOURS, PIECES, STRIDE, counts_of, find_pieces, net_input, planes
+from vision.board.cubes import CHANNELS, COLOURS, PIECES, STRIDE, count_cut, find_pieces, net_input, planes
 from vision.board.rectify import resized
-from vision.heatmap import peaks, turned
+from vision.heatmap import turned
 from vision.train.augment import vary_light
 from vision.train.budget import add_budget_args, export_onnx, resume, train_for_budget, train_or_export
 from vision.train.corner_net import conv_bn, focal_loss
@@ -146,9 +146,10 @@ class Batches:
         self.scenes = scenes
         self.channels = channels
         self.stride = stride
-        self.fine = boards.size != cut_side(scenes)
+        size = cut_side(scenes)
+        self.fine = boards.size != size
         self.cuts = [s.fine_cut() if self.fine else s.cut() for s in scenes]
-        self.cubes = [cubes_on(s, boards.size) for s in scenes]
+        self.cubes = [cubes_on(s, size, boards.size) for s in scenes]
         self.boards = boards
         self.rng = np.random.default_rng(seed)
         self.blue_share = blue_share
@@ -193,10 +194,11 @@ class Batches:
         return torch.from_numpy(np.stack(xs)), torch.from_numpy(np.stack(hs)), torch.from_numpy(np.stack(ws))
 
 
-def cubes_on(scene: CubeScene, side: int) -> np.ndarray:
-    """The scene's cubes (x, y, colour, visible share) on its cut, or moved onto a cut `side` wide (its fine cut)."""
+def cubes_on(scene: CubeScene, size: int, side: int) -> np.ndarray:
+    """The scene's cubes (x, y, colour, visible share) on its cut (`size` wide), or moved onto a cut `side` wide (its
+    fine cut)."""
     cubes = scene.cubes.copy()
-    cubes[:, :2] = resized(cubes[:, :2], cut_side([scene]), side)
+    cubes[:, :2] = resized(cubes[:, :2], size, side)
     return cubes
 
 
@@ -206,13 +208,13 @@ def evaluate(model: CubeNet, scenes: list[CubeScene], boards: BoardRefs) -> dict
     model.eval()
     right = total = 0
     pieces = PieceTally()
+    fine = boards.size != cut_side(scenes)
     with torch.no_grad():
         for s in scenes:
-            cut = s.cut() if boards.size == cut_side([s]) else s.fine_cut()
+            cut = s.fine_cut() if fine else s.cut()
             x = torch.from_numpy(net_input(cut, boards.planes(s.design)))
             heat = torch.sigmoid(model(x))[0].numpy()
-            found = [(COLOURS[c], px, py, p) for c, px, py, p in peaks(heat[: len(COLOURS)], 0.3, model.stride)]
-            right += exact(counts_of(found, boards.masks(s.design)), s.eras)
+            right += exact(count_cut(heat, boards.masks(s.design), 0.3, model.stride), s.eras)
             total += sum(countable(info) for info in s.eras.values())
             pieces.add([(PIECES[int(k)], x, y, seen) for x, y, k, seen in s.pieces], find_pieces(heat, 0.3))
     model.train()
