@@ -422,3 +422,115 @@ def test_the_fine_cube_net_reads_the_fine_cut_at_two_pixels_a_cell_with_the_cube
     assert net(x).shape == heat.shape and net.stride == FINE_STRIDE
     with torch.no_grad():
         assert net(torch.zeros(1, 6, 600, 600)).shape == (1, len(COLOURS), 300, 300)
+
+
+@pytest.mark.parametrize(("tilt", "yaw"), [(30.0, 0.0), (35.0, 130.0), (20.0, 250.0)])
+def test_an_upright_window_shows_each_cube_from_below_whichever_way_the_camera_looks(tilt: float, yaw: float) -> None:
+    """`view_axes` (session 58) turns each window so that the camera's foot on the board lies straight below its
+    centre: a cube's top face, which the cut shows displaced away from the camera, then lies straight above its
+    footprint in the window, and the window's axes stay a proper turn (no mirror)."""
+    from vision.board.check import eye_on_cut, view_axes
+    from vision.board.rectify import to_cut
+    from vision.synth.camera import Camera, apply_homography, card_to_table
+    from vision.synth.solids import project_points
+
+    camera = Camera(height_mm=650.0, tilt_deg=tilt, yaw_deg=yaw, hfov_deg=60.0)
+    frame_from_board = camera.table_to_image() @ card_to_table(0.0, 0.0, 0.0, 1, 1, (420.0, 420.0))
+    board_from_frame = np.linalg.inv(frame_from_board)
+    size = 600
+    eye = eye_on_cut(frame_from_board, (camera.width, camera.height), size)
+    assert eye is not None
+    for x, y in [(-60.0, 40.0), (80.0, -90.0), (0.0, 120.0)]:
+        top = to_cut(apply_homography(board_from_frame, project_points(camera, np.array([[x, y, 9.0]]))[0]), size)[0]
+        foot = to_cut(apply_homography(board_from_frame, apply_homography(camera.table_to_image(), [[x, y]])), size)[0]
+        (axes,) = view_axes([(float(foot[0]), float(foot[1]))], eye)
+        assert np.linalg.det(axes) == pytest.approx(1.0, abs=1e-5)
+        shown = axes.T @ (np.asarray(top) - np.asarray(foot))  # the top face's place in the window, from the foot
+        assert shown[1] < -0.2 * CUBE_SIDES_PX and abs(shown[0]) < 0.05 * abs(shown[1])
+
+
+def test_upright_windows_sample_the_cut_along_their_axes_and_offsets_come_back() -> None:
+    from vision.board.check import (
+        WINDOW,
+        offsets_in_window,
+        offsets_on_cut,
+        upright_patches,
+        upright_windows,
+        view_axes,
+    )
+
+    rng = np.random.default_rng(3)
+    cut = rng.integers(0, 256, (200, 200, 3), np.uint8)
+    reference = rng.integers(0, 256, (200, 200, 3), np.uint8)
+    point = (100.0, 100.0)
+    (same,) = upright_patches(cut, reference, [point], view_axes([point], None), WINDOW)  # no camera: as `patches`
+    assert np.array_equal(same, patches(cut, reference, [point], WINDOW)[0])
+    axes = view_axes([point], np.array([100.0, 0.0, 500.0]))  # the camera's foot straight up the cut: a half turn
+    (half,) = upright_patches(cut, reference, [point], axes, WINDOW)
+    assert np.array_equal(half, same[::-1, ::-1])
+    (edge,) = upright_windows(cut, reference, [(3.0, 100.0)], view_axes([(3.0, 100.0)], None), WINDOW)
+    assert (edge[:, :, :20] == -0.5).all()  # beyond the cut: black, as `windows` shows it
+    turned_axes = view_axes([point, (20.0, 180.0)], np.array([180.0, 40.0, 500.0]))
+    offset = np.array([[4.0, -7.0], [-2.0, 5.0]], np.float32)
+    assert np.allclose(offsets_on_cut(offsets_in_window(offset, turned_axes), turned_axes), offset, atol=1e-5)
+    # a half turn shows the offset reversed
+    assert np.allclose(offsets_in_window(offset[:1], axes), -offset[:1], atol=1e-5)
+
+
+def test_an_upright_checker_reads_one_view_of_the_cut_and_the_boards_picture(tmp_path: Path) -> None:
+    from vision.board.check import CHECK_MODEL_FILE, CHECK_THRESHOLDS_FILE, CubeChecker
+    from vision.board.layout import load_board
+    from vision.recognise.models import ModelError, models_dir
+
+    if not (models_dir() / CHECK_MODEL_FILE).is_file():
+        pytest.skip("no cube checker shipped")
+    board = load_board(models_dir() / "the-loop-board")
+    settings = tmp_path / CHECK_THRESHOLDS_FILE
+    shipped = json.loads((models_dir() / CHECK_THRESHOLDS_FILE).read_text())
+    settings.write_text(json.dumps({**shipped, "upright": True, "views": 4}))
+    with pytest.raises(ModelError, match="an upright checker reads one view"):
+        CubeChecker.load(models_dir() / CHECK_MODEL_FILE, settings, board.picture, board.eras)
+    settings.write_text(json.dumps({**shipped, "upright": True, "views": 1}))
+    checker = CubeChecker.load(models_dir() / CHECK_MODEL_FILE, settings, board.picture, board.eras)
+    assert checker.upright
+    heat = _heat([(0, 50, 50, 0.9)])
+    fine_cut = np.full((checker.size, checker.size, 3), 128, np.uint8)
+    points, probs, offsets = checker.read(heat, 400, fine_cut, np.array([300.0, 900.0, 800.0]))
+    assert len(points) == 1 and probs.shape == (1, len(CLASSES)) and offsets.shape == (1, 2)
+
+
+def test_the_upright_checkers_training_windows_are_the_runtimes_or_their_mirror(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Unlit and unjittered, a training window of an upright checker is what the runtime reads at that point
+    (`check.upright_windows`), or its mirror about the camera's bearing with the offset's x reversed."""
+    pytest.importorskip("torch")  # the training environment's test (scripts/setup-train.sh)
+    from types import SimpleNamespace
+
+    from vision.board.check import WINDOW, offsets_in_window, upright_windows, view_axes
+    from vision.train import cube_check_net
+    from vision.train.cube_check_net import Windows
+
+    monkeypatch.setattr(cube_check_net, "TURN_JITTER", 0.0)
+    monkeypatch.setattr(cube_check_net, "draw_light", lambda rng: None)
+    rng = np.random.default_rng(4)
+    cut = rng.integers(0, 256, (600, 600, 3), np.uint8)
+    reference = rng.integers(0, 256, (600, 600, 3), np.uint8)
+    windows = object.__new__(Windows)
+    windows.rng = np.random.default_rng(0)
+    windows.cuts, windows.eyes = [cut], [np.array([500.0, 80.0, 900.0])]
+    windows.scenes = [SimpleNamespace(design="the-loop-design-000")]
+    windows.fine = SimpleNamespace(reference=lambda design: reference)
+    point, offset = np.array([240.0, 310.0], np.float32), np.array([0.3, -0.5], np.float32)
+    axes = view_axes([(240.0, 310.0)], windows.eyes[0])
+    (read,) = upright_windows(cut, reference, [(240.0, 310.0)], axes, WINDOW)
+    shown = offsets_in_window(offset[None], axes)[0]
+    seen = set()
+    for _ in range(12):
+        x, taught = windows.upright_input(0, point, offset)
+        mirrored = not np.allclose(x, read, atol=1e-6)
+        # a mirrored warp rounds its sampling places apart (OpenCV's fixed point): a grey level at most
+        assert np.allclose(x, read[:, :, ::-1] if mirrored else read, atol=1.01 / 255)
+        assert np.allclose(taught, shown * np.array([-1.0 if mirrored else 1.0, 1.0]), atol=1e-5)
+        seen.add(mirrored)
+    assert seen == {True, False}

@@ -227,6 +227,85 @@ def settle(
     return kept
 
 
+def eye_on_cut(frame_from_board: np.ndarray, frame_size: tuple[int, int], size: int) -> np.ndarray | None:
+    """The camera's eye (x, y on a cut `size` wide, height in cut pixels), from the placement alone
+    (`level.TableCamera`); None where the placement implies no camera, or one so low that a cube's height is a
+    third of its own."""
+    from vision.dice.level import LevelFitError, TableCamera
+
+    try:
+        eye = TableCamera.from_homography(frame_from_board @ cut_from_fraction(size), frame_size).eye
+    except (LevelFitError, np.linalg.LinAlgError):
+        return None
+    return eye if eye[2] > 2 * CUBE_MM * px_per_mm(size) else None
+
+
+def view_axes(points: list[tuple[float, float]], eye: np.ndarray | None) -> np.ndarray:
+    """(n, 2, 2): per point, the upright window's x and y axes (columns) on the cut, its y axis pointing from the
+    point towards the camera's foot on the board (`eye`; the cut's own axes where there is no eye, or the eye is
+    straight above the point). Why: a cube seen at a slant shows its top face displaced away from the camera and
+    its near sides towards it; turned so, every cube is seen from "below" in its window, and the checker need not
+    learn each of the camera's bearings apart (rectify before you classify)."""
+    axes = np.tile(np.eye(2, dtype=np.float32), (len(points), 1, 1))
+    if eye is None:
+        return axes
+    for k, (x, y) in enumerate(points):
+        d = np.array([eye[0] - x, eye[1] - y], np.float64)
+        n = float(np.hypot(*d))
+        if n < 1e-6:
+            continue
+        ey = d / n
+        axes[k] = np.array([[ey[1], -ey[0]], [ey[0], ey[1]]], np.float32).T  # columns: x, then y a quarter turn on
+    return axes
+
+
+def upright_patches(
+    cut: np.ndarray, reference: np.ndarray, points: list[tuple[float, float]], axes: np.ndarray, side: int
+) -> np.ndarray:
+    """(n, side, side, 6) uint8: as `patches`, each window resampled along its `axes` (`view_axes`) about the
+    point's nearest pixel, black beyond the cut's edge."""
+    out = np.zeros((len(points), side, side, 6), np.uint8)
+    c = (side - 1) / 2
+    for k, (x, y) in enumerate(points):
+        ex, ey = axes[k][:, 0], axes[k][:, 1]
+        px, py = round(x), round(y)
+        matrix = np.array(
+            [[ex[0], ey[0], px - c * (ex[0] + ey[0])], [ex[1], ey[1], py - c * (ex[1] + ey[1])]], np.float64
+        )
+        for image, planes_at in ((cut, slice(0, 3)), (reference, slice(3, 6))):
+            out[k, :, :, planes_at] = cv2.warpAffine(
+                image, matrix, (side, side), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                borderMode=cv2.BORDER_CONSTANT, borderValue=0,
+            )  # fmt: skip
+    return out
+
+
+def upright_windows(
+    cut: np.ndarray, reference: np.ndarray, points: list[tuple[float, float]], axes: np.ndarray, side: int
+) -> np.ndarray:
+    """(n, 6, side, side) float32: `upright_patches` as the checker reads them (`cubes.planes`)."""
+    raw = upright_patches(cut, reference, points, axes, side)
+    out = np.empty((len(points), 6, side, side), np.float32)
+    for k in range(len(points)):
+        out[k, :3], out[k, 3:] = planes(raw[k, :, :, :3]), planes(raw[k, :, :, 3:])
+    return out
+
+
+def offsets_on_cut(offsets: np.ndarray, axes: np.ndarray) -> np.ndarray:
+    """Offsets (n, 2) read in upright windows, back on the cut."""
+    return np.einsum("nij,nj->ni", axes, offsets).astype(np.float32)
+
+
+def offsets_in_window(offsets: np.ndarray, axes: np.ndarray) -> np.ndarray:
+    """Offsets (n, 2) on the cut as upright windows along `axes` show them: `offsets_on_cut` undone."""
+    return np.einsum("nji,nj->ni", axes, offsets).astype(np.float32)
+
+
+def shape_of(session: Any) -> list:
+    """The shape of an ONNX session's (or its stand-in's) first input."""
+    return list(session.get_inputs()[0].shape)
+
+
 def to_footprints(
     readings: list[tuple[str, float, float, float]],
     frame_from_board: np.ndarray,
@@ -239,17 +318,12 @@ def to_footprints(
     the Era. The camera comes from the placement alone (`level.TableCamera`, cut pixels as its table units): the top
     face's point on the cut lies on the ray from the camera's eye through the top face, which meets the footprint's
     vertical one cube's height up. A placement that implies no camera leaves the readings where they are."""
-    from vision.dice.level import LevelFitError, TableCamera
-
     if not readings:
         return readings
-    try:
-        eye = TableCamera.from_homography(frame_from_board @ cut_from_fraction(size), frame_size).eye
-    except (LevelFitError, np.linalg.LinAlgError):
+    eye = eye_on_cut(frame_from_board, frame_size, size)
+    if eye is None:
         return readings
     height = CUBE_MM * px_per_mm(size)
-    if not eye[2] > 2 * height:
-        return readings
     keep = (eye[2] - height) / eye[2]  # the share of the eye's distance the footprint lies at
     return [(c, eye[0] + (x - eye[0]) * keep, eye[1] + (y - eye[1]) * keep, p) for c, x, y, p in readings]
 
@@ -288,6 +362,7 @@ class CubeChecker:
     masks: dict[str, np.ndarray]  # each Era's sector on the fine cut
     target: str = "footprint"  # what its offsets point at (`TARGETS`)
     half_reference_planes: np.ndarray | None = None  # for a wide checker (`wide_windows`), the planes at half size
+    upright: bool = False  # whether it reads each window turned to the camera's bearing (`view_axes`, session 58)
 
     @classmethod
     def load(
@@ -304,6 +379,7 @@ class CubeChecker:
             reach, apart = float(tuned["reach_sides"]), float(tuned["apart_sides"])
             views = int(tuned.get("views", 1))
             target = str(tuned.get("target", "footprint"))
+            upright = bool(tuned.get("upright", False))
         except (OSError, ValueError, KeyError, TypeError) as e:
             raise ModelError(f"{thresholds}: expected JSON with {keys} ({e})") from e
         if not 64 <= fine <= 2048 or not 16 <= window <= 256:
@@ -312,9 +388,11 @@ class CubeChecker:
             raise ModelError(f"{thresholds}: reach_sides {reach} or apart_sides {apart} out of range (0-3 sides)")
         if not 1 <= views <= len(VIEWS):
             raise ModelError(f"{thresholds}: views {views} out of range (1-{len(VIEWS)})")
+        if upright and (views != 1 or shape_of(net)[1] != IMAGE_PLANES):
+            raise ModelError(f"{thresholds}: an upright checker reads one view of the cut and the board's picture")
         if target not in TARGETS:
             raise ModelError(f"{thresholds}: target {target!r}, expected one of {', '.join(TARGETS)}")
-        shape = net.get_inputs()[0].shape
+        shape = shape_of(net)
         if shape[1] not in CHECKER_PLANES:
             expected = ", ".join(str(n) for n in CHECKER_PLANES)
             raise ModelError(f"{model}: reads {shape[1]} planes a window, expected {expected}")
@@ -324,7 +402,8 @@ class CubeChecker:
         reference = reference_cut(board_picture, fine)
         context, flat = shape[1] == IMAGE_PLANES + CONTEXT, planes(reference)
         half = half_planes(flat) if shape[1] == IMAGE_PLANES + WIDE else None
-        return cls(net, fine, window, floor, accept, reach, apart, views, context, reference, flat, masks, target, half)
+        settings = (floor, accept, reach, apart, views, context)
+        return cls(net, fine, window, *settings, reference, flat, masks, target, half, upright)
 
     @property
     def side_px(self) -> float:
@@ -342,17 +421,24 @@ class CubeChecker:
         """The cubes (colour, x, y of their footprints on the fine cut, probability) among the candidates of the cube
         net's `heat` (over a cut `size` wide), read on `fine_cut` (the same ring cut `self.size` wide, along
         `frame_from_board`, out of a frame `frame_size` (width, height))."""
-        points, probs, offsets = self.read(heat, size, fine_cut)
+        eye = eye_on_cut(frame_from_board, frame_size, self.size) if self.upright else None
+        points, probs, offsets = self.read(heat, size, fine_cut, eye)
         kept = settle(points, probs, offsets, self.accept, self.apart_sides * self.side_px)
         return on_footprints(kept, self.target, frame_from_board, frame_size, self.size)
 
     def read(
-        self, heat: np.ndarray, size: int, fine_cut: np.ndarray
+        self, heat: np.ndarray, size: int, fine_cut: np.ndarray, eye: np.ndarray | None = None
     ) -> tuple[list[tuple[float, float]], np.ndarray, np.ndarray]:
         """(the candidates of the cube net's `heat` (over a cut `size` wide) on the fine cut, the checker's
         probabilities of none, red, green, blue at each (n, 4), its offsets to the cube's centre (n, 2)), read on
-        `fine_cut`: what `check` settles."""
+        `fine_cut`: what `check` settles. An upright checker reads each window turned to the camera's `eye` on the
+        fine cut (`eye_on_cut`; None: the cut's own axes)."""
         points = [(x, y) for x, y, _ in candidates(heat, self.floor, size, self.size)]
+        if self.upright:
+            axes = view_axes(points, eye)
+            crops = upright_windows(fine_cut, self.reference, points, axes, self.window)
+            probs, offsets = read_windows(self.session, crops, self.reach_sides * self.side_px)
+            return points, probs, offsets_on_cut(offsets, axes)
         crops = checker_windows(
             fine_cut,
             self.reference_planes,

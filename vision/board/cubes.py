@@ -248,7 +248,7 @@ class CubeCounter:
         """The cubes (colour, x, y on `cube_cut`, score) among the net's `heat` for this frame (over its `cut`, cut
         again when not given): those the checker confirms when there is one, each Era's count then read whole
         (unless `whole_eras` is False, or no Era reader is shipped); else the net's peaks at its cut-off."""
-        from vision.board.check import on_footprints, settle
+        from vision.board.check import eye_on_cut, on_footprints, settle
         from vision.board.era_count import candidate_rows, eras_in_doubt, moved_places, reconcile, rows_array
 
         checker = self.checker
@@ -258,7 +258,8 @@ class CubeCounter:
         frame_size = (frame.shape[1], frame.shape[0])
         if self.whole is None or not whole_eras:
             return checker.check(heat, self.cubes.size, fine_cut, frame_from_board, frame_size)
-        points, probs, offsets = checker.read(heat, self.cubes.size, fine_cut)
+        eye = eye_on_cut(frame_from_board, frame_size, checker.size) if checker.upright else None
+        points, probs, offsets = checker.read(heat, self.cubes.size, fine_cut, eye)
         apart = checker.apart_sides * checker.side_px
         kept = settle(points, probs, offsets, checker.accept, apart)
         said = counts_of(kept, checker.masks)

@@ -38,10 +38,14 @@ from vision.board.check import (
     WINDOW,
     candidates,
     checker_windows,
+    eye_on_cut,
     half_planes,
+    offsets_on_cut,
     on_footprints,
     read_windows,
     settle,
+    upright_windows,
+    view_axes,
 )
 from vision.board.cubes import MODEL_FILE, THRESHOLDS_FILE, count_cut, counts_of, heat_of
 from vision.board.rectify import resized
@@ -111,6 +115,37 @@ def scene_windows(
     return checker_windows(fine_cut, reference, points, WINDOW, heat if n > IMAGE_PLANES else None, size)
 
 
+def scene_eye(scene: CubeScene) -> np.ndarray | None:
+    """The camera's eye on the scene's fine cut (`check.eye_on_cut`), from the placement its cut was made along."""
+    if scene.frame_from_board is None:
+        raise ValueError(f"a scene of {scene.design} has no placement stored (cube_data, session 53 or later)")
+    return eye_on_cut(scene.frame_from_board, scene.frame_size, FINE_PX)
+
+
+def read_scene(
+    checker: object,
+    scene: CubeScene,
+    fine_cut: np.ndarray,
+    fine: BoardRefs,
+    heat: np.ndarray,
+    size: int,
+    points: list,
+    reach_px: float,
+    views: int = 1,
+    upright: bool = False,
+) -> tuple[np.ndarray, np.ndarray]:
+    """(the checker's probabilities, its offsets on the fine cut) at `points` of the scene's `fine_cut`, read as the
+    runtime reads them (`CubeChecker.read`): upright, each window turned to the scene's camera (`check.view_axes`),
+    or as cut, in `views` views."""
+    if upright:
+        axes = view_axes(points, scene_eye(scene))
+        crops = upright_windows(fine_cut, fine.reference(scene.design), points, axes, WINDOW)
+        probs, offsets = read_windows(checker, crops, reach_px)
+        return probs, offsets_on_cut(offsets, axes)
+    crops = scene_windows(checker, fine_cut, fine.planes(scene.design), heat, size, points)
+    return read_windows(checker, crops, reach_px, views)
+
+
 def checker_planes(checker: object) -> int:
     """How many planes a window the checker reads has (`check.CHECKER_PLANES`: the cut and the board's picture; with
     the cube net's maps; or with the wide windows)."""
@@ -137,6 +172,7 @@ def main(argv: list[str] | None = None) -> None:
     t.add_argument("--width", type=float, default=1.0, help="the checker's channels, times the shipped one's")
     t.add_argument("--target", choices=TARGETS, default="footprint", help="what the offsets point at")
     t.add_argument("--reach", type=float, default=REACH_SIDES, help="cube sides a candidate is taught within")
+    t.add_argument("--upright", action="store_true", help="each window turned to the camera's bearing")
     from vision.train.budget import add_budget_args, add_export_parser
 
     add_budget_args(t, minutes=40.0, batch=96, lr=3e-3, threads=2)
@@ -148,9 +184,10 @@ def main(argv: list[str] | None = None) -> None:
     u.add_argument("--views", type=int, default=1, choices=range(1, len(VIEWS) + 1), help="views read per window")
     u.add_argument("--target", choices=TARGETS, default="footprint", help="what the checker was taught to point at")
     u.add_argument("--reach", type=float, default=REACH_SIDES, help="the reach it was taught in, cube sides")
+    u.add_argument("--upright", action="store_true", help="the checker reads windows turned to the camera")
     args = parser.parse_args(argv)
     if args.command == "tune":
-        tune(args.val, args.pieces, args.models, args.views, args.target, args.reach)
+        tune(args.val, args.pieces, args.models, args.views, args.target, args.reach, args.upright)
         return
     from vision.train import cube_check_net
 
@@ -161,7 +198,13 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def tune(
-    val: Path, pieces: Path, models: Path, views: int = 1, target: str = "footprint", reach: float = REACH_SIDES
+    val: Path,
+    pieces: Path,
+    models: Path,
+    views: int = 1,
+    target: str = "footprint",
+    reach: float = REACH_SIDES,
+    upright: bool = False,
 ) -> None:
     """The candidates' floor, the checker's cut-off and the distance under which two readings are one cube that
     count the most validation Eras exactly, each window read in `views` views (`check.VIEWS`); the cube net alone at
@@ -180,11 +223,12 @@ def tune(
         heat = heat_of(net, s.cut(), boards.planes(s.design))
         total += sum(countable(info) for info in s.eras.values())
         alone += exact(count_cut(heat, boards.masks(s.design), peak), s.eras)
-        fine_cut, reference = s.fine_cut(), fine_boards.planes(s.design)
+        fine_cut = s.fine_cut()
         for floor in FLOORS:
             points = [(x, y) for x, y, _ in candidates(heat, floor, boards.size, FINE_PX)]
-            crops = scene_windows(checker, fine_cut, reference, heat, boards.size, points)
-            probs, offsets = read_windows(checker, crops, reach * CUBE_SIDES_PX, views)
+            probs, offsets = read_scene(
+                checker, s, fine_cut, fine_boards, heat, boards.size, points, reach * CUBE_SIDES_PX, views, upright
+            )
             for accept in ACCEPTS:
                 for apart in APARTS:
                     kept = footprints_of(s, settle(points, probs, offsets, accept, apart * CUBE_SIDES_PX), target)
@@ -204,6 +248,7 @@ def tune(
         "apart_sides": best[2],
         "views": views,
         "target": target,
+        "upright": upright,
         "val_eras": total,
         "val_exact_pct": round(100 * right[best] / max(total, 1), 2),
         "val_cube_net_alone_pct": round(100 * alone / max(total, 1), 2),
@@ -220,15 +265,17 @@ def evaluate_scenes(
     boards: BoardRefs,
     fine_boards: BoardRefs,
     target: str = "footprint",
+    upright: bool = False,
 ) -> dict:
     """Validation Eras exact at floor 0.1, cut-off 0.5, read by `checker` (an ONNX session or one's stand-in), its
-    offsets pointing at `target`."""
+    offsets pointing at `target`, each window turned to the camera where it reads them `upright`."""
     right = total = 0
     for s in scenes:
         heat = heat_of(net, s.cut(), boards.planes(s.design))
         points = [(x, y) for x, y, _ in candidates(heat, 0.1, boards.size, FINE_PX)]
-        crops = scene_windows(checker, s.fine_cut(), fine_boards.planes(s.design), heat, boards.size, points)
-        probs, offsets = read_windows(checker, crops, reach_px)
+        probs, offsets = read_scene(
+            checker, s, s.fine_cut(), fine_boards, heat, boards.size, points, reach_px, upright=upright
+        )
         kept = footprints_of(s, settle(points, probs, offsets, 0.5, APART_SIDES * CUBE_SIDES_PX), target)
         right += exact(counts_of(kept, fine_boards.masks(s.design)), s.eras)
         total += sum(countable(info) for info in s.eras.values())

@@ -27,8 +27,11 @@ from vision.board.check import (
     WINDOW,
     context_of,
     context_windows,
+    offsets_in_window,
     patches,
     turned_offset,
+    upright_patches,
+    view_axes,
     wide_centre,
 )
 from vision.board.cubes import net_input, planes
@@ -37,11 +40,19 @@ from vision.recognise.models import session
 from vision.train.augment import Light, draw_light, relight
 from vision.train.budget import export_onnx, resume, train_for_budget
 from vision.train.corner_net import conv_bn
-from vision.train.cube_check import TRAIN_FLOOR, evaluate_scenes, fine_cubes, label_candidates, scene_candidates
+from vision.train.cube_check import (
+    TRAIN_FLOOR,
+    evaluate_scenes,
+    fine_cubes,
+    label_candidates,
+    scene_candidates,
+    scene_eye,
+)
 from vision.train.cube_data import BoardRefs, CubeScene, cut_side, load_scenes
 
 ANYWHERE = 0.1  # share of windows centred at random on the cut
 JITTER_PX = 3  # a candidate's window moved by up to this many fine pixels
+TURN_JITTER = 10.0  # degrees an upright window is turned off the camera's bearing, at most
 WIDTHS = (16, 24, 32, 32, 48, 48, 64)  # the layers' channels at width 1 (the shipped checker's)
 WIDE_WIDTH = 0.5  # the wide window's trunk, times those channels: a quarter of the window's multiply-adds
 
@@ -101,8 +112,11 @@ class Windows:
         target: str = "footprint",
         reach_sides: float = REACH_SIDES,
         wide: bool = False,
+        upright: bool = False,
     ) -> None:
         self.scenes = scenes
+        self.upright = upright
+        self.eyes = [scene_eye(s) for s in scenes] if upright else []
         self.wide = wide
         self.fine = fine
         self.size = boards.size
@@ -136,6 +150,12 @@ class Windows:
             if label[0] < 0:
                 continue
             reference = self.fine.reference(self.scenes[i].design)
+            if self.upright:
+                x, offset = self.upright_input(i, point, offset[0])
+                classes.append(label[0])
+                offsets.append(offset)
+                xs.append(x)
+                continue
             if self.wide:
                 x = wide_input(self.cuts[i], reference, (float(point[0]), float(point[1])), draw_light(self.rng))
             else:
@@ -149,6 +169,20 @@ class Windows:
             classes.append(label[0])
             offsets.append(turned_offset(offset[0], k, flip))
         return torch.from_numpy(np.stack(xs)), torch.tensor(classes), torch.from_numpy(np.stack(offsets))
+
+    def upright_input(self, i: int, point: np.ndarray, offset: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(the window at `point` of scene `i` turned to its camera's bearing (`check.view_axes`) give or take
+        `TURN_JITTER` and now and then mirrored about that bearing, in a varied light; the `offset` in it). A mirror
+        keeps the camera below the cube, as the runtime sees it; quarter turns would not."""
+        axes = view_axes([(float(point[0]), float(point[1]))], self.eyes[i])
+        turn = np.radians(self.rng.uniform(-TURN_JITTER, TURN_JITTER))
+        c, s = np.cos(turn), np.sin(turn)
+        axes = axes @ np.array([[c, -s], [s, c]], np.float32)
+        if self.rng.random() < 0.5:
+            axes[:, :, 0] *= -1
+        reference = self.fine.reference(self.scenes[i].design)
+        raw = upright_patches(self.cuts[i], reference, [(float(point[0]), float(point[1]))], axes, WINDOW)[0]
+        return as_planes(raw, draw_light(self.rng), 1.0), offsets_in_window(offset[None], axes)[0]
 
 
 def wide_input(
@@ -202,7 +236,7 @@ def train(args: argparse.Namespace) -> None:
     net = session(args.models / MODEL_FILE)
     scenes = [scene for folder in args.data for scene in load_scenes(folder)]
     boards, fine = BoardRefs(args.pieces, cut_side(scenes)), BoardRefs(args.pieces, FINE_PX)
-    data = Windows(scenes, boards, fine, net, args.seed, args.context, args.target, args.reach, args.wide)
+    data = Windows(scenes, boards, fine, net, args.seed, args.context, args.target, args.reach, args.wide, args.upright)
     val = load_scenes(args.val)[: args.val_scenes]
     extra = CONTEXT if args.context else WIDE if args.wide else 0
     model = CheckNet(IMAGE_PLANES + extra, args.width)
@@ -222,7 +256,8 @@ def train(args: argparse.Namespace) -> None:
     def evaluate() -> dict:
         model.eval()
         try:
-            return evaluate_scenes(net, reader, args.reach * CUBE_SIDES_PX, val, boards, fine, args.target)
+            reach = args.reach * CUBE_SIDES_PX
+            return evaluate_scenes(net, reader, reach, val, boards, fine, args.target, args.upright)
         finally:
             model.train()
 
