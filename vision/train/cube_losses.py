@@ -27,11 +27,10 @@ from vision.board.check import (
     MERGE_SIDES,
     REACH_SIDES,
     candidates,
-    read_windows,
     settle,
 )
 from vision.board.cubes import MODEL_FILE, counts_of, heat_of
-from vision.train.cube_check import fine_cubes, footprints_of, scene_windows
+from vision.train.cube_check import fine_cubes, footprints_of, read_scene
 from vision.train.cube_data import BoardRefs, CubeScene, cut_side, load_scenes
 
 SEEN = 0.5  # a cube is owed a reading when this much of it shows (as the bench scores Eras)
@@ -134,8 +133,9 @@ def scene_losses(
     found = candidates(heat, settings["floor"], boards.size, FINE_PX)
     listed = [(x, y) for x, y, _ in found]
     points = np.array(listed, np.float64).reshape(-1, 2)
-    crops = scene_windows(checker, scene.fine_cut(), fine.planes(scene.design), heat, boards.size, listed)
-    probs, offsets = read_windows(checker, crops, reach)
+    probs, offsets = read_scene(
+        checker, scene, scene.fine_cut(), fine, heat, boards.size, listed, reach, upright=settings.get("upright", False)
+    )
     moved, cube_prob = points + offsets, 1.0 - probs[:, 0]
     kept = settle(listed, probs, offsets, settings["accept"], settings["apart_sides"] * side)
     losses, right = Counter(), Counter()

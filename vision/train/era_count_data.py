@@ -16,10 +16,10 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.board.check import CHECK_MODEL_FILE, CHECK_THRESHOLDS_FILE, CUBE_SIDES_PX, FINE_PX, candidates, read_windows
+from vision.board.check import CHECK_MODEL_FILE, CHECK_THRESHOLDS_FILE, CUBE_SIDES_PX, FINE_PX, candidates
 from vision.board.cubes import COLOURS, MODEL_FILE, heat_of
 from vision.board.era_count import moved_places, rows_array
-from vision.train.cube_check import scene_windows
+from vision.train.cube_check import read_scene
 from vision.train.cube_data import BoardRefs, CubeScene, cut_side, load_scenes
 
 
@@ -29,8 +29,11 @@ def readings_of(
     """(the cube net's colour maps (3, h, w) float16; every candidate as the reader draws it, `rows_array`)."""
     heat = heat_of(net, scene.cut(), boards.planes(scene.design))
     points = [(x, y) for x, y, _ in candidates(heat, tuned["floor"], boards.size, FINE_PX)]
-    crops = scene_windows(checker, scene.fine_cut(), fine.planes(scene.design), heat, boards.size, points)
-    probs, offsets = read_windows(checker, crops, tuned["reach_sides"] * CUBE_SIDES_PX, tuned.get("views", 1))
+    reach = tuned["reach_sides"] * CUBE_SIDES_PX
+    probs, offsets = read_scene(
+        checker, scene, scene.fine_cut(), fine, heat, boards.size, points, reach, tuned.get("views", 1),
+        tuned.get("upright", False),
+    )  # fmt: skip
     return heat[: len(COLOURS)].astype(np.float16), rows_array(
         moved_places(points, offsets), probs, FINE_PX, boards.size
     )
