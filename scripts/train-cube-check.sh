@@ -7,8 +7,8 @@
 #      3 test (art.common.design_split; the test boards are never rendered into training data);
 #   2. board scenes of the training and validation boards, each cut at the cube net's side (400 px) and at the
 #      checker's (600 px) (vision.train.cube_data --fine-px): the very scenes train-cubes.sh renders (kept when made);
-#   3. the checker: windows at the shipped net's cube candidates, MINUTES of training (default 60, one cosine, as the
-#      shipped one was trained in session 41), its ONNX graph, and the candidates' floor and the checker's cut-off
+#   3. the checker: windows at the shipped net's cube candidates, each turned to the camera's bearing (--upright,
+#      session 58), MINUTES of training (default 60, one cosine, as the shipped one was trained in session 58), its ONNX graph, and the candidates' floor and the checker's cut-off
 #      chosen on the validation boards; after retraining the cube net, run this script again (the checker learns the
 #      new net's candidates);
 #   4. the Era count reader (session 56): every training and validation scene read by the net and the checker
@@ -19,9 +19,9 @@
 # Era reader 30, margin 1; the whole cube counter takes about 3.7 hours from nothing.
 source "$(dirname "$0")/train-env.sh"  # set -euo pipefail, the repository root, T, R, OUT, M
 P="$OUT/pieces/the-loop"
-RUN="$OUT/runs/cube-check-s41"  # a fresh run (runs/cube-check: session 38's checker, at another net)
+RUN="$OUT/runs/cube-check-upright-s58"  # a fresh run (runs/cube-check-s41: session 41's checker, windows as cut)
 MINUTES=${MINUTES:-60}
-ERA_RUN="$OUT/runs/era-count-s56"
+ERA_RUN="$OUT/runs/era-count-s58"
 ERA_MINUTES=${ERA_MINUTES:-30}
 
 .venv/bin/tabletop synth pieces --game the-loop --designs 100 --out "$P" --workers 2
@@ -29,13 +29,13 @@ D="$OUT/cubes"
 $R -m vision.train.cube_data "$D/val" --pieces "$P" --split val --n 200 --seed 2 --cut-px 400 --fine-px 600
 $R -m vision.train.cube_data "$D/train" --pieces "$P" --split train --n 3000 --seed 1 --cut-px 400 --fine-px 600
 $T -m vision.train.cube_check train --data "$D/train" --val "$D/val" --pieces "$P" --models "$M" --out "$RUN" \
-  --minutes "$MINUTES" --threads 2
+  --minutes "$MINUTES" --threads 2 --upright
 mkdir -p "$M/checkpoints"
 cp "$RUN/last.pt" "$M/checkpoints/the-loop-cube-check.last.pt"
 cp "$RUN/curve.jsonl" "$M/checkpoints/the-loop-cube-check.curve.jsonl"
 $T -m vision.train.cube_check export --run "$RUN" --onnx "$M/the-loop-cube-check.onnx"
-$R -m vision.train.cube_check tune --val "$D/val" --pieces "$P" --models "$M"
-E="$OUT/era-count"  # the readings of the checker trained above: delete this folder after retraining it
+$R -m vision.train.cube_check tune --val "$D/val" --pieces "$P" --models "$M" --upright
+E="$OUT/era-count-s58"  # the readings of the checker trained above: delete this folder after retraining it
 [ -f "$E/val.npz" ] || $R -m vision.train.era_count_data "$E/val.npz" --data "$D/val" --pieces "$P" --models "$M"
 [ -f "$E/train.npz" ] || $R -m vision.train.era_count_data "$E/train.npz" --data "$D/train" --pieces "$P" --models "$M"
 $T -m vision.train.era_count train --data "$D/train" --readings "$E/train.npz" --val "$D/val" \

@@ -247,36 +247,51 @@ def view_axes(points: list[tuple[float, float]], eye: np.ndarray | None) -> np.n
     its near sides towards it; turned so, every cube is seen from "below" in its window, and the checker need not
     learn each of the camera's bearings apart (rectify before you classify)."""
     axes = np.tile(np.eye(2, dtype=np.float32), (len(points), 1, 1))
-    if eye is None:
+    if eye is None or not len(points):
         return axes
-    for k, (x, y) in enumerate(points):
-        d = np.array([eye[0] - x, eye[1] - y], np.float64)
-        n = float(np.hypot(*d))
-        if n < 1e-6:
-            continue
-        ey = d / n
-        axes[k] = np.array([[ey[1], -ey[0]], [ey[0], ey[1]]], np.float32).T  # columns: x, then y a quarter turn on
+    d = np.asarray(eye[:2], np.float64) - np.asarray(points, np.float64).reshape(-1, 2)
+    n = np.hypot(d[:, 0], d[:, 1])
+    far = n >= 1e-6
+    ey = d[far] / n[far, None]
+    axes[far, :, 0] = np.stack([ey[:, 1], -ey[:, 0]], 1)  # x: the y axis a quarter turn back
+    axes[far, :, 1] = ey
     return axes
+
+
+UPRIGHT_CHUNK = 400  # windows resampled in one `cv2.remap` (its maps stay under 32,767 rows)
+
+
+def _upright_maps(points: list[tuple[float, float]], axes: np.ndarray, side: int) -> tuple[np.ndarray, np.ndarray]:
+    """(map x, map y), each (n * side, side) float32: where each upright window's pixels lie on the cut, about the
+    point's nearest pixel along its `axes`."""
+    steps = np.arange(side, dtype=np.float32) - np.float32((side - 1) / 2)
+    centres = np.round(np.asarray(points, np.float32).reshape(-1, 2))
+    a = np.asarray(axes, np.float32).reshape(-1, 2, 2)
+    # pixel (row v, column u) of window k: centre + u * x axis + v * y axis
+    maps = (
+        centres[:, :, None, None]
+        + a[:, :, 0, None, None] * steps[None, None, None, :]
+        + a[:, :, 1, None, None] * steps[None, None, :, None]
+    )
+    return maps[:, 0].reshape(-1, side), maps[:, 1].reshape(-1, side)
+
+
+def _remapped(image: np.ndarray, maps: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+    return cv2.remap(image, *maps, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
 
 
 def upright_patches(
     cut: np.ndarray, reference: np.ndarray, points: list[tuple[float, float]], axes: np.ndarray, side: int
 ) -> np.ndarray:
     """(n, side, side, 6) uint8: as `patches`, each window resampled along its `axes` (`view_axes`) about the
-    point's nearest pixel, black beyond the cut's edge."""
+    point's nearest pixel, black beyond the cut's edge. Every window's map is made at once and resampled in one call
+    per image: a window at a time took five times as long (about 10 ms for 40 windows)."""
     out = np.zeros((len(points), side, side, 6), np.uint8)
-    c = (side - 1) / 2
-    for k, (x, y) in enumerate(points):
-        ex, ey = axes[k][:, 0], axes[k][:, 1]
-        px, py = round(x), round(y)
-        matrix = np.array(
-            [[ex[0], ey[0], px - c * (ex[0] + ey[0])], [ex[1], ey[1], py - c * (ex[1] + ey[1])]], np.float64
-        )
-        for image, planes_at in ((cut, slice(0, 3)), (reference, slice(3, 6))):
-            out[k, :, :, planes_at] = cv2.warpAffine(
-                image, matrix, (side, side), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
-                borderMode=cv2.BORDER_CONSTANT, borderValue=0,
-            )  # fmt: skip
+    for k in range(0, len(points), UPRIGHT_CHUNK):
+        maps = _upright_maps(points[k : k + UPRIGHT_CHUNK], axes[k : k + UPRIGHT_CHUNK], side)
+        n = len(maps[0]) // side
+        out[k : k + n, :, :, :3] = _remapped(cut, maps).reshape(n, side, side, 3)
+        out[k : k + n, :, :, 3:] = _remapped(reference, maps).reshape(n, side, side, 3)
     return out
 
 
@@ -284,10 +299,14 @@ def upright_windows(
     cut: np.ndarray, reference: np.ndarray, points: list[tuple[float, float]], axes: np.ndarray, side: int
 ) -> np.ndarray:
     """(n, 6, side, side) float32: `upright_patches` as the checker reads them (`cubes.planes`)."""
-    raw = upright_patches(cut, reference, points, axes, side)
     out = np.empty((len(points), 6, side, side), np.float32)
-    for k in range(len(points)):
-        out[k, :3], out[k, 3:] = planes(raw[k, :, :, :3]), planes(raw[k, :, :, 3:])
+    for k in range(0, len(points), UPRIGHT_CHUNK):
+        maps = _upright_maps(points[k : k + UPRIGHT_CHUNK], axes[k : k + UPRIGHT_CHUNK], side)
+        n = len(maps[0]) // side
+        for image, at in ((cut, slice(0, 3)), (reference, slice(3, 6))):
+            shown = _remapped(image, maps).reshape(n, side, side, 3).transpose(0, 3, 1, 2)
+            np.multiply(shown, np.float32(1 / 255), out=out[k : k + n, at], casting="unsafe")  # as `cubes.planes`
+    out -= np.float32(0.5)
     return out
 
 

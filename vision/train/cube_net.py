@@ -34,7 +34,7 @@ from vision.train.cube_data import BoardRefs, CubeScene, cut_side, load_scenes
 from vision.train.heatmaps import heat_targets
 
 PATCH = 192  # training patches, cut pixels (a multiple of STRIDE)
-FINE_STRIDE = 2  # arch "fine": cut pixels a cell on the fine cut (a 9 mm cube about 10 px, touching ones 5 cells apart)
+FINE_STRIDE = 2  # arch "fine": cut pixels a cell on the fine cut (a 9 mm cube 21 px: touching ones 10.7 cells apart)
 SIGMA = 1.0  # heat-map peak, cells
 SEEN = 0.4  # a cube at least this visible is taught as a cube; a less visible one is neither taught nor punished
 
