@@ -8,8 +8,8 @@
 #   2. board scenes of the training and validation boards, each cut at the cube net's side (400 px) and at the
 #      checker's (600 px) (vision.train.cube_data --fine-px): the very scenes train-cubes.sh renders (kept when made);
 #   3. the checker: windows at the shipped net's cube candidates, each turned to the camera's bearing (--upright,
-#      session 58), MINUTES of training (default 60, one cosine, as the shipped one was trained in session 58), its ONNX graph, and the candidates' floor and the checker's cut-off
-#      chosen on the validation boards; after retraining the cube net, run this script again (the checker learns the
+#      session 58), MINUTES of training (default 60, one cosine, as the shipped one was trained in session 58), its
+#      ONNX graph, and the candidates' floor and the checker's cut-off chosen on the validation boards; after retraining the cube net, run this script again (the checker learns the
 #      new net's candidates);
 #   4. the Era count reader (session 56): every training and validation scene read by the net and the checker
 #      (vision.train.era_count_data), the reader trained ERA_MINUTES (default 30) on each Era's square given the

@@ -505,8 +505,6 @@ def test_the_upright_checkers_training_windows_are_the_runtimes_or_their_mirror(
     """Unlit and unjittered, a training window of an upright checker is what the runtime reads at that point
     (`check.upright_windows`), or its mirror about the camera's bearing with the offset's x reversed."""
     pytest.importorskip("torch")  # the training environment's test (scripts/setup-train.sh)
-    from types import SimpleNamespace
-
     from vision.board.check import WINDOW, offsets_in_window, upright_windows, view_axes
     from vision.train import cube_check_net
     from vision.train.cube_check_net import Windows
@@ -519,15 +517,13 @@ def test_the_upright_checkers_training_windows_are_the_runtimes_or_their_mirror(
     windows = object.__new__(Windows)
     windows.rng = np.random.default_rng(0)
     windows.cuts, windows.eyes = [cut], [np.array([500.0, 80.0, 900.0])]
-    windows.scenes = [SimpleNamespace(design="the-loop-design-000")]
-    windows.fine = SimpleNamespace(reference=lambda design: reference)
     point, offset = np.array([240.0, 310.0], np.float32), np.array([0.3, -0.5], np.float32)
     axes = view_axes([(240.0, 310.0)], windows.eyes[0])
     (read,) = upright_windows(cut, reference, [(240.0, 310.0)], axes, WINDOW)
     shown = offsets_in_window(offset[None], axes)[0]
     seen = set()
     for _ in range(12):
-        x, taught = windows.upright_input(0, point, offset)
+        x, taught = windows.upright_input(0, reference, point, offset)
         mirrored = not np.allclose(x, read, atol=1e-6)
         # a mirrored warp rounds its sampling places apart (OpenCV's fixed point): a grey level at most
         assert np.allclose(x, read[:, :, ::-1] if mirrored else read, atol=1.01 / 255)

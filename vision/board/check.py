@@ -280,34 +280,56 @@ def _remapped(image: np.ndarray, maps: tuple[np.ndarray, np.ndarray]) -> np.ndar
     return cv2.remap(image, *maps, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
 
 
+def _upright_chunks(
+    images: tuple[np.ndarray, ...], points: list[tuple[float, float]], axes: np.ndarray, side: int
+) -> Iterator[tuple[slice, list[np.ndarray]]]:
+    """(the windows' slice, each image's upright windows (n, side, side, 3) there), `UPRIGHT_CHUNK` windows at a time:
+    every window's map made at once and each image resampled in one call (a window at a time took about 10 ms for 40
+    windows, five times as long)."""
+    for k in range(0, len(points), UPRIGHT_CHUNK):
+        maps = _upright_maps(points[k : k + UPRIGHT_CHUNK], axes[k : k + UPRIGHT_CHUNK], side)
+        n = len(maps[0]) // side
+        yield slice(k, k + n), [_remapped(image, maps).reshape(n, side, side, 3) for image in images]
+
+
 def upright_patches(
     cut: np.ndarray, reference: np.ndarray, points: list[tuple[float, float]], axes: np.ndarray, side: int
 ) -> np.ndarray:
     """(n, side, side, 6) uint8: as `patches`, each window resampled along its `axes` (`view_axes`) about the
-    point's nearest pixel, black beyond the cut's edge. Every window's map is made at once and resampled in one call
-    per image: a window at a time took five times as long (about 10 ms for 40 windows)."""
+    point's nearest pixel, black beyond the cut's edge."""
     out = np.zeros((len(points), side, side, 6), np.uint8)
-    for k in range(0, len(points), UPRIGHT_CHUNK):
-        maps = _upright_maps(points[k : k + UPRIGHT_CHUNK], axes[k : k + UPRIGHT_CHUNK], side)
-        n = len(maps[0]) // side
-        out[k : k + n, :, :, :3] = _remapped(cut, maps).reshape(n, side, side, 3)
-        out[k : k + n, :, :, 3:] = _remapped(reference, maps).reshape(n, side, side, 3)
+    for at, (shown_cut, shown_reference) in _upright_chunks((cut, reference), points, axes, side):
+        out[at, :, :, :3], out[at, :, :, 3:] = shown_cut, shown_reference
     return out
 
 
 def upright_windows(
     cut: np.ndarray, reference: np.ndarray, points: list[tuple[float, float]], axes: np.ndarray, side: int
 ) -> np.ndarray:
-    """(n, 6, side, side) float32: `upright_patches` as the checker reads them (`cubes.planes`)."""
+    """(n, 6, side, side) float32: `upright_patches` as the checker reads them (`cubes.planes`), converted straight
+    from the resampled images (a pass through the uint8 patches took twice as long)."""
     out = np.empty((len(points), 6, side, side), np.float32)
-    for k in range(0, len(points), UPRIGHT_CHUNK):
-        maps = _upright_maps(points[k : k + UPRIGHT_CHUNK], axes[k : k + UPRIGHT_CHUNK], side)
-        n = len(maps[0]) // side
-        for image, at in ((cut, slice(0, 3)), (reference, slice(3, 6))):
-            shown = _remapped(image, maps).reshape(n, side, side, 3).transpose(0, 3, 1, 2)
-            np.multiply(shown, np.float32(1 / 255), out=out[k : k + n, at], casting="unsafe")  # as `cubes.planes`
+    for at, shown in _upright_chunks((cut, reference), points, axes, side):
+        for image, planes_at in zip(shown, (slice(0, 3), slice(3, 6)), strict=True):
+            np.multiply(image.transpose(0, 3, 1, 2), np.float32(1 / 255), out=out[at, planes_at], casting="unsafe")
     out -= np.float32(0.5)
     return out
+
+
+def read_upright(
+    session: Any,
+    cut: np.ndarray,
+    reference: np.ndarray,
+    points: list[tuple[float, float]],
+    eye: np.ndarray | None,
+    side: int,
+    reach_px: float,
+) -> tuple[np.ndarray, np.ndarray]:
+    """(class probabilities (n, 4), offsets on the cut (n, 2)): `read_windows` on windows turned to the camera's
+    `eye` (`view_axes`), their offsets turned back onto the cut."""
+    axes = view_axes(points, eye)
+    probs, offsets = read_windows(session, upright_windows(cut, reference, points, axes, side), reach_px)
+    return probs, offsets_on_cut(offsets, axes)
 
 
 def offsets_on_cut(offsets: np.ndarray, axes: np.ndarray) -> np.ndarray:
@@ -454,10 +476,8 @@ class CubeChecker:
         fine cut (`eye_on_cut`; None: the cut's own axes)."""
         points = [(x, y) for x, y, _ in candidates(heat, self.floor, size, self.size)]
         if self.upright:
-            axes = view_axes(points, eye)
-            crops = upright_windows(fine_cut, self.reference, points, axes, self.window)
-            probs, offsets = read_windows(self.session, crops, self.reach_sides * self.side_px)
-            return points, probs, offsets_on_cut(offsets, axes)
+            reach = self.reach_sides * self.side_px
+            return points, *read_upright(self.session, fine_cut, self.reference, points, eye, self.window, reach)
         crops = checker_windows(
             fine_cut,
             self.reference_planes,

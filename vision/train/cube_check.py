@@ -40,12 +40,10 @@ from vision.board.check import (
     checker_windows,
     eye_on_cut,
     half_planes,
-    offsets_on_cut,
     on_footprints,
+    read_upright,
     read_windows,
     settle,
-    upright_windows,
-    view_axes,
 )
 from vision.board.cubes import MODEL_FILE, THRESHOLDS_FILE, count_cut, counts_of, heat_of
 from vision.board.rectify import resized
@@ -138,10 +136,7 @@ def read_scene(
     runtime reads them (`CubeChecker.read`): upright, each window turned to the scene's camera (`check.view_axes`),
     or as cut, in `views` views."""
     if upright:
-        axes = view_axes(points, scene_eye(scene))
-        crops = upright_windows(fine_cut, fine.reference(scene.design), points, axes, WINDOW)
-        probs, offsets = read_windows(checker, crops, reach_px)
-        return probs, offsets_on_cut(offsets, axes)
+        return read_upright(checker, fine_cut, fine.reference(scene.design), points, scene_eye(scene), WINDOW, reach_px)
     crops = scene_windows(checker, fine_cut, fine.planes(scene.design), heat, size, points)
     return read_windows(checker, crops, reach_px, views)
 

@@ -151,7 +151,7 @@ class Windows:
                 continue
             reference = self.fine.reference(self.scenes[i].design)
             if self.upright:
-                x, offset = self.upright_input(i, point, offset[0])
+                x, offset = self.upright_input(i, reference, point, offset[0])
                 classes.append(label[0])
                 offsets.append(offset)
                 xs.append(x)
@@ -170,17 +170,19 @@ class Windows:
             offsets.append(turned_offset(offset[0], k, flip))
         return torch.from_numpy(np.stack(xs)), torch.tensor(classes), torch.from_numpy(np.stack(offsets))
 
-    def upright_input(self, i: int, point: np.ndarray, offset: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(the window at `point` of scene `i` turned to its camera's bearing (`check.view_axes`) give or take
-        `TURN_JITTER` and now and then mirrored about that bearing, in a varied light; the `offset` in it). A mirror
-        keeps the camera below the cube, as the runtime sees it; quarter turns would not."""
+    def upright_input(
+        self, i: int, reference: np.ndarray, point: np.ndarray, offset: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """(the window at `point` of scene `i`, beside its board's `reference`, turned to its camera's bearing
+        (`check.view_axes`) give or take `TURN_JITTER` and now and then mirrored about that bearing, in a varied
+        light; the `offset` in it). A mirror keeps the camera below the cube, as the runtime sees it; quarter turns
+        would not."""
         axes = view_axes([(float(point[0]), float(point[1]))], self.eyes[i])
         turn = np.radians(self.rng.uniform(-TURN_JITTER, TURN_JITTER))
         c, s = np.cos(turn), np.sin(turn)
         axes = axes @ np.array([[c, -s], [s, c]], np.float32)
         if self.rng.random() < 0.5:
             axes[:, :, 0] *= -1
-        reference = self.fine.reference(self.scenes[i].design)
         raw = upright_patches(self.cuts[i], reference, [(float(point[0]), float(point[1]))], axes, WINDOW)[0]
         return as_planes(raw, draw_light(self.rng), 1.0), offsets_in_window(offset[None], axes)[0]
 
