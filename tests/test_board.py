@@ -470,3 +470,134 @@ def test_a_stored_board_scene_keeps_each_cube_s_top_face_where_the_cut_shows_it(
     readings = [("red", float(x), float(y), 1.0) for x, y in scene.tops]
     moved = np.array([(x, y) for _, x, y, _ in to_footprints(readings, scene.frame_from_board, scene.frame_size, 400)])
     assert np.median(np.linalg.norm(moved - scene.cubes[:, :2], axis=1)) < 0.1 * CUBE_MM * px_per_mm(400)
+
+
+def _tilted_camera(tilt: float, yaw: float) -> tuple[object, np.ndarray]:
+    """A camera over the board at `tilt` and `yaw`, and its placement (board fractions to frame pixels)."""
+    from vision.synth.camera import Camera, card_to_table
+
+    camera = Camera(height_mm=650.0, tilt_deg=tilt, yaw_deg=yaw, hfov_deg=60.0)
+    return camera, camera.table_to_image() @ card_to_table(0.0, 0.0, 0.0, 1, 1, (420.0, 420.0))
+
+
+@pytest.mark.parametrize(("tilt", "yaw"), [(30.0, 0.0), (35.0, 130.0), (20.0, 250.0)])
+def test_the_upright_cut_shows_every_cube_from_below_whichever_way_the_camera_looks(tilt: float, yaw: float) -> None:
+    """`cut_axes` (session 59) turns the whole cut so that the camera's foot on the board lies straight below its
+    centre; a cube's top face, displaced away from the camera, then lies above its footprint all round the ring
+    (within 35 degrees of straight up: the bearing from a cube off the centre departs from the centre's most where
+    the camera is steepest and the displacement least), and the turn is proper (no mirror)."""
+    from vision.board.cubes import CUBE_MM, cut_axes, eye_on_cut, to_upright
+    from vision.board.rectify import to_cut
+    from vision.synth.camera import apply_homography
+    from vision.synth.solids import project_points
+
+    camera, frame_from_board = _tilted_camera(tilt, yaw)
+    size = 400
+    eye = eye_on_cut(frame_from_board, (camera.width, camera.height), size)
+    axes = cut_axes(eye, size)
+    assert eye is not None and axes is not None
+    assert np.linalg.det(axes) == pytest.approx(1.0, abs=1e-6)
+    (foot,) = to_upright(eye[:2], axes, size)
+    assert foot[0] == pytest.approx((size - 1) / 2, abs=1e-3) and foot[1] > (size - 1) / 2
+    board_from_frame = np.linalg.inv(frame_from_board)
+    side_px = CUBE_MM * px_per_mm(size)
+    for x, y in [(-90.0, 40.0), (80.0, -90.0), (0.0, 120.0), (110.0, 60.0)]:  # on the Era ring, all round it
+        top = to_cut(apply_homography(board_from_frame, project_points(camera, np.array([[x, y, 9.0]]))[0]), size)
+        base = to_cut(apply_homography(board_from_frame, apply_homography(camera.table_to_image(), [[x, y]])), size)
+        shown = to_upright(top, axes, size)[0] - to_upright(base, axes, size)[0]
+        assert shown[1] < -0.2 * side_px and abs(shown[0]) < math.tan(math.radians(35.0)) * abs(shown[1])
+
+
+def test_a_cut_turned_upright_moves_each_point_where_to_upright_says_and_turns_back() -> None:
+    """`turned_about_centre` and `to_upright` agree; turned back (`axes.T`), the cut is itself again inside the
+    circle that holds the Era ring (what lay beyond a corner is black)."""
+    from vision.board.cubes import cut_axes, to_upright, turned_about_centre
+
+    size = 400
+    axes = cut_axes(np.array([330.0, 520.0, 900.0]), size)
+    assert axes is not None
+    dots = np.array([[120.0, 90.0], [300.0, 210.0], [200.0, 330.0]])
+    cut = np.zeros((size, size, 3), np.uint8)
+    for x, y in dots:
+        cv2.circle(cut, (int(x), int(y)), 3, (255, 255, 255), -1)
+    upright = turned_about_centre(cut, axes)
+    for x, y in to_upright(dots, axes, size):
+        assert upright[round(y), round(x)].min() > 200
+    back = turned_about_centre(upright, axes.T)
+    inside = np.hypot(*np.meshgrid(np.arange(size) - 199.5, np.arange(size) - 199.5)) < 190
+    assert np.abs(back.astype(int) - cut.astype(int))[inside].max(axis=-1).mean() < 2.0
+    assert cut_axes(None, size) is None and cut_axes(np.array([199.5, 199.5, 900.0]), size) is None
+
+
+class _RedMarks:
+    """A stand-in for the cube net's graph in a geometry test: where the cut (the input's first three planes, BGR)
+    is red, pooled to one cell per 4 pixels and smoothed over a cell, as logits. The turn under test lies around the
+    net, not in it."""
+
+    def run(self, _names: object, feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
+        x = feeds["x"][0]
+        red = ((x[2] > 0.3) & (x[1] < -0.3)).astype(np.float32)
+        cells = red.reshape(x.shape[1] // STRIDE, STRIDE, x.shape[2] // STRIDE, STRIDE).mean(axis=(1, 3))
+        return [(12.0 * cv2.GaussianBlur(cells, (0, 0), 1.0) - 6.0)[None, None]]
+
+
+def test_upright_heat_reads_the_turned_cut_and_puts_its_marks_back_where_the_cubes_stand() -> None:
+    """The net reads the cut turned to the camera; its maps come back onto the cut, so each red square's mark is
+    found where the square is, whichever way the cut was turned, and read as it is with no camera."""
+    from vision.board.cubes import heat_of, planes, upright_heat
+
+    size = 400
+    squares = [(140, 100), (260, 220), (196, 320)]
+    cut = np.zeros((size, size, 3), np.uint8)
+    for x, y in squares:
+        cv2.rectangle(cut, (x - 7, y - 7), (x + 7, y + 7), (0, 0, 255), -1)
+    reference = np.zeros_like(cut)
+    for eye in (np.array([330.0, 520.0, 900.0]), np.array([-200.0, 100.0, 700.0])):
+        heat = upright_heat(_RedMarks(), cut, reference, eye)
+        assert heat.shape == (1, size // STRIDE, size // STRIDE)
+        found = sorted((x, y) for _, x, y, _ in peaks(heat, 0.5, STRIDE))
+        assert len(found) == len(squares)
+        for (fx, fy), (x, y) in zip(found, sorted(squares), strict=True):
+            assert abs(fx - x) <= STRIDE and abs(fy - y) <= STRIDE
+    assert np.array_equal(upright_heat(_RedMarks(), cut, reference, None), heat_of(_RedMarks(), cut, planes(reference)))
+
+
+def test_a_board_net_reads_the_cut_upright_when_its_settings_say_so(tmp_path: Path) -> None:
+    """`"upright": true` in the cube net's settings turns the cut to the camera before the net reads it
+    (`CubeCounter.look`); without it the cut is read as it is."""
+    import shutil
+
+    from vision.board.cubes import MODEL_FILE, THRESHOLDS_FILE, BoardNet, CubeCounter, eye_on_cut, upright_heat
+
+    board = load_board(STAND_IN)
+    shutil.copy(models_dir() / MODEL_FILE, tmp_path / MODEL_FILE)
+    (tmp_path / THRESHOLDS_FILE).write_text(json.dumps({"peak": 0.4, "cut_px": 400, "upright": True}))
+    counter = CubeCounter(board.picture, board.eras, tmp_path)
+    assert counter.cubes.upright and counter.checker is None
+    _, placement = _tilted_camera(30.0, 70.0)
+    frame = _board_in_frame(board.picture, placement, (50, 60, 70))
+    cut, heat = counter.look(frame, placement)
+    eye = eye_on_cut(placement, (frame.shape[1], frame.shape[0]), 400)
+    assert eye is not None
+    assert np.allclose(heat, upright_heat(counter.cubes.session, cut, counter.cubes.reference, eye), atol=1e-6)
+    (tmp_path / THRESHOLDS_FILE).write_text(json.dumps({"peak": 0.4, "cut_px": 400}))
+    net = BoardNet.load(tmp_path / MODEL_FILE, tmp_path / THRESHOLDS_FILE, board.picture, board.eras)
+    assert not net.upright
+
+
+def test_a_peak_turned_back_keeps_its_height_at_the_cell_it_comes_back_to() -> None:
+    """`turned_back`: a mark one cell wide, resampled between cells, would lose up to half its height and fall under
+    the cut-offs; it keeps its height at the nearest cell, and what lies around it is resampled."""
+    from vision.board.cubes import cut_axes, to_upright, turned_back
+
+    cells = 100
+    axes = cut_axes(np.array([700.0, 900.0, 1500.0]), 400)  # about 50 degrees: cells fall between cells
+    assert axes is not None
+    heat = np.zeros((2, cells, cells), np.float32)
+    heat[1, 30, 62] = 0.9
+    heat[1, 31, 62] = 0.5
+    back = turned_back(heat, axes)
+    assert back.shape == heat.shape and not back[0].any()
+    ((x, y),) = np.rint(to_upright(np.array([[62.0, 30.0]]), axes.T, cells)).astype(int)
+    assert back[1, y, x] == pytest.approx(0.9) and back[1].max() == pytest.approx(0.9)
+    assert [(c, px, py) for c, px, py, _ in peaks(back, 0.5, 1)] == [(1, x, y)]

@@ -375,11 +375,12 @@ def test_the_cube_nets_patches_drawn_about_blue_cubes_hold_one_and_the_rest_fall
     data = Batches([scene], Boards(), 0, len(COLOURS), blue_share=1.0)  # type: ignore[arg-type]
     assert data.blues == [(0, 390.0, 12.0)]  # a cube mostly hidden is not taught, so not drawn about
     for _ in range(50):
-        _, x0, y0 = data.corner()
+        _, x0, y0, axes = data.corner()
+        assert axes is None  # a scene with no placement is read any way round
         assert 0 <= x0 <= 400 - PATCH and 0 <= y0 <= 400 - PATCH
         assert x0 <= 390 < x0 + PATCH and y0 <= 12 < y0 + PATCH
     anywhere = Batches([scene], Boards(), 0, len(COLOURS))  # type: ignore[arg-type]
-    corners = {anywhere.corner()[1:] for _ in range(50)}
+    corners = {anywhere.corner()[1:3] for _ in range(50)}
     assert len(corners) > 40 and not all(x0 <= 390 < x0 + PATCH and y0 <= 12 < y0 + PATCH for x0, y0 in corners)
 
 
@@ -529,4 +530,59 @@ def test_the_upright_checkers_training_windows_are_the_runtimes_or_their_mirror(
         assert np.allclose(x, read[:, :, ::-1] if mirrored else read, atol=1.01 / 255)
         assert np.allclose(taught, shown * np.array([-1.0 if mirrored else 1.0, 1.0]), atol=1e-5)
         seen.add(mirrored)
+    assert seen == {True, False}
+
+
+def test_the_upright_cube_nets_patches_are_the_cut_turned_to_its_camera_with_its_cubes_taught_on_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`cube_net train --upright` (session 59): unlit and unjittered, a training patch is the cut turned to its
+    camera as the runtime turns it (`cubes.turned_about_centre`), or its mirror about the bearing, and each cube is
+    taught where the turned cut shows it."""
+    pytest.importorskip("torch")  # the training environment's test (scripts/setup-train.sh)
+    import cv2
+
+    from vision.board.cubes import cut_axes, planes, to_upright, turned_about_centre
+    from vision.synth.camera import Camera, card_to_table
+    from vision.train import cube_net
+    from vision.train.cube_data import CubeScene
+    from vision.train.cube_net import PATCH, Batches
+
+    monkeypatch.setattr(cube_net, "TURN_JITTER", 0.0)
+    monkeypatch.setattr(cube_net, "vary_light", lambda rng, cut, ref: (cut, ref))
+    camera = Camera(height_mm=650.0, tilt_deg=30.0, yaw_deg=110.0, hfov_deg=60.0)
+    placement = camera.table_to_image() @ card_to_table(0.0, 0.0, 0.0, 1, 1, (420.0, 420.0))
+    red = COLOURS.index("red")
+    cubes = np.array([[150, 130, red, 1.0], [250, 260, red, 1.0], [205, 300, red, 1.0]], np.float32)
+    image = np.zeros((400, 400, 3), np.uint8)
+    for x, y, _, _ in cubes:
+        cv2.rectangle(image, (int(x) - 7, int(y) - 7), (int(x) + 7, int(y) + 7), (0, 0, 255), -1)
+    jpeg = cv2.imencode(".png", image)[1].tobytes()  # lossless: the patch is compared pixel by pixel
+    scene = CubeScene(jpeg, "the-loop-design-000", cubes, {}, frame_from_board=placement)
+
+    class Boards:  # the board's picture at the scenes' own side: black here
+        size = 400
+
+        def reference(self, design: str) -> np.ndarray:
+            return np.zeros((400, 400, 3), np.uint8)
+
+    data = Batches([scene], Boards(), 0, len(COLOURS), upright=True)  # type: ignore[arg-type]
+    axes = cut_axes(scene.eye(400), 400)
+    assert axes is not None and np.allclose(data.axes[0], axes)
+    whole = planes(turned_about_centre(image, axes))
+    mirrored = planes(turned_about_centre(image, axes * np.array([-1.0, 1.0])))
+    seen = set()
+    for _ in range(16):
+        data.rng = np.random.default_rng(_)
+        state = data.rng.bit_generator.state
+        _, x0, y0, drawn = data.corner()
+        data.rng.bit_generator.state = state
+        x, heat, _ = (a[0].numpy() for a in data.sample(1))
+        mirror = bool(np.linalg.det(drawn) < 0)
+        expected = (mirrored if mirror else whole)[:, y0 : y0 + PATCH, x0 : x0 + PATCH]
+        assert np.abs(x[:3] - expected).max() < 1.01 / 255  # a mirrored warp rounds its sampling places apart
+        for cx, cy in to_upright(cubes[:, :2], drawn, 400) - np.array([x0, y0]):
+            if 8 <= cx < PATCH - 8 and 8 <= cy < PATCH - 8:
+                assert heat[red, int(cy) // 4, int(cx) // 4] > 0.5
+        seen.add(mirror)
     assert seen == {True, False}

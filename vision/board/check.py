@@ -22,8 +22,8 @@ from typing import Any
 import cv2
 import numpy as np
 
-from vision.board.cubes import COLOURS, CUBE_MM, STRIDE, planes
-from vision.board.rectify import cut_from_fraction, era_masks, px_per_mm, rectify, reference_cut, resized
+from vision.board.cubes import COLOURS, CUBE_MM, STRIDE, eye_on_cut, planes, view_axes
+from vision.board.rectify import era_masks, px_per_mm, rectify, reference_cut, resized
 from vision.heatmap import peaks, turned
 
 CHECK_MODEL_FILE = "the-loop-cube-check.onnx"
@@ -225,37 +225,6 @@ def settle(
         if all((x - kx) ** 2 + (y - ky) ** 2 >= apart for _, kx, ky, _ in kept):
             kept.append((COLOURS[int(np.argmax(probs[k, 1:]))], x, y, float(cube[k])))
     return kept
-
-
-def eye_on_cut(frame_from_board: np.ndarray, frame_size: tuple[int, int], size: int) -> np.ndarray | None:
-    """The camera's eye (x, y on a cut `size` wide, height in cut pixels), from the placement alone
-    (`level.TableCamera`); None where the placement implies no camera, or one so low that a cube's height is a
-    third of its own."""
-    from vision.dice.level import LevelFitError, TableCamera
-
-    try:
-        eye = TableCamera.from_homography(frame_from_board @ cut_from_fraction(size), frame_size).eye
-    except (LevelFitError, np.linalg.LinAlgError):
-        return None
-    return eye if eye[2] > 2 * CUBE_MM * px_per_mm(size) else None
-
-
-def view_axes(points: list[tuple[float, float]], eye: np.ndarray | None) -> np.ndarray:
-    """(n, 2, 2): per point, the upright window's x and y axes (columns) on the cut, its y axis pointing from the
-    point towards the camera's foot on the board (`eye`; the cut's own axes where there is no eye, or the eye is
-    straight above the point). Why: a cube seen at a slant shows its top face displaced away from the camera and
-    its near sides towards it; turned so, every cube is seen from "below" in its window, and the checker need not
-    learn each of the camera's bearings apart (rectify before you classify)."""
-    axes = np.tile(np.eye(2, dtype=np.float32), (len(points), 1, 1))
-    if eye is None or not len(points):
-        return axes
-    d = np.asarray(eye[:2], np.float64) - np.asarray(points, np.float64).reshape(-1, 2)
-    n = np.hypot(d[:, 0], d[:, 1])
-    far = n >= 1e-6
-    ey = d[far] / n[far, None]
-    axes[far, :, 0] = np.stack([ey[:, 1], -ey[:, 0]], 1)  # x: the y axis a quarter turn back
-    axes[far, :, 1] = ey
-    return axes
 
 
 UPRIGHT_CHUNK = 400  # windows resampled in one `cv2.remap` (its maps stay under 32,767 rows)

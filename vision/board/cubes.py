@@ -43,7 +43,8 @@ CHANNELS = len(COLOURS) + len(PIECES)
 CLONE_MAPS = len(ERA_CODES)  # the pieces' maps begin with the clone tokens', one per Paradox Era
 PIECE_APART_MM = 12.25  # two pieces' centres are at least this far apart (a clone token is 28 mm across)
 MODEL_FILE = "the-loop-cubes.onnx"
-THRESHOLDS_FILE = "the-loop-cubes-thresholds.json"  # {"peak": cut-off, "cut_px": the cut's side, "piece_peak": ...}
+THRESHOLDS_FILE = "the-loop-cubes-thresholds.json"  # {"peak": cut-off, "cut_px": the cut's side, "piece_peak": ...,
+# "upright": whether the net reads the cut turned to the camera}
 DEFAULT_PEAK = 0.3
 
 
@@ -66,6 +67,112 @@ def net_input(cut: np.ndarray, reference_planes: np.ndarray) -> np.ndarray:
 def heat_of(session: Any, cut: np.ndarray, reference_planes: np.ndarray) -> np.ndarray:
     """The net's heat maps (probabilities, colour x cell) for one cut beside its board's reference cut (`planes`)."""
     return sigmoid(session.run(None, {"x": net_input(cut, reference_planes)})[0][0])
+
+
+def eye_on_cut(frame_from_board: np.ndarray, frame_size: tuple[int, int], size: int) -> np.ndarray | None:
+    """The camera's eye (x, y on a cut `size` wide, height in cut pixels), from the placement alone
+    (`level.TableCamera`); None where the placement implies no camera, or one so low that a cube's height is a
+    third of its own."""
+    from vision.dice.level import LevelFitError, TableCamera
+
+    try:
+        eye = TableCamera.from_homography(frame_from_board @ cut_from_fraction(size), frame_size).eye
+    except (LevelFitError, np.linalg.LinAlgError):
+        return None
+    return eye if eye[2] > 2 * CUBE_MM * px_per_mm(size) else None
+
+
+def view_axes(points: list[tuple[float, float]], eye: np.ndarray | None) -> np.ndarray:
+    """(n, 2, 2): per point, the upright window's x and y axes (columns) on the cut, its y axis pointing from the
+    point towards the camera's foot on the board (`eye`; the cut's own axes where there is no eye, or the eye is
+    straight above the point). Why: a cube seen at a slant shows its top face displaced away from the camera and
+    its near sides towards it; turned so, every cube is seen from "below" in its window, and the checker need not
+    learn each of the camera's bearings apart (rectify before you classify)."""
+    axes = np.tile(np.eye(2, dtype=np.float32), (len(points), 1, 1))
+    if eye is None or not len(points):
+        return axes
+    d = np.asarray(eye[:2], np.float64) - np.asarray(points, np.float64).reshape(-1, 2)
+    n = np.hypot(d[:, 0], d[:, 1])
+    far = n >= 1e-6
+    ey = d[far] / n[far, None]
+    axes[far, :, 0] = np.stack([ey[:, 1], -ey[:, 0]], 1)  # x: the y axis a quarter turn back
+    axes[far, :, 1] = ey
+    return axes
+
+
+def cut_axes(eye: np.ndarray | None, size: int) -> np.ndarray | None:
+    """(2, 2): the upright cut's x and y axes (columns) on a cut `size` wide, its y axis pointing from the cut's centre
+    towards the camera's foot on the board (`view_axes` at the centre); None where there is no eye or it stands over
+    the centre (the cut is read as it is). Why the whole cut turned once, not each cube: the net reads the ring in
+    one pass, and the bearing from a cube to the camera's foot departs from the centre's little where the slant
+    that displaces a cube's top face is large (the camera far off), and much only where it is small (the camera
+    over the board)."""
+    centre = (size - 1) / 2
+    if eye is None or np.hypot(eye[0] - centre, eye[1] - centre) < 1e-6:
+        return None
+    return view_axes([(centre, centre)], eye)[0].astype(np.float64)
+
+
+def about_centre(axes: np.ndarray, side: int, corner: tuple[float, float] = (0.0, 0.0)) -> np.ndarray:
+    """(2, 3): where pixel q of a picture resampled along `axes` about the centre of a square `side` wide lies on the
+    square (`centre + axes @ (q + corner - centre)`), for `cv2.warpAffine`'s inverse map; `corner` places a patch of
+    that picture."""
+    centre = (side - 1) / 2
+    shift = np.array([centre, centre]) + axes @ (np.asarray(corner, np.float64) - centre)
+    return np.hstack([axes, shift[:, None]])
+
+
+def to_upright(points: np.ndarray, axes: np.ndarray, side: int) -> np.ndarray:
+    """(n, 2) float32: points (x, y) of a square `side` wide where they lie on it turned along `axes` about its
+    centre (`about_centre`'s map inverted: the axes are orthonormal)."""
+    centre = (side - 1) / 2
+    return ((np.asarray(points, np.float64).reshape(-1, 2) - centre) @ axes + centre).astype(np.float32)
+
+
+def turned_about_centre(image: np.ndarray, axes: np.ndarray) -> np.ndarray:
+    """A square image (rows, columns, channels) resampled along `axes` about its centre (`about_centre`), black
+    beyond its edge as a cut is; with `axes.T`, the same turned back."""
+    side = image.shape[0]
+    return cv2.warpAffine(
+        image, about_centre(axes, side), (side, side), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP
+    ).reshape(image.shape)
+
+
+def upright_heat(session: Any, cut: np.ndarray, reference: np.ndarray, eye: np.ndarray | None) -> np.ndarray:
+    """The net's heat maps over `cut`, read with the cut and the board's `reference` turned so that the camera's
+    foot lies straight below the centre (`cut_axes`), and turned back onto the cut (a cube's top face, displaced
+    away from the camera, then lies above its footprint wherever the camera stood; session 59)."""
+    axes = cut_axes(eye, cut.shape[0])
+    if axes is None:
+        return heat_of(session, cut, planes(reference))
+    heat = heat_of(session, turned_about_centre(cut, axes), planes(turned_about_centre(reference, axes)))
+    return turned_back(heat, axes)
+
+
+KEPT_PEAK = 0.05  # a peak of the upright cut's maps at least this high keeps its height when turned back
+
+
+def turned_back(heat: np.ndarray, axes: np.ndarray) -> np.ndarray:
+    """Maps (channels, n, n) over a cut turned along `axes` (`turned_about_centre`), turned back onto the cut, each
+    peak (`KEPT_PEAK` or more) keeping its height at the cell nearest where it comes back. Why: a peak a cell wide,
+    resampled between cells, loses up to half its height, and the cut-offs that find cubes and pieces were lost
+    with it (pawns found at 0.4: 42 of 76 validation pawns against 54 from the peaks moved back, session 59)."""
+    channels, side = heat.shape[0], heat.shape[-1]
+    back = turned_about_centre(np.ascontiguousarray(np.moveaxis(heat, 0, -1)), axes.T).reshape(side, side, channels)
+    found = peaks(heat, KEPT_PEAK, 1)  # map cells
+    if found:
+        c, x, y, score = (np.array(v) for v in zip(*found, strict=True))
+        cells = np.rint(to_upright(np.stack([x, y], 1), axes.T, side)).astype(int)
+        inside = np.all((cells >= 0) & (cells < side), axis=1)
+        for k in np.flatnonzero(inside):
+            i, j = cells[k, 1], cells[k, 0]
+            back[i, j, c[k]] = max(back[i, j, c[k]], score[k])
+    return np.ascontiguousarray(np.moveaxis(back, -1, 0))
+
+
+def reads_upright(thresholds: Path) -> bool:
+    """Whether the cube net whose settings are `thresholds` reads the cut turned to the camera (`upright_heat`)."""
+    return thresholds.is_file() and bool(json.loads(thresholds.read_text()).get("upright", False))
 
 
 def era_of(x: float, y: float, masks: Mapping[str, np.ndarray]) -> str | None:
@@ -163,6 +270,7 @@ class BoardNet:
     peak: float  # the cubes' cut-off
     piece_peak: float  # the pieces' cut-off
     reads_pieces: bool
+    upright: bool = False  # whether it reads the cut turned to the camera (`upright_heat`, session 59)
 
     @classmethod
     def load(cls, model: Path, thresholds: Path, board_picture: np.ndarray, eras: Mapping[str, np.ndarray]) -> BoardNet:
@@ -186,6 +294,7 @@ class BoardNet:
             float(tuned.get("peak", DEFAULT_PEAK)),
             float(tuned.get("piece_peak", DEFAULT_PEAK)),
             channels == CHANNELS,
+            bool(tuned.get("upright", False)),
         )
 
     def cut(self, frame: np.ndarray, frame_from_board: np.ndarray) -> np.ndarray:
@@ -235,6 +344,9 @@ class CubeCounter:
         """(the ring cut out of `frame` at the net's side, the net's heat maps over it)."""
         net = self.cubes
         cut = net.cut(frame, frame_from_board)
+        if net.upright:
+            eye = eye_on_cut(frame_from_board, (frame.shape[1], frame.shape[0]), net.size)
+            return cut, upright_heat(net.session, cut, net.reference, eye)
         return cut, heat_of(net.session, cut, net.reference_planes)
 
     def find_cubes(
@@ -248,7 +360,7 @@ class CubeCounter:
         """The cubes (colour, x, y on `cube_cut`, score) among the net's `heat` for this frame (over its `cut`, cut
         again when not given): those the checker confirms when there is one, each Era's count then read whole
         (unless `whole_eras` is False, or no Era reader is shipped); else the net's peaks at its cut-off."""
-        from vision.board.check import eye_on_cut, on_footprints, settle
+        from vision.board.check import on_footprints, settle
         from vision.board.era_count import candidate_rows, eras_in_doubt, moved_places, reconcile, rows_array
 
         checker = self.checker

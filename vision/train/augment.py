@@ -52,3 +52,15 @@ def relight(light: Light, cut: np.ndarray, ref: np.ndarray, scale: float = 1.0) 
 def vary_light(rng: np.random.Generator, cut: np.ndarray, ref: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(cut, reference) float32 as another camera and another print would show them (`draw_light`)."""
     return relight(draw_light(rng), cut, ref)
+
+
+def off_bearing(rng: np.random.Generator, axes: np.ndarray, degrees: float) -> np.ndarray:
+    """Upright axes (columns x, y; one (2, 2) or a stack) turned by up to `degrees` either way and, half the time,
+    mirrored about their y axis. Why: the camera's bearing comes from a placement that errs by a few degrees, and a
+    mirror keeps the camera below what is seen, where a quarter turn would not."""
+    turn = np.radians(rng.uniform(-degrees, degrees))
+    c, s = np.cos(turn), np.sin(turn)
+    out = axes @ np.array([[c, -s], [s, c]], axes.dtype)
+    if rng.random() < 0.5:
+        out[..., 0] *= -1
+    return out

@@ -22,7 +22,7 @@ from vision.board.clones import FEATURES, MODEL_FILE, EraFills, LitEras, Paradox
 from vision.board.cubes import MODEL_FILE as NET_FILE
 from vision.board.cubes import PIECES
 from vision.board.cubes import THRESHOLDS_FILE as NET_THRESHOLDS_FILE
-from vision.train.cube_data import BoardRefs, CubeScene, cut_side, load_scenes
+from vision.train.cube_data import BoardRefs, CubeScene, SceneNet, cut_side, load_scenes
 
 SEEN = 0.5  # a token less seen than this is not asked for (as the bench)
 JITTER_PX = 3.0  # sd of the token's centre, cut pixels: where the pieces net's peak lies about it
@@ -93,17 +93,17 @@ def tune_clone_peak(
     validation scenes with the net that reads the pieces (`model`, at its own cut-offs as tuned in `thresholds`),
     each found token's Era read."""
     from vision.board.bench import PieceTally
-    from vision.board.cubes import find_pieces, heat_of
+    from vision.board.cubes import find_pieces, reads_upright
     from vision.recognise.models import session
 
-    net = session(model)
+    net = SceneNet(session(model), reads_upright(thresholds))
     piece_peak = float(json.loads(thresholds.read_text())["piece_peak"])
     scenes = load_scenes(val)
     boards = BoardRefs(pieces, cut_side(scenes))
     tallies = {peak: PieceTally(boards.size) for peak in CLONE_PEAKS}
     for scene in scenes:
         cut = scene.cut()
-        heat = heat_of(net, cut, boards.planes(scene.design))
+        heat = net.heat(scene, boards)
         truth = [(PIECES[int(p)], float(x), float(y), float(seen)) for x, y, p, seen in scene.pieces]
         fills = EraFills.of(boards.reference(scene.design), boards.masks(scene.design))
         for peak, tally in tallies.items():

@@ -38,16 +38,15 @@ from vision.board.check import (
     WINDOW,
     candidates,
     checker_windows,
-    eye_on_cut,
     half_planes,
     on_footprints,
     read_upright,
     read_windows,
     settle,
 )
-from vision.board.cubes import MODEL_FILE, THRESHOLDS_FILE, count_cut, counts_of, heat_of
+from vision.board.cubes import THRESHOLDS_FILE, count_cut, counts_of
 from vision.board.rectify import resized
-from vision.train.cube_data import BoardRefs, CubeScene, cut_side, load_scenes
+from vision.train.cube_data import BoardRefs, CubeScene, SceneNet, cut_side, load_scenes
 
 SEEN = 0.4  # as the cube net: a cube less visible than this is neither taught nor punished
 TRAIN_FLOOR = 0.05  # candidates to learn from: the cube net's peaks down to this heat
@@ -97,7 +96,7 @@ def scene_candidates(
     net: object, scene: CubeScene, boards: BoardRefs, fine: int, floor: float
 ) -> tuple[np.ndarray, np.ndarray]:
     """((n, 2) candidate points on the fine cut: the cube net's peaks on the scene's cut, the net's heat there)."""
-    heat = heat_of(net, scene.cut(), boards.planes(scene.design))
+    heat = net.heat(scene, boards)
     found = candidates(heat, floor, boards.size, fine)
     return np.array([(x, y) for x, y, _ in found], np.float32).reshape(-1, 2), heat
 
@@ -115,9 +114,7 @@ def scene_windows(
 
 def scene_eye(scene: CubeScene) -> np.ndarray | None:
     """The camera's eye on the scene's fine cut (`check.eye_on_cut`), from the placement its cut was made along."""
-    if scene.frame_from_board is None:
-        raise ValueError(f"a scene of {scene.design} has no placement stored (cube_data, session 53 or later)")
-    return eye_on_cut(scene.frame_from_board, scene.frame_size, FINE_PX)
+    return scene.eye(FINE_PX)
 
 
 def read_scene(
@@ -207,7 +204,7 @@ def tune(
     `target` (as `train` was told)."""
     from vision.recognise.models import session
 
-    net, checker = session(models / MODEL_FILE), session(models / CHECK_MODEL_FILE)
+    net, checker = SceneNet.load(models), session(models / CHECK_MODEL_FILE)
     peak = float(json.loads((models / THRESHOLDS_FILE).read_text()).get("peak", 0.3))
     scenes = load_scenes(val)
     boards = BoardRefs(pieces, cut_side(scenes))
@@ -215,7 +212,7 @@ def tune(
     right = {(f, a, d): 0 for f in FLOORS for a in ACCEPTS for d in APARTS}
     alone = total = 0
     for n, s in enumerate(scenes):
-        heat = heat_of(net, s.cut(), boards.planes(s.design))
+        heat = net.heat(s, boards)
         total += sum(countable(info) for info in s.eras.values())
         alone += exact(count_cut(heat, boards.masks(s.design), peak), s.eras)
         fine_cut = s.fine_cut()
@@ -266,7 +263,7 @@ def evaluate_scenes(
     offsets pointing at `target`, each window turned to the camera where it reads them `upright`."""
     right = total = 0
     for s in scenes:
-        heat = heat_of(net, s.cut(), boards.planes(s.design))
+        heat = net.heat(s, boards)
         points = [(x, y) for x, y, _ in candidates(heat, 0.1, boards.size, FINE_PX)]
         probs, offsets = read_scene(
             checker, s, s.fine_cut(), fine_boards, heat, boards.size, points, reach_px, upright=upright

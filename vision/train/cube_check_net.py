@@ -36,8 +36,7 @@ from vision.board.check import (
 )
 from vision.board.cubes import net_input, planes
 from vision.heatmap import turned
-from vision.recognise.models import session
-from vision.train.augment import Light, draw_light, relight
+from vision.train.augment import Light, draw_light, off_bearing, relight
 from vision.train.budget import export_onnx, resume, train_for_budget
 from vision.train.corner_net import conv_bn
 from vision.train.cube_check import (
@@ -48,7 +47,7 @@ from vision.train.cube_check import (
     scene_candidates,
     scene_eye,
 )
-from vision.train.cube_data import BoardRefs, CubeScene, cut_side, load_scenes
+from vision.train.cube_data import BoardRefs, CubeScene, SceneNet, cut_side, load_scenes
 
 ANYWHERE = 0.1  # share of windows centred at random on the cut
 JITTER_PX = 3  # a candidate's window moved by up to this many fine pixels
@@ -177,12 +176,7 @@ class Windows:
         (`check.view_axes`) give or take `TURN_JITTER` and now and then mirrored about that bearing, in a varied
         light; the `offset` in it). A mirror keeps the camera below the cube, as the runtime sees it; quarter turns
         would not."""
-        axes = view_axes([(float(point[0]), float(point[1]))], self.eyes[i])
-        turn = np.radians(self.rng.uniform(-TURN_JITTER, TURN_JITTER))
-        c, s = np.cos(turn), np.sin(turn)
-        axes = axes @ np.array([[c, -s], [s, c]], np.float32)
-        if self.rng.random() < 0.5:
-            axes[:, :, 0] *= -1
+        axes = off_bearing(self.rng, view_axes([(float(point[0]), float(point[1]))], self.eyes[i]), TURN_JITTER)
         raw = upright_patches(self.cuts[i], reference, [(float(point[0]), float(point[1]))], axes, WINDOW)[0]
         return as_planes(raw, draw_light(self.rng), 1.0), offsets_in_window(offset[None], axes)[0]
 
@@ -232,10 +226,8 @@ class TorchReader:
 
 
 def train(args: argparse.Namespace) -> None:
-    from vision.board.cubes import MODEL_FILE
-
     torch.set_num_threads(args.threads)
-    net = session(args.models / MODEL_FILE)
+    net = SceneNet.load(args.models)
     scenes = [scene for folder in args.data for scene in load_scenes(folder)]
     boards, fine = BoardRefs(args.pieces, cut_side(scenes)), BoardRefs(args.pieces, FINE_PX)
     data = Windows(scenes, boards, fine, net, args.seed, args.context, args.target, args.reach, args.wide, args.upright)

@@ -14,11 +14,21 @@ from __future__ import annotations
 import argparse
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
 
-from vision.board.cubes import COLOURS, PIECES
+from vision.board.cubes import (
+    COLOURS,
+    MODEL_FILE,
+    PIECES,
+    THRESHOLDS_FILE,
+    eye_on_cut,
+    heat_of,
+    reads_upright,
+    upright_heat,
+)
 from vision.board.rectify import CUT_PX, RING_CORNERS, era_masks, rectify, reference_cut, to_cut
 from vision.synth.camera import apply_homography
 from vision.synth.cube_scenes import render_board_scene
@@ -52,6 +62,13 @@ class CubeScene:
         if not self.fine:
             raise ValueError(f"a scene of {self.design} has no fine cut (cube_data --fine-px)")
         return cv2.imdecode(np.frombuffer(self.fine, np.uint8), cv2.IMREAD_COLOR)
+
+    def eye(self, size: int) -> np.ndarray | None:
+        """The camera's eye on a cut of the scene `size` wide (`cubes.eye_on_cut`), from the placement its cut was
+        made along."""
+        if self.frame_from_board is None:
+            raise ValueError(f"a scene of {self.design} has no placement stored (cube_data, session 53 or later)")
+        return eye_on_cut(self.frame_from_board, self.frame_size, size)
 
 
 def erred(rng: np.random.Generator, h: np.ndarray, sd_px: float) -> np.ndarray:
@@ -139,6 +156,27 @@ class BoardRefs:
 
             self._masks[design] = era_masks(era_regions(self.number(design)), self.size)
         return self._masks[design]
+
+
+@dataclass(frozen=True)
+class SceneNet:
+    """The shipped cube net (an ONNX session) and whether it reads the cut turned to the camera, so that every
+    tool reads a stored scene's heat as the runtime reads a frame's (`cubes.upright_heat`)."""
+
+    session: Any
+    upright: bool = False
+
+    @classmethod
+    def load(cls, models: Path, model_file: str = "") -> SceneNet:
+        from vision.recognise.models import session
+
+        return cls(session(models / (model_file or MODEL_FILE)), reads_upright(models / THRESHOLDS_FILE))
+
+    def heat(self, scene: CubeScene, boards: BoardRefs) -> np.ndarray:
+        """The net's heat maps (probabilities) over the scene's cut, `boards` at the cut's side."""
+        if self.upright:
+            return upright_heat(self.session, scene.cut(), boards.reference(scene.design), scene.eye(boards.size))
+        return heat_of(self.session, scene.cut(), boards.planes(scene.design))
 
 
 def load_scenes(folder: Path) -> list[CubeScene]:

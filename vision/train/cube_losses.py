@@ -29,9 +29,9 @@ from vision.board.check import (
     candidates,
     settle,
 )
-from vision.board.cubes import MODEL_FILE, counts_of, heat_of
+from vision.board.cubes import counts_of
 from vision.train.cube_check import fine_cubes, footprints_of, read_scene
-from vision.train.cube_data import BoardRefs, CubeScene, cut_side, load_scenes
+from vision.train.cube_data import BoardRefs, CubeScene, SceneNet, cut_side, load_scenes
 
 SEEN = 0.5  # a cube is owed a reading when this much of it shows (as the bench scores Eras)
 MATCH_SIDES = 0.5  # a reading this near a cube is that cube's
@@ -123,7 +123,7 @@ def scene_losses(
     side = CUBE_SIDES_PX
     target, reach_sides = settings.get("target", "footprint"), float(settings.get("reach_sides", REACH_SIDES))
     reach = reach_sides * side
-    heat = heat_of(net, scene.cut(), boards.planes(scene.design))
+    heat = net.heat(scene, boards)
     masks = fine.masks(scene.design)
     cubes = fine_cubes(scene, boards.size, FINE_PX, target)
 
@@ -184,7 +184,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     from vision.recognise.models import session
 
-    net, checker = session(args.models / MODEL_FILE), session(args.models / CHECK_MODEL_FILE)
+    net, checker = SceneNet.load(args.models), session(args.models / CHECK_MODEL_FILE)
     settings = json.loads((args.models / CHECK_THRESHOLDS_FILE).read_text())
     scenes = load_scenes(args.val)[: args.scenes]
     boards, fine = BoardRefs(args.pieces, cut_side(scenes)), BoardRefs(args.pieces, FINE_PX)

@@ -18,25 +18,40 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+import cv2
 import numpy as np
 import torch
 from torch import nn
 
 from vision.board.bench import FAMILIES, PieceTally, countable, exact
 from vision.board.check import FINE_PX
-from vision.board.cubes import CHANNELS, COLOURS, PIECES, STRIDE, count_cut, find_pieces, net_input, planes
+from vision.board.cubes import (
+    CHANNELS,
+    COLOURS,
+    PIECES,
+    STRIDE,
+    about_centre,
+    count_cut,
+    cut_axes,
+    find_pieces,
+    net_input,
+    planes,
+    to_upright,
+)
 from vision.board.rectify import resized
 from vision.heatmap import turned
-from vision.train.augment import vary_light
+from vision.train.augment import off_bearing, vary_light
 from vision.train.budget import add_budget_args, export_onnx, resume, train_for_budget, train_or_export
 from vision.train.corner_net import conv_bn, focal_loss
-from vision.train.cube_data import BoardRefs, CubeScene, cut_side, load_scenes
+from vision.train.cube_data import BoardRefs, CubeScene, SceneNet, cut_side, load_scenes
 from vision.train.heatmaps import heat_targets
 
 PATCH = 192  # training patches, cut pixels (a multiple of STRIDE)
 FINE_STRIDE = 2  # arch "fine": cut pixels a cell on the fine cut (a 9 mm cube 21 px: touching ones 10.7 cells apart)
 SIGMA = 1.0  # heat-map peak, cells
 SEEN = 0.4  # a cube at least this visible is taught as a cube; a less visible one is neither taught nor punished
+UPRIGHT_WARP = cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP
+TURN_JITTER = 10.0  # degrees an upright cut is turned off the camera's bearing, at most (as the checker's windows)
 
 
 def dilated(channels: int, dilation: int) -> nn.Sequential:
@@ -129,7 +144,10 @@ def targets(
 
 class Batches:
     """Random patches of the stored cuts beside their boards' reference cuts, turned and flipped together (the
-    board lies any way round), the camera's light varied on the cut alone."""
+    board lies any way round), the camera's light varied on the cut alone. `upright` (session 59): each cut turned
+    about its centre to its camera's bearing as the runtime turns it (`cubes.cut_axes`), give or take `TURN_JITTER`
+    and mirrored about that bearing half the time, and the patch taken from that; a cut with no camera bearing
+    turned and mirrored at random as before."""
 
     def __init__(
         self,
@@ -139,6 +157,7 @@ class Batches:
         channels: int,
         blue_share: float = 0.0,
         stride: int = STRIDE,
+        upright: bool = False,
     ) -> None:
         """`blue_share`: the share of patches drawn about a blue cube (a box holds few: one Era in seven has one, and
         the net missed 7% of them on validation against 0.7% of the red, session 57). `boards` at a side other than
@@ -151,6 +170,10 @@ class Batches:
         self.cuts = [s.fine_cut() if self.fine else s.cut() for s in scenes]
         self.cubes = [cubes_on(s, size, boards.size) for s in scenes]
         self.boards = boards
+        if upright and self.fine:
+            raise ValueError("an upright cube net reads the 400 px cut, not the fine one (arch 'fine')")
+        # per scene, the upright cut's axes on its cut (None: no bearing, read any way round)
+        self.axes = [cut_axes(s.eye(size), size) for s in scenes] if upright else [None] * len(scenes)
         self.rng = np.random.default_rng(seed)
         self.blue_share = blue_share
         blue = COLOURS.index("blue")
@@ -158,36 +181,52 @@ class Batches:
         self.blues = [(i, float(x), float(y)) for i, cubes in enumerate(self.cubes) for x, y, c, seen in cubes
                       if int(c) == blue and seen >= SEEN]  # fmt: skip
 
-    def corner(self) -> tuple[int, int, int]:
-        """(scene, x0, y0) of the next patch: anywhere on any cut, or, `blue_share` of the time, about a blue cube
-        (it lies anywhere in the patch but its outer eighth, unless the cut's edge is nearer)."""
-        if self.blues and self.rng.random() < self.blue_share:
+    def corner(self) -> tuple[int, int, int, np.ndarray | None]:
+        """(scene, x0, y0, axes) of the next patch: anywhere on any cut, or, `blue_share` of the time, about a blue
+        cube (it lies anywhere in the patch but its outer eighth, unless the cut's edge is nearer); on the cut turned
+        along `axes` (`cubes.about_centre`) when the scene has a bearing and the batches are upright."""
+        blue = bool(self.blues) and self.rng.random() < self.blue_share
+        if blue:
             i, x, y = self.blues[int(self.rng.integers(0, len(self.blues)))]
-            side = self.cuts[i].shape[1]
-            margin = PATCH // 8
-            x0, y0 = (int(np.clip(v - self.rng.integers(margin, PATCH - margin), 0, side - PATCH)) for v in (x, y))
-            return i, x0, y0
-        i = int(self.rng.integers(0, len(self.scenes)))
-        x0, y0 = (int(v) for v in self.rng.integers(0, self.cuts[i].shape[1] - PATCH + 1, 2))
-        return i, x0, y0
+        else:
+            i = int(self.rng.integers(0, len(self.scenes)))
+        side = self.cuts[i].shape[1]
+        axes = self.axes[i]
+        if axes is not None:
+            axes = off_bearing(self.rng, axes, TURN_JITTER)
+        if not blue:
+            x0, y0 = (int(v) for v in self.rng.integers(0, side - PATCH + 1, 2))
+            return i, x0, y0, axes
+        if axes is not None:
+            x, y = to_upright(np.array([[x, y]]), axes, side)[0]
+        margin = PATCH // 8
+        x0, y0 = (int(np.clip(v - self.rng.integers(margin, PATCH - margin), 0, side - PATCH)) for v in (x, y))
+        return i, x0, y0, axes
 
     def sample(self, batch: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         xs, hs, ws = [], [], []
         for _ in range(batch):
-            i, x0, y0 = self.corner()
-            cut = self.cuts[i][y0 : y0 + PATCH, x0 : x0 + PATCH].astype(np.float32)
-            ref = self.boards.reference(self.scenes[i].design)[y0 : y0 + PATCH, x0 : x0 + PATCH].astype(np.float32)
-            cut, ref = vary_light(self.rng, cut, ref)
+            i, x0, y0, axes = self.corner()
+            cut, ref = self.cuts[i], self.boards.reference(self.scenes[i].design)
             cubes = self.cubes[i].copy()
             pieces = np.zeros((0, 4), np.float32) if self.fine else self.scenes[i].pieces.copy()
+            if axes is None:
+                cut, ref = (a[y0 : y0 + PATCH, x0 : x0 + PATCH] for a in (cut, ref))
+            else:
+                m = about_centre(axes, cut.shape[1], (x0, y0))
+                cut, ref = (cv2.warpAffine(a, m, (PATCH, PATCH), flags=UPRIGHT_WARP) for a in (cut, ref))
+                for points in (cubes, pieces):
+                    points[:, :2] = to_upright(points[:, :2], axes, self.cuts[i].shape[1])
+            cut, ref = vary_light(self.rng, cut.astype(np.float32), ref.astype(np.float32))
             for points in (cubes, pieces):
                 points[:, 0] -= x0
                 points[:, 1] -= y0
             heat, weight = targets(cubes, pieces, PATCH, self.channels, self.stride)
             x = net_input(np.clip(cut, 0, 255).astype(np.uint8), planes(np.clip(ref, 0, 255).astype(np.uint8)))[0]
-            k = int(self.rng.integers(0, 4))
-            flip = bool(self.rng.random() < 0.5)
-            x, heat, weight = (turned(a, k, flip) for a in (x, heat, weight))
+            if axes is None:
+                k = int(self.rng.integers(0, 4))
+                flip = bool(self.rng.random() < 0.5)
+                x, heat, weight = (turned(a, k, flip) for a in (x, heat, weight))
             xs.append(x)
             hs.append(heat)
             ws.append(weight)
@@ -202,18 +241,33 @@ def cubes_on(scene: CubeScene, size: int, side: int) -> np.ndarray:
     return cubes
 
 
-def evaluate(model: CubeNet, scenes: list[CubeScene], boards: BoardRefs) -> dict:
+class TorchSession:
+    """A torch net behind an ONNX Runtime session's `run`, so that validation reads a scene as the runtime does
+    (`cube_data.SceneNet`)."""
+
+    def __init__(self, model: nn.Module) -> None:
+        self.model = model
+
+    def run(self, _names: object, feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
+        return [self.model(torch.from_numpy(feeds["x"])).numpy()]
+
+
+def evaluate(model: CubeNet, scenes: list[CubeScene], boards: BoardRefs, upright: bool = False) -> dict:
     """Eras counted exactly (every colour) on the validation cuts, among the bench's countable Eras; and the pieces
-    at least half seen read right (a net that reads them), both at the fixed cut-off 0.3."""
+    at least half seen read right (a net that reads them), both at the fixed cut-off 0.3. `upright`: each cut read
+    turned to its camera and the maps turned back, as the runtime reads it."""
     model.eval()
     right = total = 0
     pieces = PieceTally()
     fine = boards.size != cut_side(scenes)
+    net = SceneNet(TorchSession(model), upright)
     with torch.no_grad():
         for s in scenes:
-            cut = s.fine_cut() if fine else s.cut()
-            x = torch.from_numpy(net_input(cut, boards.planes(s.design)))
-            heat = torch.sigmoid(model(x))[0].numpy()
+            if fine:
+                x = torch.from_numpy(net_input(s.fine_cut(), boards.planes(s.design)))
+                heat = torch.sigmoid(model(x))[0].numpy()
+            else:
+                heat = net.heat(s, boards)
             right += exact(count_cut(heat, boards.masks(s.design), 0.3, model.stride), s.eras)
             total += sum(countable(info) for info in s.eras.values())
             pieces.add([(PIECES[int(k)], x, y, seen) for x, y, k, seen in s.pieces], find_pieces(heat, 0.3))
@@ -233,7 +287,7 @@ def train(args: argparse.Namespace) -> None:
     model = CubeNet(args.arch)
     boards = BoardRefs(args.pieces, FINE_PX if args.arch == "fine" else cut_side(scenes))
     channels = model.head.out_channels
-    data = Batches(scenes, boards, args.seed, channels, args.blue_share, model.stride)
+    data = Batches(scenes, boards, args.seed, channels, args.blue_share, model.stride, args.upright)
     val = load_scenes(args.val)[: args.val_scenes]
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     state = resume(args.out, model, opt, args.minutes)
@@ -243,8 +297,8 @@ def train(args: argparse.Namespace) -> None:
         return focal_loss(model(x), heat, weight)
 
     train_for_budget(
-        model, opt, state, args.lr, next_loss, lambda: evaluate(model, val, boards), args.out,
-        ("patches", args.batch), extra={"arch": args.arch}, every_s=args.every,
+        model, opt, state, args.lr, next_loss, lambda: evaluate(model, val, boards, args.upright), args.out,
+        ("patches", args.batch), extra={"arch": args.arch, "upright": args.upright}, every_s=args.every,
     )  # fmt: skip
 
 
@@ -264,6 +318,7 @@ def add_train_args(t: argparse.ArgumentParser) -> None:
     t.add_argument("--arch", choices=("small", "wide", "ring", "fine"), default="ring")
     t.add_argument("--every", type=float, default=300.0, help="seconds between curve rows and checkpoints")
     t.add_argument("--blue-share", type=float, default=0.0, help="share of patches drawn about a blue cube")
+    t.add_argument("--upright", action="store_true", help="read each cut turned to its camera (session 59)")
     add_budget_args(t, minutes=40.0, batch=12, lr=3e-3, threads=2)
 
 

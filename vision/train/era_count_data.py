@@ -17,17 +17,17 @@ from pathlib import Path
 import numpy as np
 
 from vision.board.check import CHECK_MODEL_FILE, CHECK_THRESHOLDS_FILE, CUBE_SIDES_PX, FINE_PX, candidates
-from vision.board.cubes import COLOURS, MODEL_FILE, heat_of
+from vision.board.cubes import COLOURS
 from vision.board.era_count import moved_places, rows_array
 from vision.train.cube_check import read_scene
-from vision.train.cube_data import BoardRefs, CubeScene, cut_side, load_scenes
+from vision.train.cube_data import BoardRefs, CubeScene, SceneNet, cut_side, load_scenes
 
 
 def readings_of(
-    net: object, checker: object, tuned: dict, scene: CubeScene, boards: BoardRefs, fine: BoardRefs
+    net: SceneNet, checker: object, tuned: dict, scene: CubeScene, boards: BoardRefs, fine: BoardRefs
 ) -> tuple[np.ndarray, np.ndarray]:
     """(the cube net's colour maps (3, h, w) float16; every candidate as the reader draws it, `rows_array`)."""
-    heat = heat_of(net, scene.cut(), boards.planes(scene.design))
+    heat = net.heat(scene, boards)
     points = [(x, y) for x, y, _ in candidates(heat, tuned["floor"], boards.size, FINE_PX)]
     reach = tuned["reach_sides"] * CUBE_SIDES_PX
     probs, offsets = read_scene(
@@ -48,7 +48,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     from vision.recognise.models import session
 
-    net, checker = session(args.models / MODEL_FILE), session(args.models / CHECK_MODEL_FILE)
+    net, checker = SceneNet.load(args.models), session(args.models / CHECK_MODEL_FILE)
     tuned = json.loads((args.models / CHECK_THRESHOLDS_FILE).read_text())
     scenes = load_scenes(args.data)
     boards, fine = BoardRefs(args.pieces, cut_side(scenes)), BoardRefs(args.pieces, FINE_PX)

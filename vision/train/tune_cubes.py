@@ -14,9 +14,9 @@ from pathlib import Path
 import numpy as np
 
 from vision.board.bench import FAMILIES, PieceTally, countable, exact
-from vision.board.cubes import COLOURS, MODEL_FILE, PIECES, THRESHOLDS_FILE, count_cut, find_pieces, heat_of
+from vision.board.cubes import COLOURS, MODEL_FILE, PIECES, THRESHOLDS_FILE, count_cut, find_pieces
 from vision.recognise.models import session
-from vision.train.cube_data import BoardRefs, cut_side, load_scenes
+from vision.train.cube_data import BoardRefs, SceneNet, cut_side, load_scenes
 
 CUTOFFS = tuple(round(float(v), 2) for v in np.arange(0.1, 0.75, 0.05))
 
@@ -28,8 +28,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--models", type=Path, default=Path("models"))
     parser.add_argument("--model", default=MODEL_FILE, help=f"the net's file in --models (default {MODEL_FILE})")
     parser.add_argument("--thresholds", default=THRESHOLDS_FILE, help="the file the cut-offs are written to")
+    parser.add_argument(
+        "--upright", action="store_true", help="the net reads the cut turned to the camera (session 59)"
+    )
     args = parser.parse_args(argv)
-    net = session(args.models / args.model)
+    net = SceneNet(session(args.models / args.model), args.upright)
     scenes = load_scenes(args.val)
     boards = BoardRefs(args.pieces, cut_side(scenes))
     right = dict.fromkeys(CUTOFFS, 0)
@@ -37,7 +40,7 @@ def main(argv: list[str] | None = None) -> None:
     pieces = {c: PieceTally(size) for c in CUTOFFS}
     total = 0
     for s in scenes:
-        heat = heat_of(net, s.cut(), boards.planes(s.design))
+        heat = net.heat(s, boards)
         total += sum(countable(info) for info in s.eras.values())
         truth = [(PIECES[int(k)], float(x), float(y), float(seen)) for x, y, k, seen in s.pieces]
         for cutoff in CUTOFFS:
@@ -49,10 +52,11 @@ def main(argv: list[str] | None = None) -> None:
     out = {
         "peak": best,
         "cut_px": size,
+        **({"upright": True} if args.upright else {}),
         "val_eras": total,
         "val_exact_pct": round(100 * right[best] / max(total, 1), 2),
     }
-    if net.get_outputs()[0].shape[1] > len(COLOURS):  # a net that reads pieces too
+    if net.session.get_outputs()[0].shape[1] > len(COLOURS):  # a net that reads pieces too
 
         def net_right(c: float) -> int:
             rows = pieces[c].summary()
