@@ -19,9 +19,9 @@
 # Era reader 30, margin 1; the whole cube counter takes about 3.7 hours from nothing.
 source "$(dirname "$0")/train-env.sh"  # set -euo pipefail, the repository root, T, R, OUT, M
 P="$OUT/pieces/the-loop"
-RUN="$OUT/runs/cube-check-upright-s58"  # a fresh run (runs/cube-check-s41: session 41's checker, windows as cut)
+RUN="$OUT/runs/cube-check-upright-s59"  # a fresh run at the upright cube net's candidates (session 59)
 MINUTES=${MINUTES:-60}
-ERA_RUN="$OUT/runs/era-count-s58"
+ERA_RUN="$OUT/runs/era-count-s59"
 ERA_MINUTES=${ERA_MINUTES:-30}
 
 .venv/bin/tabletop synth pieces --game the-loop --designs 100 --out "$P" --workers 2
@@ -35,7 +35,7 @@ cp "$RUN/last.pt" "$M/checkpoints/the-loop-cube-check.last.pt"
 cp "$RUN/curve.jsonl" "$M/checkpoints/the-loop-cube-check.curve.jsonl"
 $T -m vision.train.cube_check export --run "$RUN" --onnx "$M/the-loop-cube-check.onnx"
 $R -m vision.train.cube_check tune --val "$D/val" --pieces "$P" --models "$M" --upright
-E="$OUT/era-count-s58"  # the readings of the checker trained above: delete this folder after retraining it
+E="$OUT/era-count-s59"  # the readings of the checker trained above: delete this folder after retraining it
 [ -f "$E/val.npz" ] || $R -m vision.train.era_count_data "$E/val.npz" --data "$D/val" --pieces "$P" --models "$M"
 [ -f "$E/train.npz" ] || $R -m vision.train.era_count_data "$E/train.npz" --data "$D/train" --pieces "$P" --models "$M"
 $T -m vision.train.era_count train --data "$D/train" --readings "$E/train.npz" --val "$D/val" \
