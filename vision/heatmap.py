@@ -27,6 +27,13 @@ def cell_of(x: float, y: float, stride: int) -> tuple[float, float]:
     return (x - (stride - 1) / 2) / stride, (y - (stride - 1) / 2) / stride
 
 
+def local_maxima(maps: np.ndarray, threshold: float) -> np.ndarray:
+    """Where a map (rows, columns) or a stack of maps channels last (rows, columns, channels) is the highest of its
+    3 x 3 cells (a dilation: beyond the edge counts as lower) and at or above `threshold`; channels last, one
+    dilation serves every map."""
+    return (maps >= cv2.dilate(maps, _NEIGHBOURHOOD).reshape(maps.shape)) & (maps >= threshold)
+
+
 def peaks(heat: np.ndarray, threshold: float, stride: int) -> list[tuple[int, float, float, float]]:
     """(channel, x, y in input pixels, score) of every 3x3 local maximum of a channel's map at or above
     `threshold` (a cell's centre is its input pixels' middle). A map with nothing at the cut-off is skipped, and the
@@ -37,7 +44,7 @@ def peaks(heat: np.ndarray, threshold: float, stride: int) -> list[tuple[int, fl
         h = np.ascontiguousarray(heat[c], dtype=np.float32)
         if not h.size or h.max() < threshold:
             continue
-        top = (h >= cv2.dilate(h, _NEIGHBOURHOOD)) & (h >= threshold)
+        top = local_maxima(h, threshold)
         for y, x in zip(*np.nonzero(top), strict=True):
             out.append((c, x * stride + (stride - 1) / 2, y * stride + (stride - 1) / 2, float(h[y, x])))
     return out

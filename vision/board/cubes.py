@@ -23,7 +23,7 @@ from vision.board.clones import MODEL_FILE as PARADOX_FILE
 from vision.board.clones import EraFills, ParadoxReader
 from vision.board.layout import ERA_CODES
 from vision.board.rectify import CUT_PX, cut_from_fraction, era_masks, px_per_mm, rectify, reference_cut
-from vision.heatmap import peaks, sigmoid
+from vision.heatmap import local_maxima, peaks, sigmoid
 
 if TYPE_CHECKING:
     from vision.board.check import CubeChecker
@@ -161,7 +161,7 @@ def turned_back(heat: np.ndarray, axes: np.ndarray) -> np.ndarray:
     side = heat.shape[-1]
     last = np.ascontiguousarray(np.moveaxis(heat, 0, -1))  # channels last: one warp and one dilation for all
     back = turned_about_centre(last, axes.T).reshape(last.shape)
-    top = (last >= cv2.dilate(last, _NEIGHBOURHOOD).reshape(last.shape)) & (last >= KEPT_PEAK)
+    top = local_maxima(last, KEPT_PEAK)
     rows, cols, channels = np.unravel_index(np.flatnonzero(top), last.shape)  # flat: a third of `nonzero`'s time
     if len(rows):
         cells = np.rint(to_upright(np.stack([cols, rows], 1), axes.T, side)).astype(int)
@@ -169,9 +169,6 @@ def turned_back(heat: np.ndarray, axes: np.ndarray) -> np.ndarray:
         at = (cells[inside, 1], cells[inside, 0], channels[inside])
         np.maximum.at(back, at, last[rows[inside], cols[inside], channels[inside]])
     return np.ascontiguousarray(np.moveaxis(back, -1, 0))
-
-
-_NEIGHBOURHOOD = np.ones((3, 3), np.uint8)  # a peak is the highest of its 3 x 3 cells (as `heatmap.peaks`)
 
 
 def reads_upright(thresholds: Path) -> bool:

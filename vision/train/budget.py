@@ -15,6 +15,21 @@ if TYPE_CHECKING:  # torch only where a net is trained: the command lines' optio
     import torch
 
 
+class TorchSession:
+    """A torch net behind ONNX Runtime's `run` call (input "x"; every output, in order, as numpy), so that validation
+    reads through the same code as the runtime does with the exported graph."""
+
+    def __init__(self, model: torch.nn.Module) -> None:
+        self.model = model
+
+    def run(self, _outputs: object, feeds: dict[str, Any]) -> list[Any]:
+        import torch
+
+        with torch.no_grad():
+            out = self.model(torch.from_numpy(feeds["x"]))
+        return [o.numpy() for o in (out if isinstance(out, tuple) else (out,))]
+
+
 def cosine_lr(opt: torch.optim.Optimizer, lr: float, step: int, progress: float, warmup: int) -> None:
     """A linear warm-up over `warmup` steps, then a cosine from `lr` down to 0 as `progress` goes from 0 to 1."""
     for group in opt.param_groups:

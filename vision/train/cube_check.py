@@ -112,11 +112,6 @@ def scene_windows(
     return checker_windows(fine_cut, reference, points, WINDOW, heat if n > IMAGE_PLANES else None, size)
 
 
-def scene_eye(scene: CubeScene) -> np.ndarray | None:
-    """The camera's eye on the scene's fine cut (`check.eye_on_cut`), from the placement its cut was made along."""
-    return scene.eye(FINE_PX)
-
-
 def read_scene(
     checker: object,
     scene: CubeScene,
@@ -133,7 +128,8 @@ def read_scene(
     runtime reads them (`CubeChecker.read`): upright, each window turned to the scene's camera (`check.view_axes`),
     or as cut, in `views` views."""
     if upright:
-        return read_upright(checker, fine_cut, fine.reference(scene.design), points, scene_eye(scene), WINDOW, reach_px)
+        eye = scene.eye(FINE_PX)
+        return read_upright(checker, fine_cut, fine.reference(scene.design), points, eye, WINDOW, reach_px)
     crops = scene_windows(checker, fine_cut, fine.planes(scene.design), heat, size, points)
     return read_windows(checker, crops, reach_px, views)
 

@@ -37,7 +37,7 @@ from vision.board.check import (
 from vision.board.cubes import net_input, planes
 from vision.heatmap import turned
 from vision.train.augment import Light, draw_light, off_bearing, relight
-from vision.train.budget import export_onnx, resume, train_for_budget
+from vision.train.budget import TorchSession, export_onnx, resume, train_for_budget
 from vision.train.corner_net import conv_bn
 from vision.train.cube_check import (
     TRAIN_FLOOR,
@@ -45,7 +45,6 @@ from vision.train.cube_check import (
     fine_cubes,
     label_candidates,
     scene_candidates,
-    scene_eye,
 )
 from vision.train.cube_data import BoardRefs, CubeScene, SceneNet, cut_side, load_scenes
 
@@ -115,7 +114,7 @@ class Windows:
     ) -> None:
         self.scenes = scenes
         self.upright = upright
-        self.eyes = [scene_eye(s) for s in scenes] if upright else []
+        self.eyes = [s.eye(FINE_PX) for s in scenes] if upright else []
         self.wide = wide
         self.fine = fine
         self.size = boards.size
@@ -212,17 +211,12 @@ def grey_levels(image: np.ndarray) -> np.ndarray:
     return np.clip(np.floor(image + 0.5), 0, 255).astype(np.uint8)
 
 
-class TorchReader:
-    """The net in eval mode behind ONNX Runtime's `run` call, so validation reads windows as the runtime does."""
+class TorchReader(TorchSession):
+    """The checker behind ONNX Runtime's `run` call, saying how many planes its windows have (`checker_planes`)."""
 
     def __init__(self, model: CheckNet) -> None:
-        self.model = model
+        super().__init__(model)
         self.planes = model.planes
-
-    def run(self, _outputs: object, feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
-        with torch.no_grad():
-            logits, offsets = self.model(torch.from_numpy(feeds["x"]))
-        return [logits.numpy(), offsets.numpy()]
 
 
 def train(args: argparse.Namespace) -> None:

@@ -167,10 +167,10 @@ class SceneNet:
     upright: bool = False
 
     @classmethod
-    def load(cls, models: Path, model_file: str = "") -> SceneNet:
+    def load(cls, models: Path) -> SceneNet:
         from vision.recognise.models import session
 
-        return cls(session(models / (model_file or MODEL_FILE)), reads_upright(models / THRESHOLDS_FILE))
+        return cls(session(models / MODEL_FILE), reads_upright(models / THRESHOLDS_FILE))
 
     def heat(self, scene: CubeScene, boards: BoardRefs) -> np.ndarray:
         """The net's heat maps (probabilities) over the scene's cut, `boards` at the cut's side."""

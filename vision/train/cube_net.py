@@ -41,7 +41,7 @@ from vision.board.cubes import (
 from vision.board.rectify import resized
 from vision.heatmap import turned
 from vision.train.augment import off_bearing, vary_light
-from vision.train.budget import add_budget_args, export_onnx, resume, train_for_budget, train_or_export
+from vision.train.budget import TorchSession, add_budget_args, export_onnx, resume, train_for_budget, train_or_export
 from vision.train.corner_net import conv_bn, focal_loss
 from vision.train.cube_data import BoardRefs, CubeScene, SceneNet, cut_side, load_scenes
 from vision.train.heatmaps import heat_targets
@@ -239,17 +239,6 @@ def cubes_on(scene: CubeScene, size: int, side: int) -> np.ndarray:
     cubes = scene.cubes.copy()
     cubes[:, :2] = resized(cubes[:, :2], size, side)
     return cubes
-
-
-class TorchSession:
-    """A torch net behind an ONNX Runtime session's `run`, so that validation reads a scene as the runtime does
-    (`cube_data.SceneNet`)."""
-
-    def __init__(self, model: nn.Module) -> None:
-        self.model = model
-
-    def run(self, _names: object, feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
-        return [self.model(torch.from_numpy(feeds["x"])).numpy()]
 
 
 def evaluate(model: CubeNet, scenes: list[CubeScene], boards: BoardRefs, upright: bool = False) -> dict:
