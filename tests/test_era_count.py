@@ -131,7 +131,7 @@ def test_candidates_are_offered_in_every_colour_at_the_place_the_checker_moved_t
 
 @pytest.mark.skipif(not (models_dir() / ERA_COUNT_MODEL_FILE).is_file(), reason="no Era count reader shipped")
 def test_the_shipped_era_reader_loads_with_its_settings_and_a_bad_settings_file_is_named(tmp_path: Path) -> None:
-    from vision.board.era_count import EraCounter
+    from vision.board.era_count import TURN_SIDE, EraCounter
     from vision.board.layout import load_board
     from vision.recognise.models import ModelError
 
@@ -147,6 +147,14 @@ def test_the_shipped_era_reader_loads_with_its_settings_and_a_bad_settings_file_
     said = counter.counts(cut, empty, np.zeros((0, 5), np.float32), dict.fromkeys(counter.masks, (0, 0, 0)))
     assert set(said) == set(counter.masks) and all(len(v) == 3 for v in said.values())
     shutil.copy(models_dir() / ERA_COUNT_MODEL_FILE, tmp_path / ERA_COUNT_MODEL_FILE)
+    settings = json.loads((models_dir() / ERA_COUNT_THRESHOLDS_FILE).read_text())
+    (tmp_path / ERA_COUNT_THRESHOLDS_FILE).write_text(json.dumps(settings | {"upright": True}))
+    turned = EraCounter.load(
+        tmp_path / ERA_COUNT_MODEL_FILE, tmp_path / ERA_COUNT_THRESHOLDS_FILE, board.picture, board.eras
+    )
+    assert turned.upright and all(o.shape[-1] == TURN_SIDE // turned.binning for o in turned.outlines.values())
+    eye = np.array([200.0, 900.0, 700.0])
+    assert turned.counts(cut, empty, np.zeros((0, 5), np.float32), dict.fromkeys(counter.masks, (0, 0, 0)), None, eye)
     (tmp_path / ERA_COUNT_THRESHOLDS_FILE).write_text(json.dumps({"cut_px": 400, "side": ERA_SIDE}))
     with pytest.raises(ModelError, match="margin"):
         EraCounter.load(
@@ -177,6 +185,66 @@ def test_a_frame_s_eras_made_at_once_are_what_each_era_made_alone_shows() -> Non
     together = era_inputs(cut_planes, binned(reference, 2), outlines, heat_up, rows, [centres[e] for e in eras])
     assert together.shape == alone.shape == (2, ERA_PLANES, ERA_SIDE // 2, ERA_SIDE // 2)
     assert np.allclose(together, alone, atol=1e-6)
+
+
+def test_an_era_square_turned_along_the_cut_s_own_axes_is_the_square_as_it_is() -> None:
+    rng = np.random.default_rng(6)
+    size = 400
+    mask = _square_mask(120, 140, 260, 280, size)
+    cut_planes = rng.uniform(-0.5, 0.5, (3, size, size)).astype(np.float32)
+    heat_up = heat_planes(rng.uniform(0, 1, (3, size // 4, size // 4)).astype(np.float32), size)
+    rows = np.concatenate([rng.uniform(100, 300, (12, 2)), rng.uniform(0, 1, (12, 3))], 1).astype(np.float32)
+    plain = era_input(cut_planes, cut_planes, mask, heat_up, rows, (190, 210))
+    turned = era_input(cut_planes, cut_planes, mask, heat_up, rows, (190, 210), axes=np.eye(2))
+    assert turned.shape == plain.shape and np.allclose(turned, plain, atol=1e-5)
+
+
+@pytest.mark.parametrize("eye", [(200.0, 900.0, 600.0), (-300.0, 100.0, 500.0), (650.0, -250.0, 800.0)])
+def test_an_upright_era_square_shows_what_lies_towards_the_camera_straight_below_its_centre(
+    eye: tuple[float, float, float],
+) -> None:
+    from vision.board.era_count import upright_axes
+
+    size, centre = 400, (190, 210)
+    bearing = np.array(eye[:2]) - centre
+    bearing /= np.linalg.norm(bearing)
+    near = np.array(centre) + 40 * bearing  # 40 cut pixels towards the camera's foot
+    rows = np.array([[near[0], near[1], 1.0, 0.0, 0.0]], np.float32)
+    blank = np.zeros((3, size, size), np.float32)
+    axes = upright_axes([centre], np.array(eye))[0]
+    assert np.isclose(np.linalg.det(axes), 1.0)  # a turn, not a mirror
+    x = era_input(blank, blank, _square_mask(0, 0, 1, 1, size), blank, rows, centre, axes=axes)
+    red = x[10]  # the candidates' red spots
+    y, x_ = np.unravel_index(int(red.argmax()), red.shape)
+    middle = (ERA_SIDE // 2 - 1) / 2
+    assert abs(x_ - middle) <= 1 and abs(y - (middle + 20)) <= 1  # 40 px binned 2 x 2, straight below the centre
+
+
+def test_a_frame_s_upright_eras_made_at_once_are_what_each_upright_era_made_alone_shows() -> None:
+    from vision.board.era_count import TURN_SIDE, binned, era_inputs, mask_square, upright_axes
+
+    rng = np.random.default_rng(5)
+    size = 400
+    masks = {"daw": _square_mask(10, 30, 150, 170, size), "med": _square_mask(250, 240, 399, 399, size)}
+    centres = era_centres(masks)
+    eras = list(masks)
+    cut_planes = rng.uniform(-0.5, 0.5, (3, size, size)).astype(np.float32)
+    reference = rng.uniform(-0.5, 0.5, (3, size, size)).astype(np.float32)
+    heat_up = heat_planes(rng.uniform(0, 1, (3, size // 4, size // 4)).astype(np.float32), size)
+    rows = np.concatenate([rng.uniform(-20, 420, (30, 2)), rng.uniform(0, 0.5, (30, 3))], 1).astype(np.float32)
+    axes = upright_axes([centres[e] for e in eras], np.array([120.0, 700.0, 500.0]))
+    alone = np.stack(
+        [
+            era_input(cut_planes, reference, masks[e], heat_up, rows, centres[e], axes=a)
+            for e, a in zip(eras, axes, strict=True)
+        ]
+    )
+    outlines = [mask_square(masks[e], centres[e], TURN_SIDE) for e in eras]
+    together = era_inputs(
+        cut_planes, binned(reference, 2), outlines, heat_up, rows, [centres[e] for e in eras], axes=axes
+    )
+    assert together.shape == alone.shape == (2, ERA_PLANES, ERA_SIDE // 2, ERA_SIDE // 2)
+    assert np.allclose(together, alone, atol=1e-5)
 
 
 def test_the_reader_s_net_gives_a_head_per_colour_and_exports_for_the_runtime(tmp_path: Path) -> None:
@@ -217,3 +285,18 @@ def test_only_eras_with_a_doubtful_candidate_or_two_readings_close_are_read_whol
     cube = np.array([0.99, 0.01, 0.4])  # ind: a candidate in doubt
     assert eras_in_doubt(kept, points, cube, masks, side) == ["med", "ind"]
     assert eras_in_doubt(kept[:1], points[:2], cube[:2], masks, side) == []
+
+
+@pytest.mark.parametrize(("tilt", "yaw"), [(25.0, 0.0), (40.0, 130.0), (55.0, 250.0)])
+def test_the_camera_s_eye_fitted_on_one_cut_is_where_a_fit_on_the_other_cut_puts_it(tilt: float, yaw: float) -> None:
+    """The Era reader turns its squares on the cube net's cut (400 px) by the eye fitted once for the checker's cut
+    (600 px, `cubes.eye_resized`); training fits it on the net's cut (`CubeScene.eye`). Both must agree."""
+    from vision.board.cubes import eye_on_cut, eye_resized
+    from vision.synth.camera import Camera, card_to_table
+
+    camera = Camera(height_mm=650.0, tilt_deg=tilt, yaw_deg=yaw, hfov_deg=60.0)
+    placement = camera.table_to_image() @ card_to_table(0.0, 0.0, 0.0, 1, 1, (420.0, 420.0))
+    fine, cut = eye_on_cut(placement, (1280, 720), 600), eye_on_cut(placement, (1280, 720), 400)
+    assert fine is not None and cut is not None
+    assert np.allclose(eye_resized(fine, 600, 400), cut, atol=0.05)
+    assert eye_resized(None, 600, 400) is None

@@ -82,6 +82,15 @@ def eye_on_cut(frame_from_board: np.ndarray, frame_size: tuple[int, int], size: 
     return eye if eye[2] > 2 * CUBE_MM * px_per_mm(size) else None
 
 
+def eye_resized(eye: np.ndarray | None, size: int, to_size: int) -> np.ndarray | None:
+    """The camera's eye on a cut `size` wide (`eye_on_cut`) where it lies on a cut of the same ring `to_size` wide.
+    Why: the cuts differ by a scale about their pixels' centres alone (`cut_from_fraction`), so one fit serves both."""
+    if eye is None:
+        return None
+    k = to_size / size
+    return np.array([(eye[0] + 0.5) * k - 0.5, (eye[1] + 0.5) * k - 0.5, eye[2] * k])
+
+
 def view_axes(points: list[tuple[float, float]], eye: np.ndarray | None) -> np.ndarray:
     """(n, 2, 2): per point, the upright window's x and y axes (columns) on the cut, its y axis pointing from the
     point towards the camera's foot on the board (`eye`; the cut's own axes where there is no eye, or the eye is
@@ -371,8 +380,9 @@ class CubeCounter:
         frame_size = (frame.shape[1], frame.shape[0])
         if self.whole is None or not whole_eras:
             return checker.check(heat, self.cubes.size, fine_cut, frame_from_board, frame_size)
-        eye = eye_on_cut(frame_from_board, frame_size, checker.size) if checker.upright else None
-        points, probs, offsets = checker.read(heat, self.cubes.size, fine_cut, eye)
+        upright = checker.upright or self.whole.upright
+        eye = eye_on_cut(frame_from_board, frame_size, checker.size) if upright else None
+        points, probs, offsets = checker.read(heat, self.cubes.size, fine_cut, eye if checker.upright else None)
         apart = checker.apart_sides * checker.side_px
         kept = settle(points, probs, offsets, checker.accept, apart)
         said = counts_of(kept, checker.masks)
@@ -383,7 +393,7 @@ class CubeCounter:
         spare = candidate_rows(moved, probs)
         doubted = eras_in_doubt(kept, moved, 1.0 - probs[:, 0], checker.masks, checker.side_px)
         given = {e: tuple(said[e][c] for c in COLOURS) for e in said}
-        counts = self.whole.counts(cut, heat, rows, given, doubted)
+        counts = self.whole.counts(cut, heat, rows, given, doubted, eye_resized(eye, checker.size, self.cubes.size))
         settled = reconcile(kept, spare, checker.masks, counts, apart)
         return on_footprints(settled, checker.target, frame_from_board, frame_size, checker.size)
 

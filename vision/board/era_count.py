@@ -18,12 +18,13 @@ import cv2
 import numpy as np
 
 from vision.board.check import softmax
-from vision.board.cubes import COLOURS, STRIDE, era_of, planes
+from vision.board.cubes import COLOURS, STRIDE, about_centre, era_of, planes, view_axes
 from vision.board.rectify import era_masks, reference_cut, resized
 
 ERA_COUNT_MODEL_FILE = "the-loop-era-count.onnx"
-# {"cut_px", "side", "bin", "margin"}: the cut it reads, its squares' side there and the binning they are read at, and
-# by how much its likeliest count must beat the checker's own to replace it (tuned)
+# {"cut_px", "side", "bin", "margin", "upright"}: the cut it reads, its squares' side there and the binning they are
+# read at, by how much its likeliest count must beat the checker's own to replace it (tuned), and whether each square
+# is turned to the camera (session 60)
 ERA_COUNT_THRESHOLDS_FILE = "the-loop-era-count.json"
 
 ERA_SIDE = 176  # the square's side on the 400 px cut (110 mm): the widest Era (160 px) and a margin
@@ -33,6 +34,9 @@ ERA_BIN = 2
 COUNT_CLASSES = (10, 6, 4)  # counts read per colour: red 0-9, green 0-5, blue 0-3
 DOT_SIGMA = 1.5  # cut pixels: each candidate drawn as a spot this wide, as bright as the checker is sure
 ERA_PLANES = 13  # the cut, the board's picture, the Era's outline, the cube net's three maps, the candidates' three
+# an upright square is turned out of a wider one about the same centre: wide enough for the read square's diagonal
+# (249 px) at any turn, its corners on even pixels as the read square's are
+TURN_SIDE = 256
 
 
 def era_centres(masks: Mapping[str, np.ndarray]) -> dict[str, tuple[int, int]]:
@@ -103,19 +107,50 @@ def era_input(
     centre: tuple[int, int],
     side: int = ERA_SIDE,
     binning: int = ERA_BIN,
+    axes: np.ndarray | None = None,
 ) -> np.ndarray:
     """(ERA_PLANES, side / binning, side / binning) float32: what the count reader reads of one Era (planes centred
-    on 0), each `binning` x `binning` block of the cut's pixels averaged."""
+    on 0), each `binning` x `binning` block of the cut's pixels averaged; with `axes` (2, 2), the square turned along
+    them about its centre (`turned_squares`)."""
+    wide = side if axes is None else TURN_SIDE
     full = np.concatenate(
         [
-            _square(cut_planes, centre, side, -0.5),
-            _square(reference_planes, centre, side, -0.5),
-            _square(mask[None].astype(np.float32), centre, side, 0.0) - 0.5,
-            _square(heat_up, centre, side, 0.0) - 0.5,
-            dots(rows, centre, side) - 0.5,
+            _square(cut_planes, centre, wide, -0.5),
+            _square(reference_planes, centre, wide, -0.5),
+            _square(mask[None].astype(np.float32), centre, wide, 0.0) - 0.5,
+            _square(heat_up, centre, wide, 0.0) - 0.5,
+            dots(rows, centre, wide) - 0.5,
         ]
     )
-    return binned(full, binning)
+    small = binned(full, binning)
+    return small if axes is None else turned_squares(small[None], axes[None], side // binning)[0]
+
+
+def turned_squares(wide: np.ndarray, axes: np.ndarray, side: int) -> np.ndarray:
+    """(n, planes, side, side) float32: the middle of each square of `wide` (n, planes, W, W) resampled along its
+    `axes` (n, 2, 2; columns x, y) about its centre, every plane alike. Why: a cube seen at a slant shows its top face
+    displaced away from the camera; an Era's square turned so that the camera's foot lies straight below it shows
+    every cube so (`upright_axes`), as the checker's windows and the cube net's cut are (sessions 58-59)."""
+    n, c, w, _ = wide.shape
+    corner = (w - side) / 2
+    out = np.empty((n, c, side, side), np.float32)
+    for k in range(n):
+        last = np.ascontiguousarray(np.moveaxis(wide[k], 0, -1))
+        turned = cv2.warpAffine(
+            last,
+            about_centre(np.asarray(axes[k], np.float64), w, (corner, corner)),
+            (side, side),
+            flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+            borderMode=cv2.BORDER_REPLICATE,
+        )
+        out[k] = np.moveaxis(turned.reshape(side, side, c), -1, 0)
+    return out
+
+
+def upright_axes(centres: list[tuple[int, int]], eye: np.ndarray | None) -> np.ndarray:
+    """(n, 2, 2) float64: per Era's square centre, the axes that turn it so that the camera's foot on the board
+    (`eye`, on the cut the squares are cut from) lies straight below it; the cut's own axes where there is no eye."""
+    return view_axes([(float(x), float(y)) for x, y in centres], eye).astype(np.float64)
 
 
 def mask_square(mask: np.ndarray, centre: tuple[int, int], side: int = ERA_SIDE, binning: int = ERA_BIN) -> np.ndarray:
@@ -132,11 +167,16 @@ def era_inputs(
     centres: list[tuple[int, int]],
     side: int = ERA_SIDE,
     binning: int = ERA_BIN,
+    axes: np.ndarray | None = None,
 ) -> np.ndarray:
     """(Eras, ERA_PLANES, side / binning, side / binning): `era_input` of every Era of one frame, the same values
     (the squares' corners on even pixels: `era_centres`), with the cut and the maps binned once for all Eras, and
     the board's picture (`reference_binned`) and the Eras' outlines (`mask_square`) binned once per board. Why: made
-    Era by Era, the squares took 40 ms a frame; the issue allows the whole board 50."""
+    Era by Era, the squares took 40 ms a frame; the issue allows the whole board 50. With `axes` (Eras, 2, 2) each
+    square is turned along its own (the outlines then `TURN_SIDE` wide, as `era_input` cuts them before turning)."""
+    if axes is not None:
+        wide = era_inputs(cut_planes, reference_binned, outlines, heat_up, rows, centres, TURN_SIDE, binning)
+        return turned_squares(wide, np.asarray(axes), side // binning)
     cut_b, heat_b = binned(cut_planes, binning), binned(heat_up, binning)
     small = side // binning
     # every square's spots drawn once, on the even-cornered span of all the squares
@@ -291,7 +331,8 @@ class EraCounter:
     reference_binned: np.ndarray  # the board's picture's planes on the cut, binned
     masks: dict[str, np.ndarray]
     centres: dict[str, tuple[int, int]]
-    outlines: dict[str, np.ndarray]  # each Era's outline in its square, binned (`mask_square`)
+    outlines: dict[str, np.ndarray]  # each Era's outline in its square, binned (`mask_square`; `TURN_SIDE` upright)
+    upright: bool = False  # whether each Era's square is turned to the camera (`turned_squares`, session 60)
 
     @classmethod
     def load(
@@ -303,7 +344,7 @@ class EraCounter:
         try:
             tuned = json.loads(thresholds.read_text())
             size, side, margin = int(tuned["cut_px"]), int(tuned["side"]), float(tuned["margin"])
-            binning = int(tuned.get("bin", 1))
+            binning, upright = int(tuned.get("bin", 1)), bool(tuned.get("upright", False))
         except (OSError, ValueError, KeyError, TypeError) as e:
             raise ModelError(f"{thresholds}: expected JSON with cut_px, side, bin and margin ({e})") from e
         if not 64 <= size <= 2048 or not 16 <= side <= size or not 0 <= margin <= 1 or binning not in (1, 2, 4):
@@ -315,8 +356,9 @@ class EraCounter:
         masks = era_masks(eras, size)
         reference = binned(planes(reference_cut(board_picture, size)), binning)
         centres = era_centres(masks)
-        outlines = {e: mask_square(masks[e], centres[e], side, binning) for e in masks}
-        return cls(net, size, side, binning, margin, reference, masks, centres, outlines)
+        cut_side = TURN_SIDE if upright else side
+        outlines = {e: mask_square(masks[e], centres[e], cut_side, binning) for e in masks}
+        return cls(net, size, side, binning, margin, reference, masks, centres, outlines, upright)
 
     def counts(
         self,
@@ -325,11 +367,12 @@ class EraCounter:
         rows: np.ndarray,
         given: Mapping[str, tuple[int, ...]],
         eras: list[str] | None = None,
+        eye: np.ndarray | None = None,
     ) -> dict[str, tuple[int, ...]]:
         """Per Era, the cubes of each colour: the reader's count of the Era's square of `cut` (the cube net's,
         `heat` its maps, `rows` every candidate as `rows_array` gives it) where it beats the checker's (`given`).
         Only `eras` are read when named (an Era no candidate stands in keeps the checker's count: `reconcile` could
-        place no cube there)."""
+        place no cube there). An upright reader turns each square to the camera's `eye` on `cut` (`eye_on_cut`)."""
         out = {e: tuple(int(v) for v in given[e]) for e in self.masks}
         eras = [e for e in self.masks if eras is None or e in eras]
         if not eras:
@@ -343,6 +386,7 @@ class EraCounter:
             [self.centres[e] for e in eras],
             self.side,
             self.binning,
+            upright_axes([self.centres[e] for e in eras], eye) if self.upright else None,
         )
         mine = np.array([given[e] for e in eras])
         logits = self.session.run(None, {"x": batch, "counts": one_hot_counts(mine)})[0]

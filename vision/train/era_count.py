@@ -38,21 +38,27 @@ from vision.board.era_count import (
     head_probabilities,
     heat_planes,
     one_hot_counts,
+    upright_axes,
 )
 from vision.board.rectify import px_per_mm
+from vision.train.augment import off_bearing
 from vision.train.cube_data import BoardRefs, cut_side, load_scenes
 
 if TYPE_CHECKING:
     import torch
 
 MARGINS = (0.0, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8)
+TURN_JITTER = 10.0  # degrees an upright square is turned off the camera's bearing in training, at most (as the nets')
 
 
 class EraSet:
     """Every countable Era of a folder of scenes (`cube_data`), with the shipped counter's readings there
-    (`era_count_data`): the truth per colour, and what the checker alone counts."""
+    (`era_count_data`): the truth per colour, and what the checker alone counts; `upright`: each Era's square turned
+    to its scene's camera (`era_count.turned_squares`)."""
 
-    def __init__(self, folder: Path, readings: Path, pieces: Path, checker: dict, binning: int = ERA_BIN) -> None:
+    def __init__(
+        self, folder: Path, readings: Path, pieces: Path, checker: dict, binning: int = ERA_BIN, upright: bool = False
+    ) -> None:
         self.binning = binning
         scenes = load_scenes(folder)
         self.boards = BoardRefs(pieces, cut_side(scenes))
@@ -65,6 +71,7 @@ class EraSet:
         self.rows = [data["rows"][data["owner"] == n] for n in range(len(scenes))]
         self.design = [s.design for s in scenes]
         self.centres = {d: era_centres(self.boards.masks(d)) for d in set(self.design)}  # once per board
+        self.eyes = [s.eye(self.size) for s in scenes] if upright else None
         apart = checker["apart_sides"] * CUBE_MM * px_per_mm(self.size)
         self.items: list[tuple[int, str]] = []
         truth, shipped = [], []
@@ -78,19 +85,27 @@ class EraSet:
         self.truth = np.array(truth, np.int64).reshape(-1, len(COLOURS))
         self.shipped = np.array(shipped, np.int64).reshape(-1, len(COLOURS))
 
-    def sample(self, k: int) -> np.ndarray:
-        """What the reader reads of Era `k` (`era_count.era_input`)."""
+    def sample(self, k: int, rng: np.random.Generator | None = None) -> np.ndarray:
+        """What the reader reads of Era `k` (`era_count.era_input`); upright, turned off the camera's bearing by up to
+        `TURN_JITTER` and mirrored about it half the time when given `rng` (training)."""
         n, era = self.items[k]
         masks = self.boards.masks(self.design[n])
+        centre = self.centres[self.design[n]][era]
+        axes = None
+        if self.eyes is not None:
+            axes = upright_axes([centre], self.eyes[n])[0]
+            if rng is not None:
+                axes = off_bearing(rng, axes, TURN_JITTER)
         return era_input(
             planes(self.cuts[n]),
             self.boards.planes(self.design[n]),
             masks[era],
             heat_planes(self.heat[n], self.size),
             self.rows[n],
-            self.centres[self.design[n]][era],
+            centre,
             ERA_SIDE,
             self.binning,
+            axes,
         )
 
 
@@ -135,11 +150,13 @@ def split_logits(logits: torch.Tensor) -> list[torch.Tensor]:
     return list(logits.split(list(COUNT_CLASSES), dim=1))
 
 
-def augment(x: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """The square turned by quarter turns and mirrored (every plane alike), the cut's light varied per channel."""
-    x = np.rot90(x, int(rng.integers(4)), axes=(1, 2))
-    if rng.random() < 0.5:
-        x = x[:, :, ::-1]
+def augment(x: np.ndarray, rng: np.random.Generator, turn: bool = True) -> np.ndarray:
+    """The square turned by quarter turns and mirrored (every plane alike; not when `turn` is False: an upright
+    square keeps the camera below it, `EraSet.sample` varies it), the cut's light varied per channel."""
+    if turn:
+        x = np.rot90(x, int(rng.integers(4)), axes=(1, 2))
+        if rng.random() < 0.5:
+            x = x[:, :, ::-1]
     x = np.ascontiguousarray(x)
     gain = rng.uniform(0.85, 1.15, 3).astype(np.float32)
     x[:3] = (x[:3] + 0.5) * gain[:, None, None] - 0.5 + np.float32(rng.uniform(-0.05, 0.05))
@@ -168,8 +185,8 @@ def train(args: argparse.Namespace) -> None:
 
     torch.set_num_threads(args.threads)
     checker = json.loads((args.models / CHECK_THRESHOLDS_FILE).read_text())
-    data = EraSet(args.data, args.readings, args.pieces, checker, args.bin)
-    val = EraSet(args.val, args.val_readings, args.pieces, checker, args.bin)
+    data = EraSet(args.data, args.readings, args.pieces, checker, args.bin, args.upright)
+    val = EraSet(args.val, args.val_readings, args.pieces, checker, args.bin, args.upright)
     print(f"{len(data.items)} training Eras, {len(val.items)} validation Eras", file=sys.stderr)
     net = build_net(args.width)
     opt = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
@@ -179,7 +196,10 @@ def train(args: argparse.Namespace) -> None:
 
     def next_loss() -> torch.Tensor:
         picks = rng.integers(0, len(data.items), args.batch)
-        x = torch.from_numpy(np.stack([augment(data.sample(int(k)), rng) for k in picks]))
+        upright = args.upright
+        x = torch.from_numpy(
+            np.stack([augment(data.sample(int(k), rng if upright else None), rng, not upright) for k in picks])
+        )
         y = torch.from_numpy(np.minimum(data.truth[picks], classes))
         logits = split_logits(net(x, torch.from_numpy(one_hot_counts(data.shipped[picks]))))
         return sum(F.cross_entropy(lg, y[:, c], label_smoothing=0.02) for c, lg in enumerate(logits))
@@ -205,7 +225,7 @@ def train(args: argparse.Namespace) -> None:
         evaluate,
         args.out,
         ("eras", args.batch),
-        {"binning": args.bin},
+        {"binning": args.bin, "upright": args.upright},
         warmup=200,
         every_s=args.every,
     )
@@ -224,14 +244,15 @@ def export(run: Path, onnx: Path) -> None:
     export_onnx(net, dummy, onnx, ["x", "counts"], ["logits"], {"x": {0: "n"}, "counts": {0: "n"}, "logits": {0: "n"}})
 
 
-def tune(val_folder: Path, readings: Path, pieces: Path, models: Path) -> dict:
-    """The margin by which the reader's count must beat the checker's to replace it, chosen on validation Eras."""
+def tune(val_folder: Path, readings: Path, pieces: Path, models: Path, upright: bool = False) -> dict:
+    """The margin by which the reader's count must beat the checker's to replace it, chosen on validation Eras; an
+    `upright` reader (trained so) reads each square turned to the camera."""
     from vision.recognise.models import session
 
     checker = json.loads((models / CHECK_THRESHOLDS_FILE).read_text())
     net = session(models / ERA_COUNT_MODEL_FILE)
     binning = ERA_SIDE // int(net.get_inputs()[0].shape[-1])
-    val = EraSet(val_folder, readings, pieces, checker, binning)
+    val = EraSet(val_folder, readings, pieces, checker, binning, upright)
     probs = read_all(lambda x, c: net.run(None, {"x": x, "counts": c})[0], val)
     scores = {m: exact_share(chosen_counts(probs, val.shipped, m), val.truth) for m in MARGINS}
     best = max(MARGINS, key=lambda m: (scores[m], m))
@@ -240,6 +261,7 @@ def tune(val_folder: Path, readings: Path, pieces: Path, models: Path) -> dict:
         "side": ERA_SIDE,
         "bin": binning,
         "margin": best,
+        "upright": upright,
         "val_eras": len(val.items),
         "val_exact_pct": round(100 * scores[best], 2),
         "val_checker_alone_pct": round(100 * exact_share(val.shipped, val.truth), 2),
@@ -265,6 +287,7 @@ def main(argv: list[str] | None = None) -> None:
     t.add_argument("--every", type=float, default=450.0, help="seconds between validation rows")
     t.add_argument("--width", type=int, default=16)
     t.add_argument("--bin", type=int, default=ERA_BIN, choices=(1, 2, 4), help="the Era's square read binned so")
+    t.add_argument("--upright", action="store_true", help="each Era's square turned to the camera (session 60)")
     add_budget_args(t, minutes=45.0, batch=32, lr=2e-3, threads=2)
     add_export_parser(sub)
     u = sub.add_parser("tune")
@@ -272,13 +295,14 @@ def main(argv: list[str] | None = None) -> None:
     u.add_argument("--val-readings", type=Path, required=True)
     u.add_argument("--pieces", type=Path, default=Path("out/pieces/the-loop"))
     u.add_argument("--models", type=Path, default=Path("models"))
+    u.add_argument("--upright", action="store_true", help="the reader was trained with --upright")
     args = parser.parse_args(argv)
     if args.command == "train":
         train(args)
     elif args.command == "export":
         export(args.run, args.onnx)
     else:
-        tune(args.val, args.val_readings, args.pieces, args.models)
+        tune(args.val, args.val_readings, args.pieces, args.models, args.upright)
 
 
 if __name__ == "__main__":
