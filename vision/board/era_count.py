@@ -111,39 +111,69 @@ def era_input(
 ) -> np.ndarray:
     """(ERA_PLANES, side / binning, side / binning) float32: what the count reader reads of one Era (planes centred
     on 0), each `binning` x `binning` block of the cut's pixels averaged; with `axes` (2, 2), the square turned along
-    them about its centre (`turned_squares`)."""
-    wide = side if axes is None else TURN_SIDE
+    them about its centre (`upright_inputs`)."""
+    if axes is not None:
+        outline = mask_square(mask, centre, TURN_SIDE, binning)
+        reference = binned(reference_planes, binning)
+        return upright_inputs(cut_planes, reference, [outline], heat_up, rows, [centre], axes[None], side, binning)[0]
     full = np.concatenate(
         [
-            _square(cut_planes, centre, wide, -0.5),
-            _square(reference_planes, centre, wide, -0.5),
-            _square(mask[None].astype(np.float32), centre, wide, 0.0) - 0.5,
-            _square(heat_up, centre, wide, 0.0) - 0.5,
-            dots(rows, centre, wide) - 0.5,
+            _square(cut_planes, centre, side, -0.5),
+            _square(reference_planes, centre, side, -0.5),
+            _square(mask[None].astype(np.float32), centre, side, 0.0) - 0.5,
+            _square(heat_up, centre, side, 0.0) - 0.5,
+            dots(rows, centre, side) - 0.5,
         ]
     )
-    small = binned(full, binning)
-    return small if axes is None else turned_squares(small[None], axes[None], side // binning)[0]
+    return binned(full, binning)
 
 
-def turned_squares(wide: np.ndarray, axes: np.ndarray, side: int) -> np.ndarray:
-    """(n, planes, side, side) float32: the middle of each square of `wide` (n, planes, W, W) resampled along its
-    `axes` (n, 2, 2; columns x, y) about its centre, every plane alike. Why: a cube seen at a slant shows its top face
-    displaced away from the camera; an Era's square turned so that the camera's foot lies straight below it shows
-    every cube so (`upright_axes`), as the checker's windows and the cube net's cut are (sessions 58-59)."""
-    n, c, w, _ = wide.shape
-    corner = (w - side) / 2
-    out = np.empty((n, c, side, side), np.float32)
-    for k in range(n):
-        last = np.ascontiguousarray(np.moveaxis(wide[k], 0, -1))
-        turned = cv2.warpAffine(
-            last,
-            about_centre(np.asarray(axes[k], np.float64), w, (corner, corner)),
-            (side, side),
-            flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
-            borderMode=cv2.BORDER_REPLICATE,
-        )
-        out[k] = np.moveaxis(turned.reshape(side, side, c), -1, 0)
+def _placed(stack: np.ndarray, planes_: np.ndarray, left: int, top: int, at: slice) -> None:
+    """Planes (c, h, w) written into `stack` (rows, columns, channels `at`) whose pixel (0, 0) is theirs at
+    (`left`, `top`); what lies beyond either is left as it is."""
+    h, w = planes_.shape[1:]
+    ax, ay = max(left, 0), max(top, 0)
+    bx, by = min(left + stack.shape[1], w), min(top + stack.shape[0], h)
+    if ax < bx and ay < by:
+        stack[ay - top : by - top, ax - left : bx - left, at] = np.moveaxis(planes_[:, ay:by, ax:bx], 0, -1)
+
+
+def upright_inputs(
+    cut_planes: np.ndarray,
+    reference_binned: np.ndarray,
+    outlines: list[np.ndarray],
+    heat_up: np.ndarray,
+    rows: np.ndarray,
+    centres: list[tuple[int, int]],
+    axes: np.ndarray,
+    side: int = ERA_SIDE,
+    binning: int = ERA_BIN,
+) -> np.ndarray:
+    """(Eras, ERA_PLANES, side / binning, side / binning): what the reader reads of each Era with its square turned
+    along its `axes` (n, 2, 2; columns x, y) about its centre (`upright_axes`; the outlines `mask_square` at
+    `TURN_SIDE`). Why: a cube seen at a slant shows its top face displaced away from the camera; a square turned so
+    that the camera's foot lies straight below it shows every cube so, as the checker's windows and the cube net's
+    cut are (sessions 58-59). The planes are binned and laid channels last once over the even-cornered span of the
+    squares `TURN_SIDE` wide about the Eras' centres (wide enough for the read square's diagonal at any turn), then
+    one `cv2.warpAffine` per Era reads its square out of them."""
+    wide, small = TURN_SIDE, side // binning
+    x0, y0 = (min(c[i] for c in centres) - wide // 2 for i in (0, 1))
+    x1, y1 = (max(c[i] for c in centres) - wide // 2 + wide for i in (0, 1))
+    left, top = x0 // binning, y0 // binning
+    stack = np.full(((y1 - y0) // binning, (x1 - x0) // binning, ERA_PLANES - 1), -0.5, np.float32)
+    _placed(stack, binned(cut_planes, binning), left, top, slice(0, 3))
+    _placed(stack, reference_binned, left, top, slice(3, 6))
+    _placed(stack, binned(heat_up, binning) - np.float32(0.5), left, top, slice(6, 9))
+    stack[:, :, 9:12] = np.moveaxis(binned(spots(rows, x0, y0, x1 - x0, y1 - y0), binning), 0, -1) - np.float32(0.5)
+    corner = (wide // binning - small) / 2
+    out = np.empty((len(centres), ERA_PLANES, small, small), np.float32)
+    flags = cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP
+    for k, (centre, outline) in enumerate(zip(centres, outlines, strict=True)):
+        turn = about_centre(np.asarray(axes[k], np.float64), wide // binning, (corner, corner))
+        out[k, 6] = cv2.warpAffine(outline[0], turn, (small, small), flags=flags, borderMode=cv2.BORDER_REPLICATE)
+        turn[:, 2] += ((centre[0] - wide // 2 - x0) // binning, (centre[1] - wide // 2 - y0) // binning)
+        seen = cv2.warpAffine(stack, turn, (small, small), flags=flags, borderMode=cv2.BORDER_REPLICATE)
+        out[k, :6], out[k, 7:] = np.moveaxis(seen[:, :, :6], -1, 0), np.moveaxis(seen[:, :, 6:], -1, 0)
     return out
 
 
@@ -175,8 +205,7 @@ def era_inputs(
     Era by Era, the squares took 40 ms a frame; the issue allows the whole board 50. With `axes` (Eras, 2, 2) each
     square is turned along its own (the outlines then `TURN_SIDE` wide, as `era_input` cuts them before turning)."""
     if axes is not None:
-        wide = era_inputs(cut_planes, reference_binned, outlines, heat_up, rows, centres, TURN_SIDE, binning)
-        return turned_squares(wide, np.asarray(axes), side // binning)
+        return upright_inputs(cut_planes, reference_binned, outlines, heat_up, rows, centres, axes, side, binning)
     cut_b, heat_b = binned(cut_planes, binning), binned(heat_up, binning)
     small = side // binning
     # every square's spots drawn once, on the even-cornered span of all the squares
@@ -332,7 +361,7 @@ class EraCounter:
     masks: dict[str, np.ndarray]
     centres: dict[str, tuple[int, int]]
     outlines: dict[str, np.ndarray]  # each Era's outline in its square, binned (`mask_square`; `TURN_SIDE` upright)
-    upright: bool = False  # whether each Era's square is turned to the camera (`turned_squares`, session 60)
+    upright: bool = False  # whether each Era's square is turned to the camera (`upright_inputs`, session 60)
 
     @classmethod
     def load(
