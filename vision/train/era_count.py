@@ -197,13 +197,8 @@ def train(args: argparse.Namespace) -> None:
     rng = np.random.default_rng(args.seed + state["step"])
     classes = np.array(COUNT_CLASSES) - 1
 
-    wrong = np.flatnonzero((data.shipped != data.truth).any(1))  # the Eras the checker alone counts wrong
-    hard = round(args.hard_share * args.batch) if len(wrong) else 0
-
     def next_loss() -> torch.Tensor:
-        picks = rng.integers(0, len(data.items), args.batch - hard)
-        if hard:
-            picks = np.concatenate([picks, rng.choice(wrong, hard)])
+        picks = rng.integers(0, len(data.items), args.batch)
         upright = args.upright
         x = torch.from_numpy(
             np.stack([augment(data.sample(int(k), rng if upright else None), rng, not upright) for k in picks])
@@ -233,7 +228,7 @@ def train(args: argparse.Namespace) -> None:
         evaluate,
         args.out,
         ("eras", args.batch),
-        {"binning": args.bin, "upright": args.upright, "hard_share": args.hard_share},
+        {"binning": args.bin, "upright": args.upright},
         warmup=200,
         every_s=args.every,
     )
@@ -296,12 +291,6 @@ def main(argv: list[str] | None = None) -> None:
     t.add_argument("--width", type=int, default=16)
     t.add_argument("--bin", type=int, default=ERA_BIN, choices=(1, 2, 4), help="the Era's square read binned so")
     t.add_argument("--upright", action="store_true", help="each Era's square turned to the camera (session 60)")
-    t.add_argument(
-        "--hard-share",
-        type=float,
-        default=0.0,
-        help="this share of each batch drawn from the Eras the checker alone counts wrong (session 60)",
-    )
     add_budget_args(t, minutes=45.0, batch=32, lr=2e-3, threads=2)
     add_export_parser(sub)
     u = sub.add_parser("tune")
