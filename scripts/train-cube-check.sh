@@ -12,17 +12,18 @@
 #      ONNX graph, and the candidates' floor and the checker's cut-off chosen on the validation boards; after retraining the cube net, run this script again (the checker learns the
 #      new net's candidates);
 #   4. the Era count reader (session 56): every training and validation scene read by the net and the checker
-#      (vision.train.era_count_data), the reader trained ERA_MINUTES (default 30) on each Era's square given the
-#      checker's count, its ONNX graph, and the margin by which its count must beat the checker's, chosen on the
-#      validation boards.
-# About 1.8 hours after train-cubes.sh (its designs and scenes kept): candidates 5, checker 60, cut-offs 4, readings 3,
-# Era reader 30, margin 1; the whole cube counter takes about 3.7 hours from nothing.
+#      (vision.train.era_count_data), the reader trained ERA_MINUTES (default 20; session 60: 20 minutes alone counted
+#      the validation Eras as 30 did) on each Era's square given the checker's count, its ONNX graph, and the margin by
+#      which its count must beat the checker's, chosen on the validation boards.
+# About 1.5 hours after train-cubes.sh (its designs and scenes kept): candidates 5, checker 60, cut-offs 4, readings 3,
+# Era reader 20, margin 1; the whole cube counter takes about 3.9 hours from nothing (session 60's count: designs 5 and
+# scenes 21 measured then, the rest as each stage's budget or its last measured time).
 source "$(dirname "$0")/train-env.sh"  # set -euo pipefail, the repository root, T, R, OUT, M
 P="$OUT/pieces/the-loop"
 RUN="$OUT/runs/cube-check-upright-s59"  # a fresh run at the upright cube net's candidates (session 59)
 MINUTES=${MINUTES:-60}
-ERA_RUN="$OUT/runs/era-count-s59"
-ERA_MINUTES=${ERA_MINUTES:-30}
+ERA_RUN="$OUT/runs/era-count-s60"  # session 60: the reader retrained on the upright net's and checker's readings
+ERA_MINUTES=${ERA_MINUTES:-20}
 
 .venv/bin/tabletop synth pieces --game the-loop --designs 100 --out "$P" --workers 2
 D="$OUT/cubes"

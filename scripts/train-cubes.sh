@@ -13,8 +13,8 @@
 #   4. the clone tokens' Paradox Era reader (vision.board.clones): its colour likenesses' weights fitted on the
 #      training boards' tokens, and the cut-off on the strongest clone map chosen on the validation boards with the
 #      net (numpy, no torch).
-# About 2 hours 40 minutes here: designs 5 min, scenes 34, net 70 + 40, cut-offs 3, Paradox Era reader 5. Then
-# train-cube-check.sh.
+# About 2 hours 25 minutes here: designs 5 min, scenes 21 (session 60; 34 in session 40, on a busier machine), net
+# 70 + 40, cut-offs 3, Paradox Era reader 5. Then train-cube-check.sh.
 source "$(dirname "$0")/train-env.sh"  # set -euo pipefail, the repository root, T, R, OUT, M
 P="$OUT/pieces/the-loop"
 RUN="$OUT/runs/cubes"
