@@ -111,21 +111,21 @@ def era_input(
 ) -> np.ndarray:
     """(ERA_PLANES, side / binning, side / binning) float32: what the count reader reads of one Era (planes centred
     on 0), each `binning` x `binning` block of the cut's pixels averaged; with `axes` (2, 2), the square turned along
-    them about its centre (`upright_inputs`)."""
+    them about its centre (`era_inputs`)."""
     if axes is not None:  # only the wide square about the Era: the same values, a fraction of the work
         half = TURN_SIDE // 2
         rows = np.asarray(rows, np.float32).reshape(-1, 2 + len(COLOURS)).copy()
         rows[:, :2] -= (centre[0] - half, centre[1] - half)  # an even shift: `spots` rounds alike
-        return upright_inputs(
+        return era_inputs(
             _square(cut_planes, centre, TURN_SIDE, -0.5),
             binned(_square(reference_planes, centre, TURN_SIDE, -0.5), binning),
             [mask_square(mask, centre, TURN_SIDE, binning)],
             _square(heat_up, centre, TURN_SIDE, 0.0),
             rows,
             [(half, half)],
-            axes[None],
             side,
             binning,
+            axes[None],
         )[0]
     full = np.concatenate(
         [
@@ -147,45 +147,6 @@ def _placed(stack: np.ndarray, planes_: np.ndarray, left: int, top: int, at: sli
     bx, by = min(left + stack.shape[1], w), min(top + stack.shape[0], h)
     if ax < bx and ay < by:
         stack[ay - top : by - top, ax - left : bx - left, at] = np.moveaxis(planes_[:, ay:by, ax:bx], 0, -1)
-
-
-def upright_inputs(
-    cut_planes: np.ndarray,
-    reference_binned: np.ndarray,
-    outlines: list[np.ndarray],
-    heat_up: np.ndarray,
-    rows: np.ndarray,
-    centres: list[tuple[int, int]],
-    axes: np.ndarray,
-    side: int = ERA_SIDE,
-    binning: int = ERA_BIN,
-) -> np.ndarray:
-    """(Eras, ERA_PLANES, side / binning, side / binning): what the reader reads of each Era with its square turned
-    along its `axes` (n, 2, 2; columns x, y) about its centre (`upright_axes`; the outlines `mask_square` at
-    `TURN_SIDE`). Why: a cube seen at a slant shows its top face displaced away from the camera; a square turned so
-    that the camera's foot lies straight below it shows every cube so, as the checker's windows and the cube net's
-    cut are (sessions 58-59). The planes are binned and laid channels last once over the even-cornered span of the
-    squares `TURN_SIDE` wide about the Eras' centres (wide enough for the read square's diagonal at any turn), then
-    one `cv2.warpAffine` per Era reads its square out of them."""
-    wide, small = TURN_SIDE, side // binning
-    x0, y0 = (min(c[i] for c in centres) - wide // 2 for i in (0, 1))
-    x1, y1 = (max(c[i] for c in centres) - wide // 2 + wide for i in (0, 1))
-    left, top = x0 // binning, y0 // binning
-    stack = np.full(((y1 - y0) // binning, (x1 - x0) // binning, ERA_PLANES - 1), -0.5, np.float32)
-    _placed(stack, binned(cut_planes, binning), left, top, slice(0, 3))
-    _placed(stack, reference_binned, left, top, slice(3, 6))
-    _placed(stack, binned(heat_up, binning) - np.float32(0.5), left, top, slice(6, 9))
-    stack[:, :, 9:12] = np.moveaxis(binned(spots(rows, x0, y0, x1 - x0, y1 - y0), binning), 0, -1) - np.float32(0.5)
-    corner = (wide // binning - small) / 2
-    out = np.empty((len(centres), ERA_PLANES, small, small), np.float32)
-    flags = cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP
-    for k, (centre, outline) in enumerate(zip(centres, outlines, strict=True)):
-        turn = about_centre(np.asarray(axes[k], np.float64), wide // binning, (corner, corner))
-        out[k, 6] = cv2.warpAffine(outline[0], turn, (small, small), flags=flags, borderMode=cv2.BORDER_REPLICATE)
-        turn[:, 2] += ((centre[0] - wide // 2 - x0) // binning, (centre[1] - wide // 2 - y0) // binning)
-        seen = cv2.warpAffine(stack, turn, (small, small), flags=flags, borderMode=cv2.BORDER_REPLICATE)
-        out[k, :6], out[k, 7:] = np.moveaxis(seen[:, :, :6], -1, 0), np.moveaxis(seen[:, :, 6:], -1, 0)
-    return out
 
 
 def upright_axes(centres: list[tuple[int, int]], eye: np.ndarray | None) -> np.ndarray:
@@ -213,10 +174,31 @@ def era_inputs(
     """(Eras, ERA_PLANES, side / binning, side / binning): `era_input` of every Era of one frame, the same values
     (the squares' corners on even pixels: `era_centres`), with the cut and the maps binned once for all Eras, and
     the board's picture (`reference_binned`) and the Eras' outlines (`mask_square`) binned once per board. Why: made
-    Era by Era, the squares took 40 ms a frame; the issue allows the whole board 50. With `axes` (Eras, 2, 2) each
-    square is turned along its own (the outlines then `TURN_SIDE` wide, as `era_input` cuts them before turning)."""
-    if axes is not None:
-        return upright_inputs(cut_planes, reference_binned, outlines, heat_up, rows, centres, axes, side, binning)
+    Era by Era, the squares took 40 ms a frame; the issue allows the whole board 50. With `axes` (Eras, 2, 2; columns
+    x, y: `upright_axes`) each square is turned along its own about its centre (the outlines then `TURN_SIDE` wide, as
+    `era_input` cuts them before turning). Why turn: a cube seen at a slant shows its top face displaced away from the
+    camera; a square turned so that the camera's foot lies straight below it shows every cube so, as the checker's
+    windows and the cube net's cut are (sessions 58-60)."""
+    if axes is not None:  # the planes laid channels last once over the span of the wide squares, then one warp per Era
+        wide, small = TURN_SIDE, side // binning
+        x0, y0 = (min(c[i] for c in centres) - wide // 2 for i in (0, 1))
+        x1, y1 = (max(c[i] for c in centres) - wide // 2 + wide for i in (0, 1))
+        left, top = x0 // binning, y0 // binning
+        stack = np.full(((y1 - y0) // binning, (x1 - x0) // binning, ERA_PLANES - 1), -0.5, np.float32)
+        _placed(stack, binned(cut_planes, binning), left, top, slice(0, 3))
+        _placed(stack, reference_binned, left, top, slice(3, 6))
+        _placed(stack, binned(heat_up, binning) - np.float32(0.5), left, top, slice(6, 9))
+        stack[:, :, 9:12] = np.moveaxis(binned(spots(rows, x0, y0, x1 - x0, y1 - y0), binning), 0, -1) - np.float32(0.5)
+        corner = (wide // binning - small) / 2
+        out = np.empty((len(centres), ERA_PLANES, small, small), np.float32)
+        flags = cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP
+        for k, (centre, outline) in enumerate(zip(centres, outlines, strict=True)):
+            turn = about_centre(np.asarray(axes[k], np.float64), wide // binning, (corner, corner))
+            out[k, 6] = cv2.warpAffine(outline[0], turn, (small, small), flags=flags, borderMode=cv2.BORDER_REPLICATE)
+            turn[:, 2] += ((centre[0] - wide // 2 - x0) // binning, (centre[1] - wide // 2 - y0) // binning)
+            seen = cv2.warpAffine(stack, turn, (small, small), flags=flags, borderMode=cv2.BORDER_REPLICATE)
+            out[k, :6], out[k, 7:] = np.moveaxis(seen[:, :, :6], -1, 0), np.moveaxis(seen[:, :, 6:], -1, 0)
+        return out
     cut_b, heat_b = binned(cut_planes, binning), binned(heat_up, binning)
     small = side // binning
     # every square's spots drawn once, on the even-cornered span of all the squares
@@ -372,7 +354,7 @@ class EraCounter:
     masks: dict[str, np.ndarray]
     centres: dict[str, tuple[int, int]]
     outlines: dict[str, np.ndarray]  # each Era's outline in its square, binned (`mask_square`; `TURN_SIDE` upright)
-    upright: bool = False  # whether each Era's square is turned to the camera (`upright_inputs`, session 60)
+    upright: bool = False  # whether each Era's square is turned to the camera (`era_inputs`, session 60)
 
     @classmethod
     def load(

@@ -54,7 +54,7 @@ TURN_JITTER = 10.0  # degrees an upright square is turned off the camera's beari
 class EraSet:
     """Every countable Era of a folder of scenes (`cube_data`), with the shipped counter's readings there
     (`era_count_data`): the truth per colour, and what the checker alone counts; `upright`: each Era's square turned
-    to its scene's camera (`era_count.upright_inputs`)."""
+    to its scene's camera (`era_count.era_inputs`)."""
 
     def __init__(
         self, folder: Path, readings: Path, pieces: Path, checker: dict, binning: int = ERA_BIN, upright: bool = False
