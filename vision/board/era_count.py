@@ -50,10 +50,14 @@ def era_centres(masks: Mapping[str, np.ndarray]) -> dict[str, tuple[int, int]]:
 
 def _square(image: np.ndarray, centre: tuple[int, int], side: int, fill: float) -> np.ndarray:
     """(c, side, side): the planes (c, h, w) of `image` in the square around `centre`, `fill` beyond its edge."""
+    return _window(image, centre[0] - side // 2, centre[1] - side // 2, side, side, fill)
+
+
+def _window(image: np.ndarray, x0: int, y0: int, width: int, height: int, fill: float) -> np.ndarray:
+    """(c, height, width): the planes (c, h, w) of `image` from pixel (`x0`, `y0`) on, `fill` beyond its edge."""
     c, h, w = image.shape
-    out = np.full((c, side, side), fill, np.float32)
-    x0, y0 = centre[0] - side // 2, centre[1] - side // 2
-    ax, ay, bx, by = max(x0, 0), max(y0, 0), min(x0 + side, w), min(y0 + side, h)
+    out = np.full((c, height, width), fill, np.float32)
+    ax, ay, bx, by = max(x0, 0), max(y0, 0), min(x0 + width, w), min(y0 + height, h)
     if ax < bx and ay < by:
         out[:, ay - y0 : by - y0, ax - x0 : bx - x0] = image[:, ay:by, ax:bx]
     return out
@@ -139,16 +143,6 @@ def era_input(
     return binned(full, binning)
 
 
-def _placed(stack: np.ndarray, planes_: np.ndarray, left: int, top: int, at: slice) -> None:
-    """Planes (c, h, w) written into `stack` (rows, columns, channels `at`) whose pixel (0, 0) is theirs at
-    (`left`, `top`); what lies beyond either is left as it is."""
-    h, w = planes_.shape[1:]
-    ax, ay = max(left, 0), max(top, 0)
-    bx, by = min(left + stack.shape[1], w), min(top + stack.shape[0], h)
-    if ax < bx and ay < by:
-        stack[ay - top : by - top, ax - left : bx - left, at] = np.moveaxis(planes_[:, ay:by, ax:bx], 0, -1)
-
-
 def upright_axes(centres: list[tuple[int, int]], eye: np.ndarray | None) -> np.ndarray:
     """(n, 2, 2) float64: per Era's square centre, the axes that turn it so that the camera's foot on the board
     (`eye`, on the cut the squares are cut from) lies straight below it; the cut's own axes where there is no eye."""
@@ -183,11 +177,11 @@ def era_inputs(
         wide, small = TURN_SIDE, side // binning
         x0, y0 = (min(c[i] for c in centres) - wide // 2 for i in (0, 1))
         x1, y1 = (max(c[i] for c in centres) - wide // 2 + wide for i in (0, 1))
-        left, top = x0 // binning, y0 // binning
-        stack = np.full(((y1 - y0) // binning, (x1 - x0) // binning, ERA_PLANES - 1), -0.5, np.float32)
-        _placed(stack, binned(cut_planes, binning), left, top, slice(0, 3))
-        _placed(stack, reference_binned, left, top, slice(3, 6))
-        _placed(stack, binned(heat_up, binning) - np.float32(0.5), left, top, slice(6, 9))
+        span = (x0 // binning, y0 // binning, (x1 - x0) // binning, (y1 - y0) // binning)
+        stack = np.empty((span[3], span[2], ERA_PLANES - 1), np.float32)
+        stack[:, :, 0:3] = np.moveaxis(_window(binned(cut_planes, binning), *span, -0.5), 0, -1)
+        stack[:, :, 3:6] = np.moveaxis(_window(reference_binned, *span, -0.5), 0, -1)
+        stack[:, :, 6:9] = np.moveaxis(_window(binned(heat_up, binning), *span, 0.0), 0, -1) - np.float32(0.5)
         stack[:, :, 9:12] = np.moveaxis(binned(spots(rows, x0, y0, x1 - x0, y1 - y0), binning), 0, -1) - np.float32(0.5)
         corner = (wide // binning - small) / 2
         out = np.empty((len(centres), ERA_PLANES, small, small), np.float32)

@@ -199,10 +199,7 @@ def train(args: argparse.Namespace) -> None:
 
     def next_loss() -> torch.Tensor:
         picks = rng.integers(0, len(data.items), args.batch)
-        upright = args.upright
-        x = torch.from_numpy(
-            np.stack([augment(data.sample(int(k), rng if upright else None), rng, not upright) for k in picks])
-        )
+        x = torch.from_numpy(np.stack([augment(data.sample(int(k), rng), rng, not args.upright) for k in picks]))
         y = torch.from_numpy(np.minimum(data.truth[picks], classes))
         logits = split_logits(net(x, torch.from_numpy(one_hot_counts(data.shipped[picks]))))
         return sum(F.cross_entropy(lg, y[:, c], label_smoothing=0.02) for c, lg in enumerate(logits))
